@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kbloom: build the module and the userspace tools, and run every test.
+# The two commands a new user types first are `make demo` and `make check`.
+
+KDIR ?= $(shell sh scripts/kdir)
+KVER ?= $(patsubst /usr/src/linux-headers-%,%,$(filter /usr/src/linux-headers-%,$(KDIR)))
+PREFIX ?= /usr/local
+DESTDIR ?=
+MAKEFLAGS += --no-print-directory
+
+.PHONY: all deps module userspace vm-bins install clean demo check test-host \
+	test-vm kunit lint vm-shell bench bench-vm
+
+all: module userspace
+
+deps:
+	@sh scripts/deps
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+userspace:
+	$(MAKE) -C userspace
+
+# Static binaries for the VM's initramfs, which has no C library.
+vm-bins:
+	$(MAKE) -C userspace STATIC=1 OUT=$(CURDIR)/build/vm/bin
+	$(MAKE) -C tests/vm OUT=$(CURDIR)/build/vm/bin
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	depmod -a $(KVER)
+	$(MAKE) -C userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C userspace clean
+	$(MAKE) -C tests/host clean
+	$(MAKE) -C tests/vm clean
+	-$(MAKE) -C bench clean
+	rm -rf build
+
+demo: deps
+	@$(MAKE) module vm-bins
+	@sh scripts/vm-run --timeout 300 tests/vm/demo.sh
+
+check:
+	@sh scripts/check
+
+test-host:
+	@$(MAKE) -C tests/host run
+
+test-vm: module vm-bins
+	@sh scripts/vm-run --timeout 1200 tests/vm/run-all.sh
+
+kunit:
+	@sh scripts/kunit
+
+lint:
+	@sh scripts/lint
+
+vm-shell: module vm-bins
+	@sh scripts/vm-run --shell
+
+bench:
+	@$(MAKE) -C bench run QUICK=$(QUICK)
+
+bench-vm: module vm-bins
+	@sh scripts/vm-run --timeout 1800 tests/vm/bench.sh

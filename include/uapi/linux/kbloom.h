@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * kbloom: Bloom filters held in kernel memory, shared between processes.
+ *
+ * Nodes
+ *   /dev/kbloom-control   create and destroy named filters (root only by
+ *                         default).
+ *   /dev/kbloom/<name>    one character device per filter.  Read permission
+ *                         allows CHECK, GET_INFO, REPORT and read(); write
+ *                         permission allows ADD, CLEAR, MERGE, INTERSECT and
+ *                         write().
+ *
+ * Rates are integers in parts per billion (ppb): 1 % is 10000000.
+ *
+ * Control node commands
+ *   KBLOOM_CTL_CREATE   struct kbloom_create.  Exactly one way of choosing
+ *                       the geometry must be used:
+ *                         capacity + fp_ppb         (k chosen, k must be 0)
+ *                         bits [+ k]                (capacity optional)
+ *                         capacity + bits_per_key [+ k]
+ *                       A zero k means "best k for the geometry".
+ *                       Errors: EINVAL (bad name, geometry, flags, reserved
+ *                       field, type or node mode), EEXIST (name in use),
+ *                       E2BIG (over the per-filter or total byte cap),
+ *                       ENOSPC (filter count cap reached), ENOMEM, EFAULT.
+ *   KBLOOM_CTL_DESTROY  struct kbloom_name.  Open file descriptors of the
+ *                       filter keep working only for close(); every other
+ *                       call on them returns ENODEV.
+ *                       Errors: EINVAL (bad name, reserved field),
+ *                       ENOENT (no such filter), EFAULT.
+ *
+ * Filter node commands
+ *   KBLOOM_IOC_ADD      struct kbloom_batch.  Adds count keys.  Bit i of
+ *                       results is set when key i set at least one new bit;
+ *                       hits counts those keys.  Needs write permission.
+ *   KBLOOM_IOC_CHECK    struct kbloom_batch.  Bit i of results is set when
+ *                       key i may be present; hits counts those keys.
+ *   KBLOOM_IOC_CLEAR    no argument (must be 0).  Resets every bit and
+ *                       counter.  Needs write permission.
+ *   KBLOOM_IOC_MERGE    struct kbloom_other.  This |= other (union).
+ *   KBLOOM_IOC_INTERSECT struct kbloom_other. This &= other.  Both need
+ *                       write permission here and read permission on the
+ *                       other filter.  Filters must be compatible (same
+ *                       blocks, k, seed, type): otherwise EXDEV.
+ *   KBLOOM_IOC_GET_INFO struct kbloom_info (output only).
+ *   KBLOOM_IOC_REPORT   struct kbloom_report.  Callers feed back what the
+ *                       real lookup behind a CHECK answer found, so that
+ *                       the observed false-positive ratio can be shown:
+ *                       observed = false_positives /
+ *                                  (false_positives + true_negatives).
+ *   Errors common to the batch commands: EINVAL (count 0 or over
+ *   KBLOOM_BATCH_MAX, a key length of 0 or over KBLOOM_KEY_MAX, lengths not
+ *   summing to keys_len, flags, reserved field), EFAULT (bad pointer),
+ *   EBADF (MERGE/INTERSECT fd is not an open kbloom filter), ENODEV (filter
+ *   destroyed), EPERM/EBADF (node opened without the needed access mode),
+ *   ENOTTY (unknown command).
+ *
+ * Images
+ *   read() on a filter node streams its image from offset 0: a
+ *   struct kbloom_image_header, nblocks * 64 bytes of bits (64-bit
+ *   little-endian words), then a little-endian CRC32C over all that came
+ *   before.  Reads must be sequential.  write() of a whole image, starting
+ *   at offset 0, restores it into a compatible filter at the final byte;
+ *   the filter is unchanged if the image is rejected:
+ *     ENOEXEC  wrong magic          EPROTO   unsupported version
+ *     EINVAL   invalid header field EXDEV    geometry or seed differs
+ *     ENODATA  truncated image      EMSGSIZE longer than its header says
+ *     EBADMSG  CRC mismatch
+ */
+#ifndef _UAPI_LINUX_KBLOOM_H
+#define _UAPI_LINUX_KBLOOM_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define KBLOOM_IOC_MAGIC	0xBF
+
+#define KBLOOM_NAME_MAX		32	/* includes the terminating NUL */
+#define KBLOOM_KEY_MAX		4096	/* bytes per key */
+#define KBLOOM_BATCH_MAX	65536	/* keys per ADD/CHECK call */
+#define KBLOOM_K_MAX		16
+#define KBLOOM_PPB		1000000000U	/* a rate of 1.0 */
+
+/* Filter types: how the cells of a block are used. */
+#define KBLOOM_TYPE_BITS	0	/* one bit per cell */
+
+/* struct kbloom_create.flags */
+#define KBLOOM_CREATE_SEED	(1U << 0)	/* use .seed, else random */
+#define KBLOOM_CREATE_FLAGS	KBLOOM_CREATE_SEED
+
+struct kbloom_create {
+	char name[KBLOOM_NAME_MAX];	/* 1-31 of [A-Za-z0-9._-], NUL-padded */
+	__u64 capacity;			/* keys the filter is designed for */
+	__u64 bits;			/* total bits, rounded up to 512 */
+	__u64 seed;			/* with KBLOOM_CREATE_SEED */
+	__u32 fp_ppb;			/* target false-positive rate */
+	__u32 k;			/* probes per key, 0 = best */
+	__u32 bits_per_key;
+	__u32 flags;
+	__u32 node_mode;		/* permission bits, 0 = 0600 */
+	__u32 type;			/* KBLOOM_TYPE_* */
+	__u64 reserved[4];		/* must be 0 */
+};
+
+struct kbloom_name {
+	char name[KBLOOM_NAME_MAX];
+	__u64 reserved[2];		/* must be 0 */
+};
+
+struct kbloom_batch {
+	__u64 keys;		/* user pointer: the keys' bytes, back to back */
+	__u64 lens;		/* user pointer: count __u32 key lengths */
+	__u64 results;		/* user pointer: (count + 63) / 64 __u64 words,
+				 * or 0 for none
+				 */
+	__u64 keys_len;		/* bytes at keys: the sum of lens */
+	__u32 count;		/* keys in the batch */
+	__u32 flags;		/* must be 0 */
+	__u32 hits;		/* out: see KBLOOM_IOC_ADD / KBLOOM_IOC_CHECK */
+	__u32 pad;		/* must be 0 */
+	__u64 reserved[2];	/* must be 0 */
+};
+
+struct kbloom_other {
+	__u32 fd;		/* an open /dev/kbloom/<name> */
+	__u32 flags;		/* must be 0 */
+	__u64 reserved[2];	/* must be 0 */
+};
+
+struct kbloom_report {
+	__u64 false_positives;	/* "maybe" answers whose key was absent */
+	__u64 true_positives;	/* "maybe" answers whose key was present */
+	__u64 true_negatives;	/* "definitely absent" answers */
+	__u32 flags;		/* must be 0 */
+	__u32 pad;		/* must be 0 */
+	__u64 reserved[2];	/* must be 0 */
+};
+
+struct kbloom_info {
+	char name[KBLOOM_NAME_MAX];
+	__u64 capacity;		/* design capacity, 0 if none given */
+	__u64 nblocks;		/* 512-bit blocks */
+	__u64 bits;		/* nblocks * 512 */
+	__u64 bytes;		/* kernel memory held by the bits */
+	__u64 seed;
+	__u64 add_calls;	/* keys submitted to ADD since create/clear */
+	__u64 add_new;		/* of those, keys that set a new bit */
+	__u64 check_calls;	/* keys submitted to CHECK */
+	__u64 check_hits;	/* of those, "maybe present" answers */
+	__u64 bits_set;
+	__u64 est_keys;		/* distinct keys, estimated from block fill */
+	__u64 reported_fp;	/* sums of KBLOOM_IOC_REPORT */
+	__u64 reported_tp;
+	__u64 reported_tn;
+	__u32 k;
+	__u32 type;
+	__u32 fp_target_ppb;	/* asked for at create (0 if none) */
+	__u32 fp_design_ppb;	/* formula rate at capacity */
+	__u32 fp_now_ppb;	/* exact rate of the current bits */
+	__u32 fill_ppb;		/* bits_set / bits */
+	__u32 observed_fp_ppb;	/* reported_fp / (reported_fp + reported_tn) */
+	__u32 saturated;	/* 1: over capacity or fp_now above target */
+	__u32 node_mode;
+	__u32 pad;
+	__u64 reserved[8];
+};
+
+#define KBLOOM_CTL_CREATE	_IOW(KBLOOM_IOC_MAGIC, 0x00, struct kbloom_create)
+#define KBLOOM_CTL_DESTROY	_IOW(KBLOOM_IOC_MAGIC, 0x01, struct kbloom_name)
+
+#define KBLOOM_IOC_ADD		_IOWR(KBLOOM_IOC_MAGIC, 0x10, struct kbloom_batch)
+#define KBLOOM_IOC_CHECK	_IOWR(KBLOOM_IOC_MAGIC, 0x11, struct kbloom_batch)
+#define KBLOOM_IOC_CLEAR	_IO(KBLOOM_IOC_MAGIC, 0x12)
+#define KBLOOM_IOC_MERGE	_IOW(KBLOOM_IOC_MAGIC, 0x13, struct kbloom_other)
+#define KBLOOM_IOC_INTERSECT	_IOW(KBLOOM_IOC_MAGIC, 0x14, struct kbloom_other)
+#define KBLOOM_IOC_GET_INFO	_IOR(KBLOOM_IOC_MAGIC, 0x15, struct kbloom_info)
+#define KBLOOM_IOC_REPORT	_IOW(KBLOOM_IOC_MAGIC, 0x16, struct kbloom_report)
+
+/* The image: little-endian, followed by the bits and a CRC32C. */
+#define KBLOOM_IMAGE_MAGIC	0x4d4c424bU	/* "KBLM" */
+#define KBLOOM_IMAGE_VERSION	1
+
+struct kbloom_image_header {
+	__le32 magic;
+	__le16 version;
+	__le16 header_bytes;	/* sizeof(struct kbloom_image_header) */
+	__le32 k;
+	__le32 type;
+	__le64 nblocks;
+	__le64 seed;
+	__le64 capacity;
+	__le32 fp_target_ppb;
+	__le32 flags;		/* must be 0 */
+	__le64 add_calls;
+	__le64 add_new;
+	__le64 reserved[3];	/* must be 0 */
+};
+
+#endif /* _UAPI_LINUX_KBLOOM_H */
