@@ -9,12 +9,16 @@
  * key whose add completed before a check began is always found.  clear,
  * merge, intersect and image load must be serialised against each other by
  * the caller; racing them with add/check cannot crash but may lose adds
- * that race a clear, which is what clear means.
+ * that race a clear, which is what clear means.  Merge and intersect update
+ * words atomically, so adds racing them are kept.  clear, merge, intersect,
+ * image load and get_stats walk the whole filter and may sleep
+ * (cond_resched): call them from process context, never under a spinlock.
  */
 #ifndef KBLOOM_CORE_H
 #define KBLOOM_CORE_H
 
 #ifdef __KERNEL__
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/atomic.h>
 #include <uapi/linux/kbloom.h>
@@ -28,7 +32,7 @@
 #define KBLOOM_BLOCK_WORDS	8
 #define KBLOOM_K_MIN		1
 /* Hard limits of the core; the module caps memory further by parameter. */
-#define KBLOOM_MAX_BLOCKS	(1ULL << 31)	/* 128 GiB of bits */
+#define KBLOOM_MAX_BLOCKS	BIT_ULL(31)	/* 128 GiB of bits */
 #define KBLOOM_MAX_BITS_PER_KEY	64
 #define KBLOOM_MIN_FP_PPB	1
 
@@ -65,15 +69,23 @@ struct kbloom_stats {
 	u64 bits_set;
 	u64 est_keys;		/* distinct keys estimated from block fill */
 	u32 fill_ppb;		/* bits_set / bits */
-	u32 fp_now_ppb;		/* mean over blocks of P(all k probes set) */
+	u32 fp_now_ppb;		/* mean over blocks of P(all k probes set),
+				 * (x/512)^k for a block with x bits set
+				 */
 	u32 fp_design_ppb;	/* formula rate at capacity (0: no capacity) */
-	u32 saturated;		/* over capacity, or fp_now above target */
+	u32 saturated;		/* add_new over capacity, or fp_now above
+				 * target
+				 */
 };
 
 /*
  * Geometry.  Each returns 0 or a negative errno: -EINVAL for parameters
  * out of range, -E2BIG when the filter would exceed KBLOOM_MAX_BLOCKS.
  * The seed and type of *geo are left to the caller (zeroed here).
+ * A k of 0 means the best k for capacity keys (for 10 bits per key when
+ * capacity is 0).  from_rate picks k and the fewest blocks meeting fp_ppb
+ * at capacity * (1 + 1/128) keys: the slack puts measured rates at capacity
+ * under the target, for under 0.8 % more memory.
  */
 int kbloom_geometry_from_rate(struct kbloom_geometry *geo, u64 capacity,
 			      u32 fp_ppb);
@@ -82,7 +94,10 @@ int kbloom_geometry_from_bits(struct kbloom_geometry *geo, u64 bits, u32 k,
 int kbloom_geometry_from_bits_per_key(struct kbloom_geometry *geo,
 				      u64 capacity, u32 bits_per_key, u32 k);
 int kbloom_geometry_validate(const struct kbloom_geometry *geo);
-/* Blocked-filter formula rate for n keys in nblocks blocks with k probes. */
+/*
+ * Blocked-filter formula rate for n keys in nblocks blocks with k probes
+ * (kbloom_formula.c); KBLOOM_PPB for k out of range or no blocks.
+ */
 u32 kbloom_formula_fp_ppb(u64 nblocks, u64 n, u32 k);
 u64 kbloom_geometry_bytes(const struct kbloom_geometry *geo);
 
@@ -106,7 +121,11 @@ u32 kbloom_add_batch(struct kbloom_filter *f, const struct kbloom_key *keys,
 u32 kbloom_check_batch(struct kbloom_filter *f, const struct kbloom_key *keys,
 		       u32 n, unsigned long *results);
 
-/* Whole-filter operations; merge/intersect return -EXDEV if incompatible. */
+/*
+ * Whole-filter operations; merge/intersect return -EXDEV if incompatible
+ * and then change nothing.  Merge also adds src's add_calls and add_new to
+ * dst's; intersect leaves the counters alone.
+ */
 void kbloom_clear(struct kbloom_filter *f);
 bool kbloom_compatible(const struct kbloom_filter *a,
 		       const struct kbloom_filter *b);

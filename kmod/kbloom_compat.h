@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace stand-ins for the kernel facilities the filter core uses, so the
+ * same core sources build into the host tests and the benchmark.  Each one
+ * keeps the kernel's semantics that the core relies on: xxh64 is libxxhash's
+ * XXH64 (the same function), __crc32c_le is the raw Castagnoli update with
+ * no pre- or post-inversion, atomics are sequentially consistent.
+ */
+#ifndef KBLOOM_COMPAT_H
+#define KBLOOM_COMPAT_H
+
+#ifdef __KERNEL__
+#error "this header is for userspace builds of the core only"
+#endif
+
+#include <endian.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/types.h>
+#include <xxhash.h>
+
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s32 s32;
+typedef __s64 s64;
+
+#define U32_MAX		UINT32_MAX
+#define U64_MAX		UINT64_MAX
+#define BITS_PER_LONG	((int)(sizeof(long) * CHAR_BIT))
+#define BITS_TO_LONGS(n) (((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#define BIT_ULL(n)	(1ULL << (n))
+#define PTR_ALIGN(p, a)	((__typeof__(p))align_up_uintptr((uintptr_t)(p), a))
+/* Every use in the core compares unsigned values of at most 64 bits. */
+#define min_t(t, a, b)	((t)min_u64((u64)(a), (u64)(b)))
+
+static inline u64 min_u64(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+
+static inline uintptr_t align_up_uintptr(uintptr_t x, uintptr_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+#define READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+#define check_add_overflow(a, b, d) __builtin_add_overflow(a, b, d)
+#define check_mul_overflow(a, b, d) __builtin_mul_overflow(a, b, d)
+
+#define cpu_to_le16(x)	((__le16)htole16(x))
+#define cpu_to_le32(x)	((__le32)htole32(x))
+#define cpu_to_le64(x)	((__le64)htole64(x))
+#define le16_to_cpu(x)	le16toh(x)
+#define le32_to_cpu(x)	le32toh(x)
+#define le64_to_cpu(x)	le64toh(x)
+
+static inline u64 get_unaligned_le64(const void *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static inline u32 get_unaligned_le32(const void *p)
+{
+	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+static inline void put_unaligned_le64(u64 v, void *p)
+{
+	v = htole64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void put_unaligned_le32(u32 v, void *p)
+{
+	v = htole32(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+struct compat_atomic64 {
+	s64 counter;
+};
+
+/* A macro rather than a typedef: the kernel's name, userspace's type. */
+#define atomic64_t	struct compat_atomic64
+#define ATOMIC64_INIT(i) { (i) }
+
+static inline s64 atomic64_read(const atomic64_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
+
+static inline void atomic64_set(atomic64_t *v, s64 i)
+{
+	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+static inline void atomic64_add(s64 i, atomic64_t *v)
+{
+	__atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+static inline void atomic64_inc(atomic64_t *v)
+{
+	atomic64_add(1, v);
+}
+
+/* Like the kernel's: fully ordered, updates *old on failure. */
+#define try_cmpxchg(ptr, oldp, new)					\
+	__atomic_compare_exchange_n(ptr, oldp, new, false,		\
+				    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)
+
+static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
+{
+	return (u64)(((__uint128_t)a * b) >> shift);
+}
+
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline unsigned int hweight64(u64 w)
+{
+	return (unsigned int)__builtin_popcountll(w);
+}
+
+static inline void __set_bit(unsigned long nr, unsigned long *addr)
+{
+	addr[nr / BITS_PER_LONG] |= 1UL << (nr % BITS_PER_LONG);
+}
+
+static inline bool test_bit(unsigned long nr, const unsigned long *addr)
+{
+	return (addr[nr / BITS_PER_LONG] >> (nr % BITS_PER_LONG)) & 1;
+}
+
+static inline void bitmap_zero(unsigned long *dst, unsigned int nbits)
+{
+	memset(dst, 0, BITS_TO_LONGS(nbits) * sizeof(unsigned long));
+}
+
+#define prefetch(p)	__builtin_prefetch(p)
+#define cond_resched()	do { } while (0)
+
+static inline u64 xxh64(const void *input, size_t len, u64 seed)
+{
+	return XXH64(input, len, seed);
+}
+
+/*
+ * The kernel's __crc32c_le(): reflected Castagnoli polynomial 0x82F63B78,
+ * the caller supplies the running value and does any inversion itself.
+ */
+static inline u32 __crc32c_le(u32 crc, const unsigned char *p, size_t len)
+{
+	static u32 table[256];
+	static int ready;
+	unsigned int i, j;
+
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+		for (i = 0; i < 256; i++) {
+			u32 c = i;
+
+			for (j = 0; j < 8; j++)
+				c = (c >> 1) ^ (0x82F63B78U & -(c & 1));
+			table[i] = c;
+		}
+		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+	}
+	while (len--)
+		crc = (crc >> 8) ^ table[(crc ^ *p++) & 0xff];
+	return crc;
+}
+
+/* Memory: the kernel's flags mean nothing here. */
+#define GFP_KERNEL_ACCOUNT	0
+#define __GFP_NOWARN		0
+#define __GFP_ZERO		0
+
+static inline void *kvzalloc(size_t size, int flags)
+{
+	(void)flags;
+	return calloc(1, size);
+}
+
+static inline void *__vmalloc(unsigned long size, int flags)
+{
+	(void)flags;
+	return calloc(1, size);
+}
+
+static inline void kvfree(const void *p)
+{
+	free((void *)p);
+}
+
+#endif /* KBLOOM_COMPAT_H */

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The false-positive rate of the core's scheme, in integer arithmetic.
+ *
+ * A key's k probes behave as k independent uniform cells of its 512-cell
+ * block (kbloom_core.c explains why that holds), so a block holding i keys
+ * has had k * i uniform draws, and a query whose probes cover S distinct
+ * cells is a false positive when all S are among them.  By
+ * inclusion-exclusion over the query's cells, with one key leaving j given
+ * cells all clear with probability (1 - j/512)^k, and with Poisson block
+ * loads of mean lambda = n / nblocks (so E[q^load] = exp(-lambda (1 - q))):
+ *
+ *	FP(lambda, k) = sum_{j=0..k} (-1)^j E[C(S, j)]
+ *				* exp(-lambda * (1 - (1 - j/512)^k)).
+ *
+ * This is exactly E[(X/512)^k] for X the set cells of the query's block,
+ * the rate kbloom_get_stats() reports for the current bits.  The textbook
+ * blocked formula (Putze, Sanders, Singler; anchors section 1) replaces that
+ * by (E[X]/512)^k and is a little optimistic.  The host tests check this
+ * against measurement and against a floating-point occupancy computation.
+ *
+ * The alternating sum cancels terms up to C(16, 8) ~ 2^14 times larger than
+ * the result, so every term is carried with 2^-48 absolute precision or
+ * better: the result is good to well under 0.001 ppb.
+ */
+#include "kbloom_formula.h"
+
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#include <linux/math64.h>
+#include <linux/string.h>
+#endif
+
+#define FX62_ONE	BIT_ULL(62)
+#define FX48_ONE	BIT_ULL(48)
+/* ln 2 * 2^62, rounded. */
+#define LN2_FX62	3196577161300663915ULL
+/* exp(-44) * 2^62 < 0.5: the result rounds to 0 from here on. */
+#define EXP_ZERO_FX48	(44ULL << 48)
+/* Keys per block beyond which every k gives a rate of 1 at ppb precision. */
+#define LAMBDA_SATURATED	BIT_ULL(14)
+
+/* exp(-x) for x >= 0 given with 48 fractional bits; 62 fractional bits out. */
+static u64 exp_neg_fx(u64 x48)
+{
+	u64 halvings, r62, term, pos, neg, result;
+	unsigned int m;
+
+	if (x48 >= EXP_ZERO_FX48)
+		return 0;
+	/*
+	 * x = halvings * ln 2 + r with 0 <= r < ln 2, so exp(-x) is
+	 * 2^-halvings * exp(-r).  x * 2^62 does not fit in 64 bits but r * 2^62
+	 * does, so the subtraction is exact modulo 2^64; the estimate of
+	 * halvings may be one off, which the sign and size of r reveal.
+	 */
+	halvings = div64_u64(x48, LN2_FX62 >> 14);
+	r62 = (x48 << 14) - halvings * LN2_FX62;
+	if (r62 >> 63) {
+		halvings--;
+		r62 += LN2_FX62;
+	} else if (r62 >= LN2_FX62) {
+		halvings++;
+		r62 -= LN2_FX62;
+	}
+	pos = FX62_ONE;
+	neg = 0;
+	term = FX62_ONE;
+	for (m = 1; term; m++) {
+		term = div_u64(mul_u64_u64_shr(term, r62, 62), m);
+		if (m & 1)
+			neg += term;
+		else
+			pos += term;
+	}
+	result = pos - neg;
+	if (halvings)
+		result = (result + (1ULL << (halvings - 1))) >> halvings;
+	return result;
+}
+
+/* P(S = s), scaled by 2^62: distinct cells among k uniform draws of 512. */
+static void distinct_cells_dist(u32 k, u64 *p62)
+{
+	u32 t, s;
+
+	memset(p62, 0, sizeof(*p62) * (KBLOOM_K_MAX + 1));
+	p62[0] = FX62_ONE;
+	for (t = 0; t < k; t++) {
+		/* draw t + 1 repeats one of s cells or finds a new one */
+		for (s = t + 1; s > 0; s--)
+			p62[s] = mul_u64_u64_shr(p62[s], s, 9) +
+				 mul_u64_u64_shr(p62[s - 1],
+						 KBLOOM_BLOCK_BITS - (s - 1), 9);
+		p62[0] = 0;
+	}
+}
+
+void kbloom_fp_model_init(struct kbloom_fp_model *m, u32 k)
+{
+	u64 p62[KBLOOM_K_MAX + 1];
+	u32 j, s, t;
+
+	m->k = k;
+	for (j = 0; j <= k; j++) {
+		/* 1 - j/512 is exact at this scale */
+		u64 cell_clear62 = FX62_ONE - ((u64)j << (62 - 9));
+		u64 clear62 = FX62_ONE;
+
+		for (t = 0; t < k; t++)
+			clear62 = mul_u64_u64_shr(clear62, cell_clear62, 62);
+		m->miss62[j] = FX62_ONE - clear62;
+		m->weight48[j] = 0;
+	}
+	distinct_cells_dist(k, p62);
+	for (s = 1; s <= k; s++) {
+		u64 binom = 1;
+
+		for (j = 0; j <= s; j++) {
+			m->weight48[j] += mul_u64_u64_shr(p62[s], binom, 14);
+			binom = binom * (s - j) / (j + 1);
+		}
+	}
+}
+
+u64 kbloom_fp_model_ppb16(const struct kbloom_fp_model *m, u64 n,
+			  u64 nblocks)
+{
+	u64 whole, rem, lambda32, pos, neg, fp48;
+	u32 j, k = m->k;
+
+	if (!nblocks)
+		return KBLOOM_PPB16_ONE;
+	whole = div64_u64(n, nblocks);
+	if (whole >= LAMBDA_SATURATED)
+		return KBLOOM_PPB16_ONE;
+	rem = n - whole * nblocks;
+	/* Only past KBLOOM_MAX_BLOCKS does the remainder need scaling down. */
+	while (rem >> 32) {
+		rem >>= 1;
+		nblocks >>= 1;
+	}
+	lambda32 = (whole << 32) + div64_u64(rem << 32, nblocks);
+
+	pos = 0;
+	neg = 0;
+	for (j = 0; j <= k; j++) {
+		u64 x48 = mul_u64_u64_shr(lambda32, m->miss62[j], 46);
+		u64 term48 = mul_u64_u64_shr(exp_neg_fx(x48), m->weight48[j],
+					     62);
+
+		if (j & 1)
+			neg += term48;
+		else
+			pos += term48;
+	}
+	fp48 = pos > neg ? pos - neg : 0;
+	if (fp48 > FX48_ONE)
+		fp48 = FX48_ONE;
+	return mul_u64_u64_shr(fp48, KBLOOM_PPB16_ONE, 48);
+}
+
+u32 kbloom_formula_fp_ppb(u64 nblocks, u64 n, u32 k)
+{
+	struct kbloom_fp_model m;
+
+	if (k < KBLOOM_K_MIN || k > KBLOOM_K_MAX)
+		return KBLOOM_PPB;
+	kbloom_fp_model_init(&m, k);
+	return (u32)((kbloom_fp_model_ppb16(&m, n, nblocks) + 0x8000) >> 16);
+}

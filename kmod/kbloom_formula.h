@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The false-positive model of the core's probing scheme, in fixed point, so
+ * the kernel can size filters and report design rates without an FPU.
+ * Private to the core; the public entry point is kbloom_formula_fp_ppb().
+ */
+#ifndef KBLOOM_FORMULA_H
+#define KBLOOM_FORMULA_H
+
+#include "kbloom_core.h"
+
+/* Fixed-point ppb with 16 fractional bits: fine enough to size at 1 ppb. */
+#define KBLOOM_PPB16_ONE	((u64)KBLOOM_PPB << 16)
+
+struct kbloom_fp_model {
+	u32 k;
+	/*
+	 * miss62[j]: chance, scaled by 2^62, that one key's k probes hit at
+	 * least one of j given cells of its block.
+	 */
+	u64 miss62[KBLOOM_K_MAX + 1];
+	/*
+	 * weight48[j]: E[C(S, j)], scaled by 2^48, where S is the number of
+	 * distinct cells among a query's k probes.
+	 */
+	u64 weight48[KBLOOM_K_MAX + 1];
+};
+
+void kbloom_fp_model_init(struct kbloom_fp_model *m, u32 k);
+u64 kbloom_fp_model_ppb16(const struct kbloom_fp_model *m, u64 n,
+			  u64 nblocks);
+
+#endif /* KBLOOM_FORMULA_H */

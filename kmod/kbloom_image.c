@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The filter image: a struct kbloom_image_header, the bits as 64-bit
+ * little-endian words, then the CRC32C of everything before it, stored
+ * little-endian.
+ *
+ * The CRC is the standard CRC32C (Castagnoli, reflected polynomial
+ * 0x82F63B78, initial value ~0, final inversion; "123456789" gives
+ * 0xe3069283).  In the kernel that is ~__crc32c_le(~0, data, len):
+ * __crc32c_le() does neither inversion itself, so the running value kept in
+ * the cursor is the raw, uninverted one.
+ */
+#include "kbloom_core.h"
+
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#include <linux/crc32.h>
+#include <linux/errno.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <asm/unaligned.h>
+#endif
+
+#define KBLOOM_HDR_BYTES	sizeof(struct kbloom_image_header)
+#define KBLOOM_CRC_BYTES	sizeof(__le32)
+#define KBLOOM_CRC_SEED		(~0U)
+#define KBLOOM_LOAD_RESCHED	(4096 * KBLOOM_BLOCK_WORDS)
+#define KBLOOM_CRC_CHUNK	BIT_ULL(20)
+
+static u64 bits_bytes(u64 nblocks)
+{
+	return nblocks * KBLOOM_BLOCK_BYTES;
+}
+
+u64 kbloom_image_bytes(const struct kbloom_geometry *geo)
+{
+	return KBLOOM_HDR_BYTES + bits_bytes(geo->nblocks) + KBLOOM_CRC_BYTES;
+}
+
+void kbloom_image_start(const struct kbloom_filter *f,
+			struct kbloom_image_cursor *cur)
+{
+	struct kbloom_image_header *hdr = &cur->hdr;
+
+	memset(cur, 0, sizeof(*cur));
+	hdr->magic = cpu_to_le32(KBLOOM_IMAGE_MAGIC);
+	hdr->version = cpu_to_le16(KBLOOM_IMAGE_VERSION);
+	hdr->header_bytes = cpu_to_le16(KBLOOM_HDR_BYTES);
+	hdr->k = cpu_to_le32(f->geo.k);
+	hdr->type = cpu_to_le32(f->geo.type);
+	hdr->nblocks = cpu_to_le64(f->geo.nblocks);
+	hdr->seed = cpu_to_le64(f->geo.seed);
+	hdr->capacity = cpu_to_le64(f->geo.capacity);
+	hdr->fp_target_ppb = cpu_to_le32(f->geo.fp_target_ppb);
+	hdr->add_calls = cpu_to_le64(atomic64_read(&f->add_calls));
+	hdr->add_new = cpu_to_le64(atomic64_read(&f->add_new));
+	cur->crc = KBLOOM_CRC_SEED;
+}
+
+/* Copies bytes [from, from + len) of the bits section, in image order. */
+static void emit_bits(const struct kbloom_filter *f, u64 from, u8 *out,
+		      size_t len)
+{
+	while (len) {
+		u64 index = from / sizeof(u64);
+		u32 skip = from % sizeof(u64);
+		size_t take = min_t(size_t, len, sizeof(u64) - skip);
+		__le64 word = cpu_to_le64(READ_ONCE(f->words[index]));
+
+		memcpy(out, (u8 *)&word + skip, take);
+		out += take;
+		from += take;
+		len -= take;
+	}
+}
+
+size_t kbloom_image_emit(const struct kbloom_filter *f,
+			 struct kbloom_image_cursor *cur, void *buf,
+			 size_t len)
+{
+	u64 bits_end = KBLOOM_HDR_BYTES + bits_bytes(f->geo.nblocks);
+	u64 total = bits_end + KBLOOM_CRC_BYTES;
+	u8 *out = buf;
+	size_t copied = 0;
+
+	while (copied < len && cur->pos < total) {
+		size_t room = len - copied;
+		size_t take;
+
+		if (cur->pos < KBLOOM_HDR_BYTES) {
+			take = min_t(size_t, room, KBLOOM_HDR_BYTES - cur->pos);
+			memcpy(out, (u8 *)&cur->hdr + cur->pos, take);
+		} else if (cur->pos < bits_end) {
+			take = min_t(u64, room, bits_end - cur->pos);
+			emit_bits(f, cur->pos - KBLOOM_HDR_BYTES, out, take);
+		} else {
+			__le32 crc = cpu_to_le32(~cur->crc);
+
+			take = min_t(u64, room, total - cur->pos);
+			memcpy(out, (u8 *)&crc + (cur->pos - bits_end), take);
+		}
+		/* The CRC covers what was emitted, racing adds included. */
+		if (cur->pos < bits_end)
+			cur->crc = __crc32c_le(cur->crc, out, take);
+		out += take;
+		copied += take;
+		cur->pos += take;
+	}
+	return copied;
+}
+
+static bool header_fields_valid(const struct kbloom_image_header *hdr)
+{
+	u32 k = le32_to_cpu(hdr->k);
+	u64 nblocks = le64_to_cpu(hdr->nblocks);
+	u32 i;
+
+	if (le16_to_cpu(hdr->header_bytes) != KBLOOM_HDR_BYTES)
+		return false;
+	if (hdr->flags)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(hdr->reserved); i++)
+		if (hdr->reserved[i])
+			return false;
+	if (k < KBLOOM_K_MIN || k > KBLOOM_K_MAX)
+		return false;
+	if (le32_to_cpu(hdr->type) != KBLOOM_TYPE_BITS)
+		return false;
+	if (!nblocks || nblocks > KBLOOM_MAX_BLOCKS)
+		return false;
+	if (le32_to_cpu(hdr->fp_target_ppb) >= KBLOOM_PPB)
+		return false;
+	return true;
+}
+
+int kbloom_image_check_header(const struct kbloom_filter *f, const void *img,
+			      size_t len)
+{
+	struct kbloom_image_header hdr;
+
+	if (len < KBLOOM_HDR_BYTES)
+		return -ENODATA;
+	/* The image may sit at any alignment. */
+	memcpy(&hdr, img, sizeof(hdr));
+	if (le32_to_cpu(hdr.magic) != KBLOOM_IMAGE_MAGIC)
+		return -ENOEXEC;
+	if (le16_to_cpu(hdr.version) != KBLOOM_IMAGE_VERSION)
+		return -EPROTO;
+	if (!header_fields_valid(&hdr))
+		return -EINVAL;
+	if (le64_to_cpu(hdr.nblocks) != f->geo.nblocks ||
+	    le32_to_cpu(hdr.k) != f->geo.k ||
+	    le32_to_cpu(hdr.type) != f->geo.type ||
+	    le64_to_cpu(hdr.seed) != f->geo.seed)
+		return -EXDEV;
+	return 0;
+}
+
+int kbloom_image_load(struct kbloom_filter *f, const void *img, size_t len)
+{
+	const u8 *start = img;
+	const u8 *bits = (const u8 *)img + KBLOOM_HDR_BYTES;
+	u64 bits_end, total, words, i;
+	u32 crc;
+	int ret;
+
+	ret = kbloom_image_check_header(f, img, len);
+	if (ret)
+		return ret;
+	bits_end = KBLOOM_HDR_BYTES + bits_bytes(f->geo.nblocks);
+	total = bits_end + KBLOOM_CRC_BYTES;
+	if (len < total)
+		return -ENODATA;
+	if (len > total)
+		return -EMSGSIZE;
+	crc = KBLOOM_CRC_SEED;
+	for (i = 0; i < bits_end; i += KBLOOM_CRC_CHUNK) {
+		crc = __crc32c_le(crc, start + i,
+				  min_t(u64, bits_end - i, KBLOOM_CRC_CHUNK));
+		cond_resched();
+	}
+	if (~crc != get_unaligned_le32(start + bits_end))
+		return -EBADMSG;
+
+	words = f->geo.nblocks * KBLOOM_BLOCK_WORDS;
+	for (i = 0; i < words; i++) {
+		WRITE_ONCE(f->words[i], get_unaligned_le64(bits + i * 8));
+		if (!((i + 1) % KBLOOM_LOAD_RESCHED))
+			cond_resched();
+	}
+	atomic64_set(&f->add_calls, get_unaligned_le64(start +
+			offsetof(struct kbloom_image_header, add_calls)));
+	atomic64_set(&f->add_new, get_unaligned_le64(start +
+			offsetof(struct kbloom_image_header, add_new)));
+	return 0;
+}

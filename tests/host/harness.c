@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <time.h>
+#include "harness.h"
+
+static unsigned int failures;
+
+void pass(const char *suite, const char *name)
+{
+	printf("PASS: %s/%s\n", suite, name);
+	fflush(stdout);
+}
+
+static void vfail(const char *suite, const char *name, const char *fmt,
+		  va_list ap)
+{
+	failures++;
+	printf("FAIL: %s/%s: ", suite, name);
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+void fail(const char *suite, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(suite, name, fmt, ap);
+	va_end(ap);
+}
+
+bool expect(bool ok, const char *suite, const char *name, const char *fmt,
+	    ...)
+{
+	va_list ap;
+
+	if (ok) {
+		pass(suite, name);
+		return true;
+	}
+	va_start(ap, fmt);
+	vfail(suite, name, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+int harness_exit(void)
+{
+	return failures ? 1 : 0;
+}
+
+void make_filter_geo(struct kbloom_filter *f, const struct kbloom_geometry *g,
+		     u64 seed)
+{
+	struct kbloom_geometry geo = *g;
+	int ret;
+
+	geo.seed = seed;
+	ret = kbloom_filter_init(f, &geo);
+	if (ret) {
+		fprintf(stderr, "kbloom_filter_init(%llu blocks, k %u): %d\n",
+			(unsigned long long)geo.nblocks, geo.k, ret);
+		exit(2);
+	}
+}
+
+void make_filter(struct kbloom_filter *f, u64 nblocks, u32 k, u64 seed)
+{
+	struct kbloom_geometry geo = { .nblocks = nblocks, .k = k };
+
+	make_filter_geo(f, &geo, seed);
+}
+
+#define CHUNK 4096
+
+static u64 counter_batch(struct kbloom_filter *f, u64 base, u64 n, bool add)
+{
+	static __thread u64 vals[CHUNK];
+	static __thread struct kbloom_key keys[CHUNK];
+	u64 done, hits = 0;
+	u32 i;
+
+	for (done = 0; done < n; done += CHUNK) {
+		u32 m = n - done < CHUNK ? (u32)(n - done) : CHUNK;
+
+		for (i = 0; i < m; i++) {
+			vals[i] = mix64(base + done + i);
+			keys[i].data = &vals[i];
+			keys[i].len = sizeof(vals[i]);
+		}
+		if (add)
+			hits += kbloom_add_batch(f, keys, m, NULL);
+		else
+			hits += kbloom_check_batch(f, keys, m, NULL);
+	}
+	return hits;
+}
+
+void add_counter_keys(struct kbloom_filter *f, u64 base, u64 n)
+{
+	counter_batch(f, base, n, true);
+}
+
+u64 count_counter_hits(struct kbloom_filter *f, u64 base, u64 n)
+{
+	return counter_batch(f, base, n, false);
+}
+
+double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
