@@ -12,15 +12,20 @@
  *
  * Rates are integers in parts per billion (ppb): 1 % is 10000000.
  *
- * Control node commands
+ * Control node commands (the node must be open for writing, else EBADF)
  *   KBLOOM_CTL_CREATE   struct kbloom_create.  Exactly one way of choosing
  *                       the geometry must be used:
  *                         capacity + fp_ppb         (k chosen, k must be 0)
  *                         bits [+ k]                (capacity optional)
  *                         capacity + bits_per_key [+ k]
- *                       A zero k means "best k for the geometry".
- *                       Errors: EINVAL (bad name, geometry, flags, reserved
- *                       field, type or node mode), EEXIST (name in use),
+ *                       A zero k means "best k for the geometry".  The
+ *                       seed must be 0 without KBLOOM_CREATE_SEED.  The
+ *                       node belongs to the caller's fsuid and fsgid;
+ *                       node_mode holds permission bits only (0777).
+ *                       Errors: EINVAL (bad name, "." or "..", geometry,
+ *                       flags, seed, reserved field, type or node mode),
+ *                       EEXIST (name in use, or one of the names taken by
+ *                       the class files "total_filters" and "total_bytes"),
  *                       E2BIG (over the per-filter or total byte cap),
  *                       ENOSPC (filter count cap reached), ENOMEM, EFAULT.
  *   KBLOOM_CTL_DESTROY  struct kbloom_name.  Open file descriptors of the
@@ -39,33 +44,45 @@
  *                       counter.  Needs write permission.
  *   KBLOOM_IOC_MERGE    struct kbloom_other.  This |= other (union).
  *   KBLOOM_IOC_INTERSECT struct kbloom_other. This &= other.  Both need
- *                       write permission here and read permission on the
- *                       other filter.  Filters must be compatible (same
- *                       blocks, k, seed, type): otherwise EXDEV.
+ *                       write permission here and the other filter open
+ *                       for reading (else EBADF).  Filters must be
+ *                       compatible (same blocks, k, seed, type): otherwise
+ *                       EXDEV.  A destroyed other filter gives ENODEV.
  *   KBLOOM_IOC_GET_INFO struct kbloom_info (output only).
  *   KBLOOM_IOC_REPORT   struct kbloom_report.  Callers feed back what the
  *                       real lookup behind a CHECK answer found, so that
  *                       the observed false-positive ratio can be shown:
  *                       observed = false_positives /
  *                                  (false_positives + true_negatives).
- *   Errors common to the batch commands: EINVAL (count 0 or over
+ *   ADD and CHECK validate every length and zero the results bitmap
+ *   before touching the filter, so those errors leave it unchanged; only a
+ *   keys buffer that faults part way (EFAULT) may leave earlier keys added.
+ *   Errors of the filter commands: EINVAL (count 0 or over
  *   KBLOOM_BATCH_MAX, a key length of 0 or over KBLOOM_KEY_MAX, lengths not
- *   summing to keys_len, flags, reserved field), EFAULT (bad pointer),
- *   EBADF (MERGE/INTERSECT fd is not an open kbloom filter), ENODEV (filter
- *   destroyed), EPERM/EBADF (node opened without the needed access mode),
- *   ENOTTY (unknown command).
+ *   summing to keys_len, flags, pad or reserved field, a CLEAR argument),
+ *   EFAULT (bad pointer), EBADF (the node is not open with the access the
+ *   command needs, or the MERGE/INTERSECT fd is not a kbloom filter open
+ *   for reading), ENODEV (filter destroyed), ENOTTY (unknown command).
  *
  * Images
  *   read() on a filter node streams its image from offset 0: a
  *   struct kbloom_image_header, nblocks * 64 bytes of bits (64-bit
  *   little-endian words), then a little-endian CRC32C over all that came
- *   before.  Reads must be sequential.  write() of a whole image, starting
- *   at offset 0, restores it into a compatible filter at the final byte;
+ *   before.  Reads must be sequential: lseek() only rewinds to 0 and a
+ *   read or write at any other offset than the stream's is ESPIPE.  Adds
+ *   may run during a read, and keys added before it began are in the
+ *   image, as are keys merged in; a CLEAR, INTERSECT or image load during
+ *   a read ends the stream with ESTALE (read again from offset 0).
+ *   write() of a whole image, starting at offset 0, restores it into a
+ *   compatible filter at the final byte, with the report counters reset;
  *   the filter is unchanged if the image is rejected:
  *     ENOEXEC  wrong magic          EPROTO   unsupported version
  *     EINVAL   invalid header field EXDEV    geometry or seed differs
- *     ENODATA  truncated image      EMSGSIZE longer than its header says
+ *     EMSGSIZE longer than its header says (also: any byte written after
+ *              an image was loaded, until a write at offset 0 starts anew)
  *     EBADMSG  CRC mismatch
+ *     ENODATA  truncated image: returned by close() of a file that holds
+ *              part of an image
  */
 #ifndef _UAPI_LINUX_KBLOOM_H
 #define _UAPI_LINUX_KBLOOM_H

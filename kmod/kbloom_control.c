@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/kbloom-control and the name registry: creating a filter checks the
+ * request, the caps and the name, then publishes the filter's node; destroy
+ * unpublishes it while open files keep the object alive.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cred.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/random.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "kbloom_internal.h"
+
+/* Serialises create and destroy; adds and checks never take it. */
+static DEFINE_MUTEX(kbloom_registry_lock);
+static LIST_HEAD(kbloom_registry);
+/* Filters with a name, and bytes of bits held (destroyed but open too). */
+atomic_t kbloom_nr_filters = ATOMIC_INIT(0);
+atomic64_t kbloom_total_bytes = ATOMIC64_INIT(0);
+
+static bool kbloom_name_char_valid(char c)
+{
+	/* ASCII only: the kernel's isalnum() accepts Latin-1 letters. */
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+/* 1..31 allowed characters, NUL-padded; "." and ".." are not files. */
+static bool kbloom_name_valid(const char *name)
+{
+	size_t len = strnlen(name, KBLOOM_NAME_MAX);
+	size_t i;
+
+	if (!len || len == KBLOOM_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!kbloom_name_char_valid(name[i]))
+			return false;
+	for (; i < KBLOOM_NAME_MAX; i++)
+		if (name[i])
+			return false;
+	return strcmp(name, ".") && strcmp(name, "..");
+}
+
+static struct kbloom_dev *kbloom_find(const char *name)
+{
+	struct kbloom_dev *kd;
+
+	lockdep_assert_held(&kbloom_registry_lock);
+	list_for_each_entry(kd, &kbloom_registry, registry_node)
+		if (!strcmp(kd->name, name))
+			return kd;
+	return NULL;
+}
+
+/* Exactly one way of sizing: by rate, by bits, or by bits per key. */
+static int kbloom_create_geometry(const struct kbloom_create *req,
+				  struct kbloom_geometry *geo)
+{
+	int ways = !!req->fp_ppb + !!req->bits + !!req->bits_per_key;
+	int err;
+
+	if (ways != 1)
+		return -EINVAL;
+	if (req->fp_ppb) {
+		if (!req->capacity || req->k)
+			return -EINVAL;
+		err = kbloom_geometry_from_rate(geo, req->capacity,
+						req->fp_ppb);
+	} else if (req->bits) {
+		err = kbloom_geometry_from_bits(geo, req->bits, req->k,
+						req->capacity);
+	} else {
+		if (!req->capacity)
+			return -EINVAL;
+		err = kbloom_geometry_from_bits_per_key(geo, req->capacity,
+							req->bits_per_key,
+							req->k);
+	}
+	if (err)
+		return err;
+	geo->type = req->type;
+	if (req->flags & KBLOOM_CREATE_SEED)
+		geo->seed = req->seed;
+	else
+		geo->seed = get_random_u64();
+	return kbloom_geometry_validate(geo);
+}
+
+static int kbloom_create_check(const struct kbloom_create *req)
+{
+	size_t i;
+
+	if (req->flags & ~KBLOOM_CREATE_FLAGS)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(req->reserved); i++)
+		if (req->reserved[i])
+			return -EINVAL;
+	/* A seed without its flag is a caller's mistake, not a request. */
+	if (req->seed && !(req->flags & KBLOOM_CREATE_SEED))
+		return -EINVAL;
+	if (req->type != KBLOOM_TYPE_BITS)
+		return -EINVAL;
+	if (req->node_mode & ~0777U)
+		return -EINVAL;
+	if (!kbloom_name_valid(req->name))
+		return -EINVAL;
+	return 0;
+}
+
+/* Room for bytes more under max_total_bytes, which may have been lowered. */
+static bool kbloom_total_allows(u64 bytes)
+{
+	u64 cap = READ_ONCE(kbloom_max_total_bytes);
+	u64 held = atomic64_read(&kbloom_total_bytes);
+
+	return held <= cap && bytes <= cap - held;
+}
+
+int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid)
+{
+	struct kbloom_geometry geo;
+	struct kbloom_dev *kd;
+	umode_t mode;
+	u64 bytes;
+	int err;
+
+	err = kbloom_create_check(req);
+	if (err)
+		return err;
+	err = kbloom_create_geometry(req, &geo);
+	if (err)
+		return err;
+	bytes = kbloom_geometry_bytes(&geo);
+	if (bytes > READ_ONCE(kbloom_max_filter_bytes))
+		return -E2BIG;
+	mode = req->node_mode ? req->node_mode : 0600;
+
+	mutex_lock(&kbloom_registry_lock);
+	if (kbloom_name_reserved(req->name) || kbloom_find(req->name)) {
+		err = -EEXIST;
+		goto unlock;
+	}
+	if (atomic_read(&kbloom_nr_filters) >= READ_ONCE(kbloom_max_filters)) {
+		err = -ENOSPC;
+		goto unlock;
+	}
+	if (!kbloom_total_allows(bytes)) {
+		err = -E2BIG;
+		goto unlock;
+	}
+	kd = kbloom_dev_alloc(req->name, &geo, mode, uid, gid);
+	if (IS_ERR(kd)) {
+		err = PTR_ERR(kd);
+		goto unlock;
+	}
+	err = kbloom_dev_add(kd);
+	if (err) {
+		put_device(&kd->dev);
+		goto unlock;
+	}
+	list_add_tail(&kd->registry_node, &kbloom_registry);
+	atomic_inc(&kbloom_nr_filters);
+unlock:
+	mutex_unlock(&kbloom_registry_lock);
+	return err;
+}
+
+static void kbloom_unpublish(struct kbloom_dev *kd)
+{
+	lockdep_assert_held(&kbloom_registry_lock);
+	list_del(&kd->registry_node);
+	atomic_dec(&kbloom_nr_filters);
+	/* Under the registry lock, so the name is free once we return. */
+	kbloom_dev_remove(kd);
+}
+
+int kbloom_destroy(const char *name)
+{
+	struct kbloom_dev *kd;
+	int err = 0;
+
+	mutex_lock(&kbloom_registry_lock);
+	kd = kbloom_find(name);
+	if (kd)
+		kbloom_unpublish(kd);
+	else
+		err = -ENOENT;
+	mutex_unlock(&kbloom_registry_lock);
+	return err;
+}
+
+void kbloom_destroy_all(void)
+{
+	struct kbloom_dev *kd, *next;
+
+	mutex_lock(&kbloom_registry_lock);
+	list_for_each_entry_safe(kd, next, &kbloom_registry, registry_node)
+		kbloom_unpublish(kd);
+	mutex_unlock(&kbloom_registry_lock);
+}
+
+static long kbloom_control_create(void __user *uarg)
+{
+	struct kbloom_create req;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	return kbloom_create(&req, current_fsuid(), current_fsgid());
+}
+
+static long kbloom_control_destroy(void __user *uarg)
+{
+	struct kbloom_name req;
+	size_t i;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	for (i = 0; i < ARRAY_SIZE(req.reserved); i++)
+		if (req.reserved[i])
+			return -EINVAL;
+	if (!kbloom_name_valid(req.name))
+		return -EINVAL;
+	return kbloom_destroy(req.name);
+}
+
+static long kbloom_control_ioctl(struct file *file, unsigned int cmd,
+				 unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case KBLOOM_CTL_CREATE:
+	case KBLOOM_CTL_DESTROY:
+		break;
+	default:
+		return -ENOTTY;
+	}
+	/* Changing the set of filters is a write to the control node. */
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	if (cmd == KBLOOM_CTL_CREATE)
+		return kbloom_control_create(uarg);
+	return kbloom_control_destroy(uarg);
+}
+
+static const struct file_operations kbloom_control_fops = {
+	.owner = THIS_MODULE,
+	.open = nonseekable_open,
+	.unlocked_ioctl = kbloom_control_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+static struct miscdevice kbloom_control_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "kbloom-control",
+	.fops = &kbloom_control_fops,
+	.mode = 0600,
+};
+
+int kbloom_control_register(void)
+{
+	return misc_register(&kbloom_control_dev);
+}
+
+void kbloom_control_deregister(void)
+{
+	misc_deregister(&kbloom_control_dev);
+}

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One character device per filter, /dev/kbloom/<name>: its lifetime, its
+ * open files and its ioctls (ADD and CHECK live in kbloom_batch.c, read()
+ * and write() in kbloom_image_io.c).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/idr.h>
+#include <linux/kdev_t.h>
+#include <linux/lockdep.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "kbloom_internal.h"
+
+#define KBLOOM_MINORS	BIT(16)
+
+static dev_t kbloom_devt;
+static DEFINE_IDA(kbloom_minors);
+
+static struct class kbloom_class = {
+	.name = "kbloom",
+	.owner = THIS_MODULE,
+	.class_groups = kbloom_class_groups,
+};
+
+/* /dev/kbloom/<name>, owned by the creator with the requested mode. */
+static char *kbloom_devnode(struct device *dev, umode_t *mode, kuid_t *uid,
+			    kgid_t *gid)
+{
+	struct kbloom_dev *kd = to_kbloom_dev(dev);
+
+	if (mode)
+		*mode = kd->mode;
+	if (uid)
+		*uid = kd->uid;
+	if (gid)
+		*gid = kd->gid;
+	return kasprintf(GFP_KERNEL, "kbloom/%s", dev_name(dev));
+}
+
+/* The last reference is gone: no open file, no registry entry. */
+static void kbloom_dev_release(struct device *dev)
+{
+	struct kbloom_dev *kd = to_kbloom_dev(dev);
+
+	ida_free(&kbloom_minors, MINOR(dev->devt));
+	kbloom_filter_free(&kd->filter);
+	atomic64_sub(kd->bytes, &kbloom_total_bytes);
+	kfree(kd);
+}
+
+static const struct device_type kbloom_dev_type = {
+	.name = "kbloom",
+	.groups = kbloom_dev_groups,
+	.devnode = kbloom_devnode,
+	.release = kbloom_dev_release,
+};
+
+/*
+ * Allocates the filter and its minor and initialises its device; from here
+ * put_device() undoes everything.
+ */
+struct kbloom_dev *kbloom_dev_alloc(const char *name,
+				    const struct kbloom_geometry *geo,
+				    umode_t mode, kuid_t uid, kgid_t gid)
+{
+	struct kbloom_dev *kd;
+	int minor, err;
+
+	kd = kzalloc(sizeof(*kd), GFP_KERNEL_ACCOUNT);
+	if (!kd)
+		return ERR_PTR(-ENOMEM);
+	err = kbloom_filter_init(&kd->filter, geo);
+	if (err)
+		goto free_kd;
+	minor = ida_alloc_max(&kbloom_minors, KBLOOM_MINORS - 1, GFP_KERNEL);
+	if (minor < 0) {
+		err = minor;	/* -ENOSPC: every minor is taken */
+		goto free_filter;
+	}
+
+	init_rwsem(&kd->lock);
+	spin_lock_init(&kd->report_lock);
+	strscpy(kd->name, name, sizeof(kd->name));
+	kd->bytes = kbloom_geometry_bytes(geo);
+	kd->mode = mode;
+	kd->uid = uid;
+	kd->gid = gid;
+	atomic64_add(kd->bytes, &kbloom_total_bytes);
+
+	device_initialize(&kd->dev);
+	kd->dev.class = &kbloom_class;
+	kd->dev.type = &kbloom_dev_type;
+	kd->dev.devt = MKDEV(MAJOR(kbloom_devt), minor);
+	err = dev_set_name(&kd->dev, "%s", kd->name);
+	if (err) {
+		put_device(&kd->dev);
+		return ERR_PTR(err);
+	}
+	cdev_init(&kd->cdev, &kbloom_dev_fops);
+	kd->cdev.owner = THIS_MODULE;
+	return kd;
+
+free_filter:
+	kbloom_filter_free(&kd->filter);
+free_kd:
+	kfree(kd);
+	return ERR_PTR(err);
+}
+
+/* Publishes the node and its sysfs directory (attributes come with it). */
+int kbloom_dev_add(struct kbloom_dev *kd)
+{
+	return cdev_device_add(&kd->cdev, &kd->dev);
+}
+
+/*
+ * Marks the filter dead, so every open file sees -ENODEV from now on, and
+ * removes its node; drops the registry's reference.
+ */
+void kbloom_dev_remove(struct kbloom_dev *kd)
+{
+	down_write(&kd->lock);
+	WRITE_ONCE(kd->dead, true);
+	up_write(&kd->lock);
+	cdev_device_del(&kd->cdev, &kd->dev);
+	put_device(&kd->dev);
+}
+
+/* part / (part + other) in ppb, for sums that may have saturated. */
+static u32 kbloom_ratio_ppb(u64 part, u64 other)
+{
+	u64 sum;
+
+	while (check_add_overflow(part, other, &sum)) {
+		part >>= 1;
+		other >>= 1;
+	}
+	if (!sum)
+		return 0;
+	return mul_u64_u64_div_u64(part, KBLOOM_PPB, sum);
+}
+
+/* Caller holds kd->lock shared (or exclusive) and has checked kd->dead. */
+void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info)
+{
+	const struct kbloom_geometry *geo = &kd->filter.geo;
+	struct kbloom_stats st;
+
+	memset(info, 0, sizeof(*info));
+	kbloom_get_stats(&kd->filter, &st);
+	strscpy(info->name, kd->name, sizeof(info->name));
+	info->capacity = geo->capacity;
+	info->nblocks = geo->nblocks;
+	info->bits = geo->nblocks * KBLOOM_BLOCK_BITS;
+	info->bytes = kd->bytes;
+	info->seed = geo->seed;
+	info->add_calls = st.add_calls;
+	info->add_new = st.add_new;
+	info->check_calls = st.check_calls;
+	info->check_hits = st.check_hits;
+	info->bits_set = st.bits_set;
+	info->est_keys = st.est_keys;
+	spin_lock(&kd->report_lock);
+	info->reported_fp = kd->reported_fp;
+	info->reported_tp = kd->reported_tp;
+	info->reported_tn = kd->reported_tn;
+	spin_unlock(&kd->report_lock);
+	info->k = geo->k;
+	info->type = geo->type;
+	info->fp_target_ppb = geo->fp_target_ppb;
+	info->fp_design_ppb = st.fp_design_ppb;
+	info->fp_now_ppb = st.fp_now_ppb;
+	info->fill_ppb = st.fill_ppb;
+	info->observed_fp_ppb = kbloom_ratio_ppb(info->reported_fp,
+						 info->reported_tn);
+	info->saturated = st.saturated;
+	info->node_mode = kd->mode;
+}
+
+/* Takes kd->lock shared and fails with -ENODEV once the filter is dead. */
+static int kbloom_dev_lock_live(struct kbloom_dev *kd)
+{
+	down_read(&kd->lock);
+	if (kd->dead) {
+		up_read(&kd->lock);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+static long kbloom_dev_get_info(struct kbloom_dev *kd, void __user *uarg)
+{
+	struct kbloom_info info;
+	int err;
+
+	err = kbloom_dev_lock_live(kd);
+	if (err)
+		return err;
+	kbloom_dev_fill_info(kd, &info);
+	up_read(&kd->lock);
+	if (copy_to_user(uarg, &info, sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+static void kbloom_add_saturating(u64 *sum, u64 add)
+{
+	if (check_add_overflow(*sum, add, sum))
+		*sum = U64_MAX;
+}
+
+static long kbloom_dev_report(struct kbloom_dev *kd, void __user *uarg)
+{
+	struct kbloom_report rep;
+	size_t i;
+	int err;
+
+	if (copy_from_user(&rep, uarg, sizeof(rep)))
+		return -EFAULT;
+	if (rep.flags || rep.pad)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(rep.reserved); i++)
+		if (rep.reserved[i])
+			return -EINVAL;
+	err = kbloom_dev_lock_live(kd);
+	if (err)
+		return err;
+	spin_lock(&kd->report_lock);
+	kbloom_add_saturating(&kd->reported_fp, rep.false_positives);
+	kbloom_add_saturating(&kd->reported_tp, rep.true_positives);
+	kbloom_add_saturating(&kd->reported_tn, rep.true_negatives);
+	spin_unlock(&kd->report_lock);
+	up_read(&kd->lock);
+	return 0;
+}
+
+static void kbloom_dev_reset_reports(struct kbloom_dev *kd)
+{
+	spin_lock(&kd->report_lock);
+	kd->reported_fp = 0;
+	kd->reported_tp = 0;
+	kd->reported_tn = 0;
+	spin_unlock(&kd->report_lock);
+}
+
+static long kbloom_dev_clear(struct kbloom_dev *kd, unsigned long arg)
+{
+	int err = 0;
+
+	if (arg)
+		return -EINVAL;
+	down_write(&kd->lock);
+	if (kd->dead) {
+		err = -ENODEV;
+	} else {
+		kbloom_clear(&kd->filter);
+		kbloom_dev_reset_reports(kd);
+		kd->generation++;
+	}
+	up_write(&kd->lock);
+	return err;
+}
+
+/*
+ * This filter exclusive, the other shared.  Two filters are always locked
+ * in address order, so concurrent a<-b and b<-a cannot deadlock.
+ */
+static void kbloom_dev_lock_pair(struct kbloom_dev *kd,
+				 struct kbloom_dev *other)
+{
+	if (kd == other) {
+		down_write(&kd->lock);
+	} else if (kd < other) {
+		down_write(&kd->lock);
+		down_read_nested(&other->lock, SINGLE_DEPTH_NESTING);
+	} else {
+		down_read(&other->lock);
+		down_write_nested(&kd->lock, SINGLE_DEPTH_NESTING);
+	}
+}
+
+static void kbloom_dev_unlock_pair(struct kbloom_dev *kd,
+				   struct kbloom_dev *other)
+{
+	if (kd != other)
+		up_read(&other->lock);
+	up_write(&kd->lock);
+}
+
+static long kbloom_dev_combine(struct kbloom_dev *kd, void __user *uarg,
+			       bool merge)
+{
+	struct kbloom_other req;
+	struct kbloom_dev *other;
+	struct fd f;
+	size_t i;
+	int err;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (req.flags)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(req.reserved); i++)
+		if (req.reserved[i])
+			return -EINVAL;
+	f = fdget(req.fd);
+	if (!f.file)
+		return -EBADF;
+	/* Only our own files carry a struct kbloom_file. */
+	if (f.file->f_op != &kbloom_dev_fops ||
+	    !(f.file->f_mode & FMODE_READ)) {
+		err = -EBADF;
+		goto put_file;
+	}
+	other = ((struct kbloom_file *)f.file->private_data)->kd;
+
+	kbloom_dev_lock_pair(kd, other);
+	if (kd->dead || other->dead) {
+		err = -ENODEV;
+	} else {
+		err = merge ? kbloom_merge(&kd->filter, &other->filter) :
+			      kbloom_intersect(&kd->filter, &other->filter);
+		/* A merge only sets bits: an image read across it is sound. */
+		if (!err && !merge)
+			kd->generation++;
+	}
+	kbloom_dev_unlock_pair(kd, other);
+put_file:
+	fdput(f);
+	return err;
+}
+
+static long kbloom_dev_ioctl(struct file *file, unsigned int cmd,
+			     unsigned long arg)
+{
+	struct kbloom_file *kf = file->private_data;
+	struct kbloom_dev *kd = kf->kd;
+	void __user *uarg = (void __user *)arg;
+	fmode_t need;
+
+	switch (cmd) {
+	case KBLOOM_IOC_ADD:
+	case KBLOOM_IOC_CLEAR:
+	case KBLOOM_IOC_MERGE:
+	case KBLOOM_IOC_INTERSECT:
+		need = FMODE_WRITE;
+		break;
+	case KBLOOM_IOC_CHECK:
+	case KBLOOM_IOC_GET_INFO:
+	case KBLOOM_IOC_REPORT:
+		need = FMODE_READ;
+		break;
+	default:
+		return -ENOTTY;
+	}
+	if (!(file->f_mode & need))
+		return -EBADF;
+	/* Checked again under the lock; this makes every call fail alike. */
+	if (READ_ONCE(kd->dead))
+		return -ENODEV;
+
+	switch (cmd) {
+	case KBLOOM_IOC_ADD:
+		return kbloom_batch_ioctl(kf, uarg, true);
+	case KBLOOM_IOC_CHECK:
+		return kbloom_batch_ioctl(kf, uarg, false);
+	case KBLOOM_IOC_CLEAR:
+		return kbloom_dev_clear(kd, arg);
+	case KBLOOM_IOC_MERGE:
+		return kbloom_dev_combine(kd, uarg, true);
+	case KBLOOM_IOC_INTERSECT:
+		return kbloom_dev_combine(kd, uarg, false);
+	case KBLOOM_IOC_GET_INFO:
+		return kbloom_dev_get_info(kd, uarg);
+	default:
+		return kbloom_dev_report(kd, uarg);
+	}
+}
+
+static int kbloom_dev_open(struct inode *inode, struct file *file)
+{
+	struct kbloom_dev *kd = container_of(inode->i_cdev, struct kbloom_dev,
+					     cdev);
+	struct kbloom_file *kf;
+
+	if (READ_ONCE(kd->dead))
+		return -ENODEV;
+	kf = kzalloc(sizeof(*kf), GFP_KERNEL_ACCOUNT);
+	if (!kf)
+		return -ENOMEM;
+	get_device(&kd->dev);
+	kf->kd = kd;
+	mutex_init(&kf->batch_lock);
+	mutex_init(&kf->io_lock);
+	file->private_data = kf;
+	return 0;
+}
+
+static int kbloom_dev_release_file(struct inode *inode, struct file *file)
+{
+	struct kbloom_file *kf = file->private_data;
+
+	kbloom_image_release(kf);
+	kbloom_batch_buf_free(kf->batch_buf);
+	mutex_destroy(&kf->io_lock);
+	mutex_destroy(&kf->batch_lock);
+	put_device(&kf->kd->dev);
+	kfree(kf);
+	return 0;
+}
+
+const struct file_operations kbloom_dev_fops = {
+	.owner = THIS_MODULE,
+	.open = kbloom_dev_open,
+	.release = kbloom_dev_release_file,
+	.read = kbloom_image_read,
+	.write = kbloom_image_write,
+	.flush = kbloom_image_flush,
+	.llseek = kbloom_image_llseek,
+	.unlocked_ioctl = kbloom_dev_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+int kbloom_dev_setup(void)
+{
+	int err;
+
+	err = alloc_chrdev_region(&kbloom_devt, 0, KBLOOM_MINORS, "kbloom");
+	if (err)
+		return err;
+	err = class_register(&kbloom_class);
+	if (err)
+		goto unregister_region;
+	return 0;
+
+unregister_region:
+	unregister_chrdev_region(kbloom_devt, KBLOOM_MINORS);
+	return err;
+}
+
+void kbloom_dev_teardown(void)
+{
+	class_unregister(&kbloom_class);
+	unregister_chrdev_region(kbloom_devt, KBLOOM_MINORS);
+	ida_destroy(&kbloom_minors);
+}

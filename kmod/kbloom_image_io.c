@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Filter images through read() and write() (format in the uapi header).
+ *
+ * read() streams from offset 0 through the core's cursor, a bounce buffer
+ * at a time, taking the filter lock shared only while copying words out:
+ * adds go on meanwhile and a key added before the read began is in the
+ * image.  An operation that clears bits (clear, intersect, load) during
+ * the stream would splice two filters together, so it ends the stream
+ * with -ESTALE instead, unless nothing was handed out yet.
+ *
+ * write() stages the header, checks it against the filter, then stages
+ * the rest in a buffer sized from this filter's own geometry, never from
+ * the caller's numbers.  The final byte loads the whole image at once.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "kbloom_internal.h"
+
+#define KBLOOM_IO_BUF_BYTES	(64 * 1024)
+#define KBLOOM_HEADER_BYTES	sizeof(struct kbloom_image_header)
+
+/* kvmalloc() refuses sizes over INT_MAX; vmalloc() takes any. */
+static void *kbloom_image_alloc(size_t bytes)
+{
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
+
+	if (bytes > INT_MAX)
+		return __vmalloc(bytes, gfp);
+	return kvmalloc(bytes, gfp);
+}
+
+static void kbloom_image_stop_write(struct kbloom_file *kf)
+{
+	kvfree(kf->staging);
+	kf->staging = NULL;
+	kf->staged = 0;
+}
+
+void kbloom_image_release(struct kbloom_file *kf)
+{
+	kbloom_image_stop_write(kf);
+	kvfree(kf->io_buf);
+	kf->io_buf = NULL;
+}
+
+/* Only rewinding to 0 and asking for the position are supported. */
+loff_t kbloom_image_llseek(struct file *file, loff_t offset, int whence)
+{
+	switch (whence) {
+	case SEEK_SET:
+		if (offset)
+			return -ESPIPE;
+		file->f_pos = 0;
+		return 0;
+	case SEEK_CUR:
+		if (offset)
+			return -ESPIPE;
+		return file->f_pos;
+	default:
+		return -ESPIPE;
+	}
+}
+
+static int kbloom_image_start_read(struct kbloom_file *kf)
+{
+	struct kbloom_dev *kd = kf->kd;
+
+	down_read(&kd->lock);
+	if (kd->dead) {
+		up_read(&kd->lock);
+		return -ENODEV;
+	}
+	kbloom_image_start(&kd->filter, &kf->cursor);
+	kf->read_generation = kd->generation;
+	up_read(&kd->lock);
+	kf->reading = true;
+	return 0;
+}
+
+/* Up to len bytes of the stream into kf->io_buf; 0 at its end. */
+static ssize_t kbloom_image_emit_locked(struct kbloom_file *kf, size_t len)
+{
+	struct kbloom_dev *kd = kf->kd;
+	ssize_t ret;
+
+	down_read(&kd->lock);
+	if (kd->dead) {
+		ret = -ENODEV;
+		goto unlock;
+	}
+	if (kd->generation != kf->read_generation) {
+		if (kf->cursor.pos) {
+			ret = -ESTALE;
+			goto unlock;
+		}
+		/* Nothing handed out yet: start over from the new bits. */
+		kbloom_image_start(&kd->filter, &kf->cursor);
+		kf->read_generation = kd->generation;
+	}
+	ret = kbloom_image_emit(&kd->filter, &kf->cursor, kf->io_buf, len);
+unlock:
+	up_read(&kd->lock);
+	return ret;
+}
+
+static ssize_t kbloom_image_read_locked(struct kbloom_file *kf,
+					char __user *buf, size_t count,
+					loff_t *ppos)
+{
+	size_t done = 0;
+	ssize_t got;
+	int err;
+
+	if (*ppos == 0) {
+		err = kbloom_image_start_read(kf);
+		if (err)
+			return err;
+	} else if (!kf->reading || *ppos != kf->cursor.pos) {
+		return -ESPIPE;
+	}
+	if (!kf->io_buf) {
+		kf->io_buf = kvmalloc(KBLOOM_IO_BUF_BYTES,
+				      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!kf->io_buf)
+			return -ENOMEM;
+	}
+	while (done < count) {
+		got = kbloom_image_emit_locked(kf, min_t(size_t, count - done,
+							 KBLOOM_IO_BUF_BYTES));
+		/* A failure stays until a read from 0; the next call sees it */
+		if (got < 0 && !done)
+			return got;
+		if (got <= 0)
+			break;
+		if (copy_to_user(buf + done, kf->io_buf, got)) {
+			/* The cursor moved past what the caller received. */
+			kf->reading = false;
+			return -EFAULT;
+		}
+		done += got;
+		if (fatal_signal_pending(current))
+			break;
+	}
+	*ppos = kf->cursor.pos;
+	return done;
+}
+
+ssize_t kbloom_image_read(struct file *file, char __user *buf, size_t count,
+			  loff_t *ppos)
+{
+	struct kbloom_file *kf = file->private_data;
+	ssize_t ret;
+
+	if (READ_ONCE(kf->kd->dead))
+		return -ENODEV;
+	ret = mutex_lock_interruptible(&kf->io_lock);
+	if (ret)
+		return ret;
+	ret = kbloom_image_read_locked(kf, buf, count, ppos);
+	mutex_unlock(&kf->io_lock);
+	return ret;
+}
+
+static int kbloom_image_load_staged(struct kbloom_file *kf)
+{
+	struct kbloom_dev *kd = kf->kd;
+	int err;
+
+	down_write(&kd->lock);
+	if (kd->dead) {
+		err = -ENODEV;
+	} else {
+		err = kbloom_image_load(&kd->filter, kf->staging, kf->staged);
+		if (!err) {
+			spin_lock(&kd->report_lock);
+			kd->reported_fp = 0;
+			kd->reported_tp = 0;
+			kd->reported_tn = 0;
+			spin_unlock(&kd->report_lock);
+			kd->generation++;
+		}
+	}
+	up_write(&kd->lock);
+	return err;
+}
+
+/* Stages the header bytes of buf; checks the header once it is whole. */
+static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
+					 const char __user *buf, size_t count,
+					 size_t image_bytes)
+{
+	size_t n = min(count, KBLOOM_HEADER_BYTES - kf->staged);
+	int err;
+
+	if (copy_from_user((u8 *)&kf->write_header + kf->staged, buf, n))
+		return -EFAULT;
+	kf->staged += n;
+	if (kf->staged < KBLOOM_HEADER_BYTES)
+		return n;
+	/* The geometry is fixed for the filter's life: no lock needed. */
+	err = kbloom_image_check_header(&kf->kd->filter, &kf->write_header,
+					KBLOOM_HEADER_BYTES);
+	if (err)
+		return err;
+	kf->staging = kbloom_image_alloc(image_bytes);
+	if (!kf->staging)
+		return -ENOMEM;
+	memcpy(kf->staging, &kf->write_header, KBLOOM_HEADER_BYTES);
+	return n;
+}
+
+static ssize_t kbloom_image_write_locked(struct kbloom_file *kf,
+					 const char __user *buf, size_t count,
+					 loff_t *ppos)
+{
+	size_t image_bytes = kbloom_image_bytes(&kf->kd->filter.geo);
+	size_t done = 0;
+	ssize_t n;
+	int err;
+
+	if (*ppos == 0)
+		kbloom_image_stop_write(kf);
+	else if (*ppos != kf->staged)
+		return -ESPIPE;
+	if (!count)
+		return 0;
+	if (kf->staged < KBLOOM_HEADER_BYTES) {
+		n = kbloom_image_write_header(kf, buf, count, image_bytes);
+		if (n < 0) {
+			err = n;
+			goto reject;
+		}
+		done = n;
+	}
+	if (done < count) {
+		if (count - done > image_bytes - kf->staged) {
+			err = -EMSGSIZE;
+			goto reject;
+		}
+		if (copy_from_user(kf->staging + kf->staged, buf + done,
+				   count - done)) {
+			err = -EFAULT;
+			goto reject;
+		}
+		kf->staged += count - done;
+		done = count;
+	}
+	if (kf->staged == image_bytes) {
+		err = kbloom_image_load_staged(kf);
+		/* Keep staged == image_bytes: more bytes are -EMSGSIZE. */
+		kvfree(kf->staging);
+		kf->staging = NULL;
+		if (err)
+			goto reject;
+	}
+	*ppos += done;
+	return done;
+
+reject:
+	kbloom_image_stop_write(kf);
+	return err;
+}
+
+ssize_t kbloom_image_write(struct file *file, const char __user *buf,
+			   size_t count, loff_t *ppos)
+{
+	struct kbloom_file *kf = file->private_data;
+	ssize_t ret;
+
+	if (READ_ONCE(kf->kd->dead))
+		return -ENODEV;
+	ret = mutex_lock_interruptible(&kf->io_lock);
+	if (ret)
+		return ret;
+	ret = kbloom_image_write_locked(kf, buf, count, ppos);
+	mutex_unlock(&kf->io_lock);
+	return ret;
+}
+
+/* close() of a file holding part of an image reports it as truncated. */
+int kbloom_image_flush(struct file *file, fl_owner_t id)
+{
+	struct kbloom_file *kf = file->private_data;
+	size_t image_bytes;
+	int err = 0;
+
+	mutex_lock(&kf->io_lock);
+	image_bytes = kbloom_image_bytes(&kf->kd->filter.geo);
+	if (kf->staged && kf->staged < image_bytes)
+		err = -ENODATA;
+	mutex_unlock(&kf->io_lock);
+	return err;
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the device side of kbloom shares between its files: the filter
+ * object behind each /dev/kbloom/<name>, the per-open-file state and the
+ * module-wide limits.
+ */
+#ifndef KBLOOM_INTERNAL_H
+#define KBLOOM_INTERNAL_H
+
+#include <linux/atomic.h>
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/uidgid.h>
+
+#include "kbloom_core.h"
+
+/*
+ * One named filter.  Its lifetime is the embedded device's reference count:
+ * the registry holds one reference until destroy, every open file holds one
+ * until its release, and the device release frees the bits.
+ */
+struct kbloom_dev {
+	struct kbloom_filter filter;
+	/*
+	 * Shared: add, check, image read, stats.  Exclusive: clear, merge,
+	 * intersect, image load, destroy.  The core's add and check are
+	 * lock-free; the shared side only keeps them out of the operations
+	 * that rewrite every word.  Never held across a user copy, so a
+	 * faulting user buffer cannot stall destroy.
+	 */
+	struct rw_semaphore lock;
+	bool dead;		/* destroyed; set with lock held exclusive */
+	u64 generation;		/* bumped by every op that clears bits */
+
+	spinlock_t report_lock;	/* the three sums below */
+	u64 reported_fp;
+	u64 reported_tp;
+	u64 reported_tn;
+
+	u64 bytes;		/* charged to kbloom_total_bytes */
+	char name[KBLOOM_NAME_MAX];
+	kuid_t uid;
+	kgid_t gid;
+	umode_t mode;
+
+	struct list_head registry_node;	/* under kbloom_registry_lock */
+	struct cdev cdev;
+	struct device dev;
+};
+
+static inline struct kbloom_dev *to_kbloom_dev(struct device *dev)
+{
+	return container_of(dev, struct kbloom_dev, dev);
+}
+
+/* Bytes of keys copied from userspace per step of a batch. */
+#define KBLOOM_CHUNK_BYTES	(64 * 1024)
+/* Keys (lengths, answers) handled per step of a batch; a multiple of 64. */
+#define KBLOOM_CHUNK_KEYS	1024
+
+struct kbloom_batch_buf;
+
+/* One open file of a filter node. */
+struct kbloom_file {
+	struct kbloom_dev *kd;
+
+	/* A batch buffer kept between calls; borrowed with trylock. */
+	struct mutex batch_lock;
+	struct kbloom_batch_buf *batch_buf;
+
+	/* Serialises read() and write() on this open file. */
+	struct mutex io_lock;
+	void *io_buf;		/* bounce buffer of read() */
+	bool reading;		/* the cursor holds a stream */
+	u64 read_generation;
+	struct kbloom_image_cursor cursor;
+
+	struct kbloom_image_header write_header;
+	void *staging;		/* the image, once its header passed */
+	size_t staged;		/* bytes of image received */
+};
+
+/* Module parameters (kbloom_main.c), writable at run time. */
+extern unsigned long long kbloom_max_filter_bytes;
+extern unsigned long long kbloom_max_total_bytes;
+extern unsigned int kbloom_max_filters;
+
+/* kbloom_control.c: the control node and the name registry. */
+extern atomic64_t kbloom_total_bytes;
+extern atomic_t kbloom_nr_filters;
+int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid);
+int kbloom_destroy(const char *name);
+void kbloom_destroy_all(void);
+int kbloom_control_register(void);
+void kbloom_control_deregister(void);
+
+/* kbloom_dev.c: the per-filter character devices. */
+extern const struct file_operations kbloom_dev_fops;
+int kbloom_dev_setup(void);
+void kbloom_dev_teardown(void);
+struct kbloom_dev *kbloom_dev_alloc(const char *name,
+				    const struct kbloom_geometry *geo,
+				    umode_t mode, kuid_t uid, kgid_t gid);
+int kbloom_dev_add(struct kbloom_dev *kd);
+void kbloom_dev_remove(struct kbloom_dev *kd);
+void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info);
+
+/* kbloom_batch.c: ADD and CHECK. */
+long kbloom_batch_ioctl(struct kbloom_file *kf,
+			struct kbloom_batch __user *ubatch, bool add);
+void kbloom_batch_buf_free(struct kbloom_batch_buf *buf);
+
+/* kbloom_image_io.c: read() and write() of images. */
+ssize_t kbloom_image_read(struct file *file, char __user *buf, size_t count,
+			  loff_t *ppos);
+ssize_t kbloom_image_write(struct file *file, const char __user *buf,
+			   size_t count, loff_t *ppos);
+int kbloom_image_flush(struct file *file, fl_owner_t id);
+loff_t kbloom_image_llseek(struct file *file, loff_t offset, int whence);
+void kbloom_image_release(struct kbloom_file *kf);
+
+/* kbloom_sysfs.c: attributes of each filter and of the class. */
+extern const struct attribute_group *kbloom_dev_groups[];
+extern const struct attribute_group *kbloom_class_groups[];
+bool kbloom_name_reserved(const char *name);
+
+#endif /* KBLOOM_INTERNAL_H */

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sysfs: /sys/class/kbloom/<name>/ holds the geometry and every statistic
+ * of a filter, one value per file; /sys/class/kbloom/ itself holds the
+ * module-wide totals.  Documented in Documentation/ABI/testing/
+ * sysfs-class-kbloom.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/device.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "kbloom_internal.h"
+
+/* The geometry never changes after create: read it without the lock. */
+#define KBLOOM_GEOMETRY_ATTR(_name, _value)				\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	const struct kbloom_dev *kd = to_kbloom_dev(dev);		\
+									\
+	return sysfs_emit(buf, "%llu\n", (unsigned long long)(_value));	\
+}
+
+KBLOOM_GEOMETRY_ATTR(capacity, kd->filter.geo.capacity)
+static DEVICE_ATTR_RO(capacity);
+KBLOOM_GEOMETRY_ATTR(nblocks, kd->filter.geo.nblocks)
+static DEVICE_ATTR_RO(nblocks);
+KBLOOM_GEOMETRY_ATTR(bits, kd->filter.geo.nblocks * KBLOOM_BLOCK_BITS)
+static DEVICE_ATTR_RO(bits);
+KBLOOM_GEOMETRY_ATTR(bytes, kd->bytes)
+static DEVICE_ATTR_RO(bytes);
+KBLOOM_GEOMETRY_ATTR(k, kd->filter.geo.k)
+static DEVICE_ATTR_RO(k);
+KBLOOM_GEOMETRY_ATTR(type, kd->filter.geo.type)
+static DEVICE_ATTR_RO(type);
+KBLOOM_GEOMETRY_ATTR(fp_target_ppb, kd->filter.geo.fp_target_ppb)
+static DEVICE_ATTR_RO(fp_target_ppb);
+/* Knowing the seed lets one craft colliding keys: root only. */
+KBLOOM_GEOMETRY_ATTR(seed, kd->filter.geo.seed)
+static DEVICE_ATTR_ADMIN_RO(seed);
+
+static int kbloom_sysfs_info(struct device *dev, struct kbloom_info *info)
+{
+	struct kbloom_dev *kd = to_kbloom_dev(dev);
+
+	down_read(&kd->lock);
+	if (kd->dead) {
+		up_read(&kd->lock);
+		return -ENODEV;
+	}
+	kbloom_dev_fill_info(kd, info);
+	up_read(&kd->lock);
+	return 0;
+}
+
+/* A statistic: a field of struct kbloom_info, filled per read. */
+struct kbloom_stat_attr {
+	struct device_attribute dev_attr;
+	size_t offset;
+	bool wide;		/* __u64, else __u32 */
+};
+
+/* One consistent snapshot per read, as GET_INFO gives. */
+static ssize_t kbloom_stat_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	const struct kbloom_stat_attr *stat =
+		container_of(attr, struct kbloom_stat_attr, dev_attr);
+	struct kbloom_info info;
+	const void *field = (const u8 *)&info + stat->offset;
+	int err = kbloom_sysfs_info(dev, &info);
+
+	if (err)
+		return err;
+	if (stat->wide)
+		return sysfs_emit(buf, "%llu\n",
+				  (unsigned long long)*(const u64 *)field);
+	return sysfs_emit(buf, "%u\n", *(const u32 *)field);
+}
+
+#define KBLOOM_STAT_ATTR(_field, _wide)					\
+	struct kbloom_stat_attr kbloom_stat_##_field = {		\
+		.dev_attr = {						\
+			.attr = { .name = #_field, .mode = 0444 },	\
+			.show = kbloom_stat_show,			\
+		},							\
+		.offset = offsetof(struct kbloom_info, _field),		\
+		.wide = _wide,						\
+	}
+
+static KBLOOM_STAT_ATTR(add_calls, true);
+static KBLOOM_STAT_ATTR(add_new, true);
+static KBLOOM_STAT_ATTR(check_calls, true);
+static KBLOOM_STAT_ATTR(check_hits, true);
+static KBLOOM_STAT_ATTR(bits_set, true);
+static KBLOOM_STAT_ATTR(est_keys, true);
+static KBLOOM_STAT_ATTR(reported_fp, true);
+static KBLOOM_STAT_ATTR(reported_tp, true);
+static KBLOOM_STAT_ATTR(reported_tn, true);
+static KBLOOM_STAT_ATTR(fill_ppb, false);
+static KBLOOM_STAT_ATTR(fp_design_ppb, false);
+static KBLOOM_STAT_ATTR(fp_now_ppb, false);
+static KBLOOM_STAT_ATTR(observed_fp_ppb, false);
+static KBLOOM_STAT_ATTR(saturated, false);
+
+static struct attribute *kbloom_dev_attrs[] = {
+	&dev_attr_capacity.attr,
+	&dev_attr_nblocks.attr,
+	&dev_attr_bits.attr,
+	&dev_attr_bytes.attr,
+	&dev_attr_k.attr,
+	&dev_attr_type.attr,
+	&dev_attr_seed.attr,
+	&dev_attr_fp_target_ppb.attr,
+	&kbloom_stat_add_calls.dev_attr.attr,
+	&kbloom_stat_add_new.dev_attr.attr,
+	&kbloom_stat_check_calls.dev_attr.attr,
+	&kbloom_stat_check_hits.dev_attr.attr,
+	&kbloom_stat_bits_set.dev_attr.attr,
+	&kbloom_stat_fill_ppb.dev_attr.attr,
+	&kbloom_stat_est_keys.dev_attr.attr,
+	&kbloom_stat_fp_design_ppb.dev_attr.attr,
+	&kbloom_stat_fp_now_ppb.dev_attr.attr,
+	&kbloom_stat_observed_fp_ppb.dev_attr.attr,
+	&kbloom_stat_reported_fp.dev_attr.attr,
+	&kbloom_stat_reported_tp.dev_attr.attr,
+	&kbloom_stat_reported_tn.dev_attr.attr,
+	&kbloom_stat_saturated.dev_attr.attr,
+	NULL
+};
+
+static const struct attribute_group kbloom_dev_group = {
+	.attrs = kbloom_dev_attrs,
+};
+
+const struct attribute_group *kbloom_dev_groups[] = {
+	&kbloom_dev_group,
+	NULL
+};
+
+static ssize_t total_filters_show(struct class *class,
+				  struct class_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&kbloom_nr_filters));
+}
+static CLASS_ATTR_RO(total_filters);
+
+static ssize_t total_bytes_show(struct class *class,
+				struct class_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&kbloom_total_bytes));
+}
+static CLASS_ATTR_RO(total_bytes);
+
+static struct attribute *kbloom_class_attrs[] = {
+	&class_attr_total_filters.attr,
+	&class_attr_total_bytes.attr,
+	NULL
+};
+
+static const struct attribute_group kbloom_class_group = {
+	.attrs = kbloom_class_attrs,
+};
+
+const struct attribute_group *kbloom_class_groups[] = {
+	&kbloom_class_group,
+	NULL
+};
+
+/* Filters appear beside the totals in /sys/class/kbloom/. */
+bool kbloom_name_reserved(const char *name)
+{
+	struct attribute **attr;
+
+	for (attr = kbloom_class_attrs; *attr; attr++)
+		if (!strcmp((*attr)->name, name))
+			return true;
+	return false;
+}

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The memory caps, set at run time through /sys/module/kbloom/parameters:
+ * a create past max_filter_bytes or max_total_bytes fails with E2BIG, past
+ * max_filters with ENOSPC, an allocation the machine cannot give fails with
+ * ENOMEM (quietly), and the module-wide totals return to where they were.
+ */
+#include "vmtest.h"
+
+#define FP_1PC	10000000U
+
+struct caps {
+	uint64_t filter_bytes, total_bytes, filters;
+};
+
+static struct caps saved;
+
+static int param_get(const char *name, uint64_t *v)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), VT_PARAMS "/%s", name);
+	return vt_read_u64_file(path, v);
+}
+
+static int param_set(const char *name, uint64_t v)
+{
+	char path[128], text[32];
+
+	snprintf(path, sizeof(path), VT_PARAMS "/%s", name);
+	snprintf(text, sizeof(text), "%llu", (unsigned long long)v);
+	return vt_write_file(path, text);
+}
+
+static int caps_restore(void)
+{
+	return param_set("max_filter_bytes", saved.filter_bytes) |
+	       param_set("max_total_bytes", saved.total_bytes) |
+	       param_set("max_filters", saved.filters);
+}
+
+static uint64_t total(const char *what)
+{
+	char path[128];
+	uint64_t v = ~0ULL;
+
+	snprintf(path, sizeof(path), VT_SYSFS "/total_%s", what);
+	vt_read_u64_file(path, &v);
+	return v;
+}
+
+/* A filter holding exactly that many bytes of bits (a multiple of 64). */
+static int create_bytes(const char *name, uint64_t bytes)
+{
+	struct kbloom_create req;
+
+	vt_create_req(&req, name, 0, 0);
+	req.bits = bytes * 8;
+	return vt_create_raw(&req);
+}
+
+static const char *cleanup(const char *const *names, size_t n,
+			   const char *msg)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		vt_destroy(names[i]);
+	if (caps_restore() && !msg)
+		msg = "cannot restore the parameters";
+	return msg;
+}
+
+static const char *params_documented_defaults(void)
+{
+	EXPECT(saved.filter_bytes == 1ULL << 30, "max_filter_bytes %llu",
+	       (unsigned long long)saved.filter_bytes);
+	EXPECT(saved.total_bytes == 4ULL << 30, "max_total_bytes %llu",
+	       (unsigned long long)saved.total_bytes);
+	EXPECT(saved.filters == 1024, "max_filters %llu",
+	       (unsigned long long)saved.filters);
+	return NULL;
+}
+
+static const char *per_filter_cap(void)
+{
+	static const char *const names[] = { "cap-fit", "cap-over" };
+	const char *msg = NULL;
+	uint64_t before = total("bytes");
+
+	cleanup(names, 2, NULL);
+	if (param_set("max_filter_bytes", 8192))
+		return "cannot set max_filter_bytes";
+	if (create_bytes("cap-fit", 8192))
+		msg = vt_fail("8192 bytes at a cap of 8192: %s",
+			      vt_errno_name(errno));
+	else if (create_bytes("cap-over", 8192 + 64) != -1 || errno != E2BIG)
+		msg = vt_fail("8256 bytes: %s, want E2BIG",
+			      vt_errno_name(errno));
+	/* By rate too: 100000 keys at 1 % need about 120 KiB. */
+	else if (vt_create("cap-over", 100000, FP_1PC, 0) != -1 ||
+		 errno != E2BIG)
+		msg = vt_fail("by rate: %s, want E2BIG", vt_errno_name(errno));
+	else if (!access("/dev/kbloom/cap-over", F_OK))
+		msg = "refused filter has a node";
+	else if (total("bytes") != before + 8192)
+		msg = vt_fail("total_bytes %llu, want %llu",
+			      (unsigned long long)total("bytes"),
+			      (unsigned long long)before + 8192);
+	return cleanup(names, 2, msg);
+}
+
+static const char *total_cap(void)
+{
+	static const char *const names[] = { "tot-a", "tot-b", "tot-c" };
+	const char *msg = NULL;
+	uint64_t base;
+	int fd;
+
+	cleanup(names, 3, NULL);
+	base = total("bytes");
+	if (param_set("max_total_bytes", base + 16384))
+		return "cannot set max_total_bytes";
+	if (create_bytes("tot-a", 8192) || create_bytes("tot-b", 8192))
+		msg = vt_fail("up to the cap: %s", vt_errno_name(errno));
+	else if (create_bytes("tot-c", 64) != -1 || errno != E2BIG)
+		msg = vt_fail("past the cap: %s, want E2BIG",
+			      vt_errno_name(errno));
+	else if (total("bytes") != base + 16384)
+		msg = "total_bytes wrong at the cap";
+	if (msg)
+		return cleanup(names, 3, msg);
+
+	/* Destroyed but open: its memory still counts until the close. */
+	fd = vt_open("tot-a", O_RDONLY);
+	if (fd < 0 || vt_destroy("tot-a"))
+		msg = vt_fail("open/destroy: %s", vt_errno_name(errno));
+	else if (create_bytes("tot-c", 64) != -1 || errno != E2BIG)
+		msg = vt_fail("while a destroyed filter is open: %s, want E2BIG",
+			      vt_errno_name(errno));
+	else if (close(fd) || create_bytes("tot-c", 8192))
+		msg = vt_fail("after the last close: %s",
+			      vt_errno_name(errno));
+	if (msg)
+		return cleanup(names, 3, msg);
+
+	/* A cap lowered below what is held stops creates, nothing else. */
+	if (param_set("max_total_bytes", base / 2))
+		return cleanup(names, 3, "cannot lower max_total_bytes");
+	fd = vt_open("tot-b", O_RDWR);
+	if (create_bytes("tot-a", 64) != -1 || errno != E2BIG)
+		msg = vt_fail("under a lowered cap: %s, want E2BIG",
+			      vt_errno_name(errno));
+	else if (fd < 0 || vt_add_prefix(fd, "k", 0, 100) != 100 ||
+		 vt_check_prefix(fd, "k", 0, 100) != 100)
+		msg = "existing filter unusable under a lowered cap";
+	if (fd >= 0)
+		close(fd);
+	msg = cleanup(names, 3, msg);
+	if (!msg && total("bytes") != base)
+		msg = vt_fail("total_bytes %llu after cleanup, was %llu",
+			      (unsigned long long)total("bytes"),
+			      (unsigned long long)base);
+	return msg;
+}
+
+static const char *filter_count_cap(void)
+{
+	static const char *const names[] = { "cnt-a", "cnt-b", "cnt-c" };
+	const char *msg = NULL;
+	uint64_t base;
+
+	cleanup(names, 3, NULL);
+	base = total("filters");
+	if (param_set("max_filters", base + 2))
+		return "cannot set max_filters";
+	if (vt_create("cnt-a", 100, FP_1PC, 0) ||
+	    vt_create("cnt-b", 100, FP_1PC, 0))
+		msg = vt_fail("up to the cap: %s", vt_errno_name(errno));
+	else if (vt_create("cnt-c", 100, FP_1PC, 0) != -1 || errno != ENOSPC)
+		msg = vt_fail("past the cap: %s, want ENOSPC",
+			      vt_errno_name(errno));
+	else if (total("filters") != base + 2)
+		msg = "total_filters wrong";
+	else if (vt_destroy("cnt-a") || vt_create("cnt-c", 100, FP_1PC, 0))
+		msg = vt_fail("after a destroy: %s", vt_errno_name(errno));
+	/* A duplicate name at the cap is still a duplicate. */
+	else if (vt_create("cnt-b", 100, FP_1PC, 0) != -1 || errno != EEXIST)
+		msg = vt_fail("duplicate at the cap: %s, want EEXIST",
+			      vt_errno_name(errno));
+	msg = cleanup(names, 3, msg);
+	if (!msg && total("filters") != base)
+		msg = "total_filters not back";
+	return msg;
+}
+
+/* More than the machine has: ENOMEM, no warning, nothing held. */
+static const char *allocation_failure(void)
+{
+	static const char *const names[] = { "cap-huge" };
+	const char *msg = NULL;
+	uint64_t before = total("bytes");
+
+	cleanup(names, 1, NULL);
+	if (param_set("max_filter_bytes", 1ULL << 40) ||
+	    param_set("max_total_bytes", 1ULL << 40))
+		return cleanup(names, 1, "cannot raise the caps");
+	/* 64 GiB of bits in a VM of 1 GiB. */
+	if (create_bytes("cap-huge", 64ULL << 30) != -1 || errno != ENOMEM)
+		msg = vt_fail("64 GiB: %s, want ENOMEM", vt_errno_name(errno));
+	else if (!access("/dev/kbloom/cap-huge", F_OK))
+		msg = "failed filter has a node";
+	else if (total("bytes") != before)
+		msg = "failed create still counted";
+	return cleanup(names, 1, msg);
+}
+
+static const struct vt_case cases[] = {
+#define CASE(fn) { #fn, fn }
+	CASE(params_documented_defaults),
+	CASE(per_filter_cap),
+	CASE(total_cap),
+	CASE(filter_count_cap),
+	CASE(allocation_failure),
+#undef CASE
+};
+
+int main(void)
+{
+	int ret;
+
+	if (param_get("max_filter_bytes", &saved.filter_bytes) ||
+	    param_get("max_total_bytes", &saved.total_bytes) ||
+	    param_get("max_filters", &saved.filters)) {
+		printf("FAIL: caps/setup: cannot read %s\n", VT_PARAMS);
+		return 1;
+	}
+	ret = vt_run("caps", cases, sizeof(cases) / sizeof(cases[0]));
+	if (caps_restore()) {
+		printf("FAIL: caps/restore: parameters not restored\n");
+		ret = 1;
+	}
+	return ret;
+}

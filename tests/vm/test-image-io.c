@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Images through read() and write() of the real device: the format, short
+ * and sequential reads, bit-exact restores, every image errno with the
+ * filter left unchanged, reads racing adds, and reads cut by a clear.
+ */
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "vmtest.h"
+
+#define SEED	0x1111222233334444ULL
+#define FP_1PC	10000000U
+#define HDR	sizeof(struct kbloom_image_header)
+
+static int fresh(const char *name, uint64_t capacity, uint64_t seed)
+{
+	vt_destroy(name);
+	if (vt_create(name, capacity, FP_1PC, seed))
+		return -1;
+	return vt_open(name, O_RDWR);
+}
+
+/* Hidden from the compiler, which would warn about the bad pointer. */
+static void *volatile bad_pointer = (void *)16;
+
+static const char *done(int fd, const char *name, const char *msg)
+{
+	if (fd >= 0)
+		close(fd);
+	if (vt_destroy(name) && !msg)
+		return vt_fail("destroy %s: %s", name, vt_errno_name(errno));
+	return msg;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+#define HFIELD(img, f)							\
+	(sizeof(((struct kbloom_image_header *)0)->f) == 8 ?		\
+	 le64((img) + offsetof(struct kbloom_image_header, f)) :	\
+	 sizeof(((struct kbloom_image_header *)0)->f) == 4 ?		\
+	 le32((img) + offsetof(struct kbloom_image_header, f)) :	\
+	 (uint32_t)((img)[offsetof(struct kbloom_image_header, f)] |	\
+		    (img)[offsetof(struct kbloom_image_header, f) + 1] << 8))
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+/* Rewrites the CRC after the test changed the image on purpose. */
+static void reseal(uint8_t *img, size_t len)
+{
+	put_le32(img + len - 4, vt_crc32c(img, len - 4));
+}
+
+static const char *image_format(void)
+{
+	struct kbloom_info info;
+	uint8_t *img;
+	size_t len;
+	int fd;
+
+	fd = fresh("img-format", 5000, SEED);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT(vt_add_prefix(fd, "f", 0, 3000) > 0, "add");
+	EXPECT_OK(vt_info(fd, &info));
+	img = vt_read_image(fd, 4096, &len);
+	EXPECT(img, "read: %s", vt_errno_name(errno));
+	EXPECT(len == vt_image_bytes(info.nblocks), "length %zu for %llu blocks",
+	       len, (unsigned long long)info.nblocks);
+	EXPECT(HFIELD(img, magic) == KBLOOM_IMAGE_MAGIC &&
+	       HFIELD(img, version) == KBLOOM_IMAGE_VERSION &&
+	       HFIELD(img, header_bytes) == HDR, "magic/version/size");
+	EXPECT(HFIELD(img, k) == info.k && HFIELD(img, type) == info.type &&
+	       HFIELD(img, nblocks) == info.nblocks &&
+	       HFIELD(img, seed) == SEED && HFIELD(img, capacity) == 5000 &&
+	       HFIELD(img, fp_target_ppb) == FP_1PC, "geometry fields");
+	EXPECT(HFIELD(img, add_calls) == 3000 &&
+	       HFIELD(img, add_new) == info.add_new, "counters");
+	EXPECT(!HFIELD(img, flags) && !HFIELD(img, reserved[0]) &&
+	       !HFIELD(img, reserved[1]) && !HFIELD(img, reserved[2]),
+	       "flags/reserved not zero");
+	EXPECT(le32(img + len - 4) == vt_crc32c(img, len - 4),
+	       "CRC32C mismatch");
+	{
+		uint64_t set = 0;
+		size_t i;
+
+		for (i = HDR; i < len - 4; i++)
+			set += __builtin_popcount(img[i]);
+		EXPECT(set == info.bits_set, "image has %llu bits, info %llu",
+		       (unsigned long long)set,
+		       (unsigned long long)info.bits_set);
+	}
+	free(img);
+	return done(fd, "img-format", NULL);
+}
+
+/* Any read size gives the same bytes; the end reads 0 for good. */
+static const char *short_reads(void)
+{
+	static const size_t steps[] = { 1, 3, 64, 87, 88, 89, 4095, 1 << 20 };
+	uint8_t *ref, *img, c;
+	size_t ref_len, len, i;
+	int fd;
+
+	fd = fresh("img-short", 20000, SEED);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT(vt_add_prefix(fd, "s", 0, 10000) > 0, "add");
+	ref = vt_read_image(fd, 65536, &ref_len);
+	EXPECT(ref, "read: %s", vt_errno_name(errno));
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		img = vt_read_image(fd, steps[i], &len);
+		EXPECT(img, "read by %zu: %s", steps[i], vt_errno_name(errno));
+		EXPECT(len == ref_len && !memcmp(img, ref, len),
+		       "reads of %zu bytes differ", steps[i]);
+		free(img);
+	}
+	EXPECT(read(fd, &c, 1) == 0 && read(fd, &c, 1) == 0,
+	       "no end of file");
+	free(ref);
+	return done(fd, "img-short", NULL);
+}
+
+static const char *reject_read_offset(void)
+{
+	uint8_t buf[256];
+	int fd;
+
+	fd = fresh("img-offset", 1000, SEED);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT(read(fd, buf, 100) == 100, "read");
+	EXPECT_ERRNO(pread(fd, buf, 10, 50), ESPIPE);
+	EXPECT_ERRNO(pread(fd, buf, 10, 101), ESPIPE);
+	EXPECT_ERRNO(lseek(fd, 10, SEEK_SET), ESPIPE);
+	EXPECT_ERRNO(lseek(fd, 0, SEEK_END), ESPIPE);
+	EXPECT_ERRNO(lseek(fd, 5, SEEK_CUR), ESPIPE);
+	/* Where it is, and rewinding, are fine; the stream goes on. */
+	EXPECT(lseek(fd, 0, SEEK_CUR) == 100, "tell");
+	EXPECT(pread(fd, buf, 10, 100) == 10, "pread at the stream's offset");
+	EXPECT(lseek(fd, 0, SEEK_SET) == 0, "rewind");
+	EXPECT(read(fd, buf, 4) == 4 && le32(buf) == KBLOOM_IMAGE_MAGIC,
+	       "read after rewind");
+	return done(fd, "img-offset", NULL);
+}
+
+/* Restores in writes of every size reproduce the source bit for bit. */
+static const char *restore_exact(void)
+{
+	static const size_t steps[] = { 1, 7, 88, 89, 1000, 1 << 20 };
+	struct kbloom_info ia, ib;
+	uint8_t *img, *back;
+	size_t len, back_len, i;
+	int a, b;
+
+	a = fresh("img-src", 3000, SEED);
+	b = fresh("img-dst", 3000, SEED);
+	EXPECT(a >= 0 && b >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT(vt_add_prefix(a, "r", 0, 2500) > 0, "add");
+	img = vt_read_image(a, 65536, &len);
+	EXPECT(img, "read: %s", vt_errno_name(errno));
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		EXPECT_OK(ioctl(b, KBLOOM_IOC_CLEAR, 0));
+		EXPECT_OK(vt_write_image(b, img, len, steps[i]));
+		back = vt_read_image(b, 65536, &back_len);
+		EXPECT(back, "read back: %s", vt_errno_name(errno));
+		EXPECT(back_len == len && !memcmp(back, img, len),
+		       "restore by %zu-byte writes differs", steps[i]);
+		free(back);
+	}
+	EXPECT_OK(vt_info(a, &ia));
+	EXPECT_OK(vt_info(b, &ib));
+	EXPECT(ia.bits_set == ib.bits_set && ia.add_calls == ib.add_calls &&
+	       ia.add_new == ib.add_new && ia.fp_now_ppb == ib.fp_now_ppb,
+	       "info differs after restore");
+	EXPECT(vt_check_prefix(b, "r", 0, 2500) == 2500, "keys lost");
+	free(img);
+	close(b);
+	vt_destroy("img-dst");
+	return done(a, "img-src", NULL);
+}
+
+static const char *restore_resets_reports(void)
+{
+	struct kbloom_report rep = { .false_positives = 4,
+				     .true_negatives = 6 };
+	struct kbloom_info info;
+	uint8_t *img;
+	size_t len;
+	int fd;
+
+	fd = fresh("img-reports", 1000, SEED);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	img = vt_read_image(fd, 65536, &len);
+	EXPECT(img, "read: %s", vt_errno_name(errno));
+	EXPECT_OK(ioctl(fd, KBLOOM_IOC_REPORT, &rep));
+	EXPECT_OK(vt_write_image(fd, img, len, len));
+	EXPECT_OK(vt_info(fd, &info));
+	EXPECT(!info.reported_fp && !info.reported_tn && !info.observed_fp_ppb,
+	       "reports survive a load");
+	free(img);
+	return done(fd, "img-reports", NULL);
+}
+
+/*
+ * The rejection harness: a filter with keys, a valid image of a filter
+ * of the same geometry to spoil, and a check that a rejected write leaves
+ * the filter as it was.
+ */
+struct rejection {
+	int fd;
+	uint8_t *img;
+	size_t len;
+	struct vt_snap snap;
+};
+
+static const char *rejection_setup(const char *name, struct rejection *r)
+{
+	int other;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = fresh(name, 2000, SEED);
+	if (r->fd < 0)
+		return vt_fail("create: %s", vt_errno_name(errno));
+	if (vt_add_prefix(r->fd, "keep", 0, 500) < 0)
+		return vt_fail("add: %s", vt_errno_name(errno));
+	other = fresh("img-other", 2000, SEED);
+	if (other < 0)
+		return vt_fail("create other: %s", vt_errno_name(errno));
+	vt_add_prefix(other, "image", 0, 700);
+	r->img = vt_read_image(other, 65536, &r->len);
+	close(other);
+	vt_destroy("img-other");
+	if (!r->img)
+		return vt_fail("read other: %s", vt_errno_name(errno));
+	return vt_snap_take(r->fd, &r->snap);
+}
+
+static const char *rejection_done(const char *name, struct rejection *r,
+				  const char *msg)
+{
+	if (!msg)
+		msg = vt_snap_same(r->fd, &r->snap);
+	else
+		vt_snap_free(&r->snap);
+	free(r->img);
+	return done(r->fd, name, msg);
+}
+
+/* A write of the whole image at once, on a fresh file; -1 and errno. */
+static int write_whole(const char *name, const uint8_t *img, size_t len)
+{
+	int fd = vt_open(name, O_WRONLY), ret, saved;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, img, len) == (ssize_t)len ? 0 : -1;
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return ret;
+}
+
+#define REJECTION(fn, name, want, spoil)				\
+	static const char *fn(void)					\
+	{								\
+		struct rejection r;					\
+		const char *msg = rejection_setup(name, &r);		\
+		uint8_t *img = r.img;					\
+		size_t len = r.len;					\
+									\
+		if (!msg) {						\
+			spoil;						\
+			errno = 0;					\
+			if (write_whole(name, img, len) != -1 ||	\
+			    errno != (want))				\
+				msg = vt_fail("write: %s, want %s",	\
+					      vt_errno_name(errno),	\
+					      vt_errno_name(want));	\
+		}							\
+		(void)img;						\
+		(void)len;						\
+		return rejection_done(name, &r, msg);			\
+	}
+
+REJECTION(reject_image_magic, "img-magic", ENOEXEC,
+	  (img[0] ^= 1, reseal(img, len)))
+REJECTION(reject_image_version, "img-version", EPROTO,
+	  (img[4] = 2, reseal(img, len)))
+REJECTION(reject_image_header_size, "img-hsize", EINVAL,
+	  (img[6] = HDR + 8, reseal(img, len)))
+REJECTION(reject_image_flags, "img-flags", EINVAL,
+	  (img[offsetof(struct kbloom_image_header, flags)] = 1,
+	   reseal(img, len)))
+REJECTION(reject_image_reserved, "img-reserved", EINVAL,
+	  (img[offsetof(struct kbloom_image_header, reserved) + 23] = 1,
+	   reseal(img, len)))
+REJECTION(reject_image_k_invalid, "img-k0", EINVAL,
+	  (memset(img + offsetof(struct kbloom_image_header, k), 0, 4),
+	   reseal(img, len)))
+REJECTION(reject_image_type, "img-type", EINVAL,
+	  (img[offsetof(struct kbloom_image_header, type)] = 7,
+	   reseal(img, len)))
+REJECTION(reject_image_seed, "img-seed", EXDEV,
+	  (img[offsetof(struct kbloom_image_header, seed)] ^= 1,
+	   reseal(img, len)))
+REJECTION(reject_image_k_differs, "img-k", EXDEV,
+	  (img[offsetof(struct kbloom_image_header, k)] =
+		img[offsetof(struct kbloom_image_header, k)] == 1 ? 2 : 1,
+	   reseal(img, len)))
+REJECTION(reject_image_nblocks, "img-nblocks", EXDEV,
+	  (img[offsetof(struct kbloom_image_header, nblocks)] += 1,
+	   reseal(img, len)))
+REJECTION(reject_image_crc_bits, "img-crc-bits", EBADMSG,
+	  img[HDR + 100] ^= 0x10)
+REJECTION(reject_image_crc_header, "img-crc-hdr", EBADMSG,
+	  img[offsetof(struct kbloom_image_header, add_calls)] ^= 1)
+REJECTION(reject_image_crc_value, "img-crc-value", EBADMSG,
+	  img[len - 1] ^= 0x80)
+REJECTION(reject_image_too_long, "img-long", EMSGSIZE,
+	  (img = realloc(r.img, len + 1), r.img = img, img[len++] = 0))
+
+/* Everything but the last byte: the close() reports it. */
+static const char *reject_image_truncated(void)
+{
+	struct rejection r;
+	const char *msg = rejection_setup("img-trunc", &r);
+	int fd;
+
+	if (msg)
+		return rejection_done("img-trunc", &r, msg);
+	fd = vt_open("img-trunc", O_WRONLY);
+	if (fd < 0 || write(fd, r.img, r.len - 1) != (ssize_t)r.len - 1)
+		msg = vt_fail("write: %s", vt_errno_name(errno));
+	else if (close(fd) != -1 || errno != ENODATA)
+		msg = vt_fail("close: %s, want ENODATA", vt_errno_name(errno));
+	return rejection_done("img-trunc", &r, msg);
+}
+
+static const char *reject_image_header_only(void)
+{
+	struct rejection r;
+	const char *msg = rejection_setup("img-hdronly", &r);
+	int fd;
+
+	if (msg)
+		return rejection_done("img-hdronly", &r, msg);
+	fd = vt_open("img-hdronly", O_WRONLY);
+	if (fd < 0 || write(fd, r.img, 10) != 10)
+		msg = vt_fail("write: %s", vt_errno_name(errno));
+	else if (close(fd) != -1 || errno != ENODATA)
+		msg = vt_fail("close: %s, want ENODATA", vt_errno_name(errno));
+	return rejection_done("img-hdronly", &r, msg);
+}
+
+/* A byte past a complete image: the image loaded, the byte refused. */
+static const char *reject_image_byte_after_end(void)
+{
+	uint8_t *back;
+	size_t back_len;
+	struct rejection r;
+	const char *msg = rejection_setup("img-after", &r);
+	int fd;
+
+	if (msg)
+		return rejection_done("img-after", &r, msg);
+	vt_snap_free(&r.snap);
+	fd = vt_open("img-after", O_RDWR);
+	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
+	EXPECT(write(fd, r.img, r.len) == (ssize_t)r.len, "write: %s",
+	       vt_errno_name(errno));
+	EXPECT_ERRNO(write(fd, "x", 1), EMSGSIZE);
+	EXPECT_OK(close(fd));
+	back = vt_read_image(r.fd, 65536, &back_len);
+	EXPECT(back && back_len == r.len && !memcmp(back, r.img, r.len),
+	       "image not loaded");
+	free(back);
+	free(r.img);
+	return done(r.fd, "img-after", NULL);
+}
+
+static const char *reject_write_offset(void)
+{
+	struct rejection r;
+	const char *msg = rejection_setup("img-woff", &r);
+	int fd;
+
+	if (msg)
+		return rejection_done("img-woff", &r, msg);
+	fd = vt_open("img-woff", O_WRONLY);
+	if (fd < 0 || write(fd, r.img, 100) != 100)
+		msg = vt_fail("write: %s", vt_errno_name(errno));
+	else if (pwrite(fd, r.img + 500, 100, 500) != -1 || errno != ESPIPE)
+		msg = vt_fail("pwrite: %s, want ESPIPE", vt_errno_name(errno));
+	if (fd >= 0)
+		close(fd);
+	return rejection_done("img-woff", &r, msg);
+}
+
+static const char *reject_write_bad_pointer(void)
+{
+	struct rejection r;
+	const char *msg = rejection_setup("img-wptr", &r);
+	int fd;
+
+	if (msg)
+		return rejection_done("img-wptr", &r, msg);
+	fd = vt_open("img-wptr", O_WRONLY);
+	if (fd < 0 || write(fd, bad_pointer, r.len) != -1 || errno != EFAULT)
+		msg = vt_fail("write: %s, want EFAULT", vt_errno_name(errno));
+	/* Part of a good image, then a fault: nothing loads. */
+	else if (write(fd, r.img, 200) != 200 ||
+		 write(fd, bad_pointer, r.len - 200) != -1 || errno != EFAULT)
+		msg = vt_fail("second write: %s, want EFAULT",
+			      vt_errno_name(errno));
+	if (fd >= 0)
+		close(fd);
+	return rejection_done("img-wptr", &r, msg);
+}
+
+static const char *reject_read_bad_pointer(void)
+{
+	int fd = fresh("img-rptr", 1000, SEED);
+
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT_ERRNO(read(fd, bad_pointer, 4096), EFAULT);
+	/* The failed stream does not poison the next one. */
+	EXPECT(lseek(fd, 0, SEEK_SET) == 0, "rewind");
+	{
+		uint8_t buf[8];
+
+		EXPECT(read(fd, buf, 8) == 8 && le32(buf) == KBLOOM_IMAGE_MAGIC,
+		       "read after EFAULT");
+	}
+	return done(fd, "img-rptr", NULL);
+}
+
+/* A CLEAR between two reads of one stream ends it: no spliced image. */
+static const char *read_cut_by_clear(void)
+{
+	uint8_t buf[4096];
+	int fd, other;
+
+	fd = fresh("img-stale", 100000, SEED);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	other = vt_open("img-stale", O_RDWR);
+	EXPECT(other >= 0, "open: %s", vt_errno_name(errno));
+	EXPECT(vt_add_prefix(fd, "x", 0, 1000) > 0, "add");
+	EXPECT(read(fd, buf, sizeof(buf)) == sizeof(buf), "read");
+	EXPECT_OK(ioctl(other, KBLOOM_IOC_CLEAR, 0));
+	EXPECT_ERRNO(read(fd, buf, sizeof(buf)), ESTALE);
+	EXPECT_ERRNO(read(fd, buf, sizeof(buf)), ESTALE);
+	/* Adds and merges do not cut a stream (they only set bits)... */
+	EXPECT(lseek(fd, 0, SEEK_SET) == 0, "rewind");
+	EXPECT(read(fd, buf, sizeof(buf)) == sizeof(buf), "read");
+	EXPECT(vt_add_prefix(other, "y", 0, 1000) > 0, "add");
+	EXPECT(read(fd, buf, sizeof(buf)) == sizeof(buf), "read after add");
+	{
+		struct kbloom_other o = { .fd = fd };
+
+		EXPECT_OK(ioctl(other, KBLOOM_IOC_MERGE, &o));
+	}
+	EXPECT(read(fd, buf, sizeof(buf)) == sizeof(buf), "read after merge");
+	/* ...an intersect does. */
+	{
+		struct kbloom_other o = { .fd = fd };
+
+		EXPECT_OK(ioctl(other, KBLOOM_IOC_INTERSECT, &o));
+	}
+	EXPECT_ERRNO(read(fd, buf, sizeof(buf)), ESTALE);
+	/* After a rewind the stream starts over from the bits as they are. */
+	EXPECT(lseek(fd, 0, SEEK_SET) == 0, "rewind");
+	EXPECT_OK(ioctl(other, KBLOOM_IOC_CLEAR, 0));
+	EXPECT(read(fd, buf, sizeof(buf)) == sizeof(buf), "read after clear");
+	close(other);
+	return done(fd, "img-stale", NULL);
+}
+
+/*
+ * A child adds keys all the time; each round the parent adds a batch of
+ * its own, reads the image, restores it into a twin and checks that every
+ * key of every finished batch is there.
+ */
+static const char *read_racing_adds(void)
+{
+	const uint32_t rounds = 20, per_round = 2000;
+	uint32_t r;
+	long found = 0;
+	pid_t child;
+	int fd, twin, status;
+	uint8_t *img;
+	size_t len;
+
+	fd = fresh("img-race", 200000, SEED);
+	twin = fresh("img-twin", 200000, SEED);
+	EXPECT(fd >= 0 && twin >= 0, "create: %s", vt_errno_name(errno));
+	child = fork();
+	EXPECT(child >= 0, "fork");
+	if (child == 0) {
+		uint64_t i;
+
+		for (i = 0;; i += 500)
+			if (vt_add_prefix(fd, "noise", i, 500) < 0)
+				_exit(errno == ENODEV ? 0 : 1);
+	}
+	for (r = 0; r < rounds; r++) {
+		if (vt_add_prefix(fd, "done", (uint64_t)r * per_round,
+				  per_round) < 0)
+			break;
+		img = vt_read_image(fd, 8192, &len);
+		if (!img)
+			break;
+		if (vt_write_image(twin, img, len, len)) {
+			free(img);
+			break;
+		}
+		free(img);
+		found = vt_check_prefix(twin, "done", 0, (r + 1) * per_round);
+		if (found != (long)((r + 1) * per_round))
+			break;
+	}
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	EXPECT(r == rounds, "round %u: %s; %ld of %u keys in the image", r,
+	       vt_errno_name(errno), found, (r + 1) * per_round);
+	close(twin);
+	vt_destroy("img-twin");
+	return done(fd, "img-race", NULL);
+}
+
+static const struct vt_case cases[] = {
+#define CASE(fn) { #fn, fn }
+	CASE(image_format),
+	CASE(short_reads),
+	CASE(reject_read_offset),
+	CASE(restore_exact),
+	CASE(restore_resets_reports),
+	CASE(reject_image_magic),
+	CASE(reject_image_version),
+	CASE(reject_image_header_size),
+	CASE(reject_image_flags),
+	CASE(reject_image_reserved),
+	CASE(reject_image_k_invalid),
+	CASE(reject_image_type),
+	CASE(reject_image_seed),
+	CASE(reject_image_k_differs),
+	CASE(reject_image_nblocks),
+	CASE(reject_image_crc_bits),
+	CASE(reject_image_crc_header),
+	CASE(reject_image_crc_value),
+	CASE(reject_image_too_long),
+	CASE(reject_image_truncated),
+	CASE(reject_image_header_only),
+	CASE(reject_image_byte_after_end),
+	CASE(reject_write_offset),
+	CASE(reject_write_bad_pointer),
+	CASE(reject_read_bad_pointer),
+	CASE(read_cut_by_clear),
+	CASE(read_racing_adds),
+#undef CASE
+};
+
+int main(void)
+{
+	return vt_run("image-io", cases, sizeof(cases) / sizeof(cases[0]));
+}

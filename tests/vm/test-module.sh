@@ -1,0 +1,139 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The module's own life: rmmod is refused while a node is open, unloading
+# with filters (open files closed) frees everything, and the parameters
+# create a default filter at insmod time.  Leaves the module loaded with
+# no parameters, as the harness expects.
+
+suite=module
+status=0
+ko=$(ls /*.ko 2>/dev/null | head -n 1)
+
+pass() {
+	echo "PASS: $suite/$1"
+}
+
+fail() {
+	echo "FAIL: $suite/$1: $2"
+	status=1
+}
+
+check() {
+	name=$1
+	why=$2
+	shift 2
+	if "$@"; then
+		pass "$name"
+	else
+		fail "$name" "$why"
+	fi
+}
+
+loaded() {
+	[ -d /sys/module/kbloom ]
+}
+
+# reload [PARAMS...]: unload if loaded, then insmod with PARAMS.
+reload() {
+	if loaded; then
+		rmmod kbloom || return 1
+	fi
+	insmod "$ko" "$@"
+}
+
+sysfs() {
+	cat "/sys/class/kbloom/$1/$2" 2>/dev/null
+}
+
+if [ -z "$ko" ] || ! loaded; then
+	echo "FAIL: $suite/setup: no module file or module not loaded"
+	exit 1
+fi
+
+# --- rmmod while nodes are open ------------------------------------------
+kbloomctl create -q mod-open --capacity 1000
+exec 3</dev/kbloom/mod-open
+rmmod kbloom 2>/dev/null
+check rmmod-refused-filter-open "rmmod succeeded with a filter open" loaded
+exec 3<&-
+if ! loaded; then
+	insmod "$ko"
+fi
+
+exec 3</dev/kbloom-control
+rmmod kbloom 2>/dev/null
+check rmmod-refused-control-open "rmmod succeeded with the control open" \
+	loaded
+exec 3<&-
+if ! loaded; then
+	insmod "$ko"
+fi
+
+# A destroyed filter still open pins the module too.
+kbloomctl create -q mod-dead --capacity 1000 2>/dev/null
+exec 3</dev/kbloom/mod-dead
+kbloomctl destroy -q mod-dead
+rmmod kbloom 2>/dev/null
+check rmmod-refused-destroyed-open "rmmod succeeded with a destroyed filter open" loaded
+exec 3<&-
+if ! loaded; then
+	insmod "$ko"
+fi
+
+# --- unloading with filters frees them -----------------------------------
+for i in 1 2 3 4 5; do
+	kbloomctl create -q "mod-f$i" --capacity 100000
+	seq 1 1000 | kbloomctl add -q "mod-f$i" -f -
+done
+check unload-with-filters "rmmod with 5 filters failed" rmmod kbloom
+check unload-removes-nodes "nodes left after rmmod" \
+	[ ! -e /dev/kbloom-control -a ! -e /dev/kbloom/mod-f1 -a \
+	  ! -e /sys/class/kbloom ]
+insmod "$ko"
+check reload-starts-empty "filters survived a reload" \
+	[ "$(cat /sys/class/kbloom/total_filters)" = 0 -a \
+	  "$(cat /sys/class/kbloom/total_bytes)" = 0 ]
+
+# --- the default filter ----------------------------------------------------
+reload default_capacity=1000000 default_fp=1%
+check default-filter-node "no /dev/kbloom/default" [ -c /dev/kbloom/default ]
+check default-filter-geometry \
+	"capacity $(sysfs default capacity) target $(sysfs default fp_target_ppb)" \
+	[ "$(sysfs default capacity)" = 1000000 -a \
+	  "$(sysfs default fp_target_ppb)" = 10000000 ]
+check default-filter-mode "mode $(stat -c %a /dev/kbloom/default)" \
+	[ "$(stat -c %a /dev/kbloom/default)" = 600 ]
+seq 1 100 | kbloomctl add -q default -f -
+check default-filter-works "keys not found" \
+	sh -c 'seq 1 100 | kbloomctl check -q default -f -'
+
+reload default_name=web default_capacity=5000 default_fp=0.05% \
+	default_mode=0644
+check default-filter-params \
+	"name/target/mode: $(ls /dev/kbloom) $(sysfs web fp_target_ppb)" \
+	[ -c /dev/kbloom/web -a "$(sysfs web fp_target_ppb)" = 500000 -a \
+	  "$(stat -c %a /dev/kbloom/web)" = 644 ]
+
+reload default_capacity=1000 default_fp=250000
+check default-fp-ppb "target $(sysfs default fp_target_ppb)" \
+	[ "$(sysfs default fp_target_ppb)" = 250000 ]
+
+for bad in abc 0% 100% 1.12345678% 1e-3 "" 1000000000; do
+	if reload default_capacity=1000 "default_fp=$bad" 2>/dev/null; then
+		fail "default-fp-rejected" "default_fp=$bad was accepted"
+		bad_ok=no
+	fi
+done
+[ "${bad_ok:-yes}" = yes ] && pass default-fp-rejected
+check default-bad-name "default_name=a/b was accepted" \
+	sh -c "! insmod '$ko' default_capacity=1000 default_name=a/b 2>/dev/null"
+
+# Back to a plain load for the harness.
+if loaded; then
+	rmmod kbloom
+fi
+insmod "$ko"
+check plain-load-no-default "a default filter without default_capacity" \
+	[ "$(cat /sys/class/kbloom/total_filters)" = 0 ]
+exit $status

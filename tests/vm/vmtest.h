@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the VM tests (tests/vm/test-*.c): raw ioctl helpers on the
+ * real device, snapshots of a filter for "unchanged" checks, and the
+ * PASS:/FAIL: reporting that scripts/check counts.
+ *
+ * A test case is a function returning NULL when it passed or a message
+ * saying what went wrong; the EXPECT macros build that message.
+ */
+#ifndef KBLOOM_VMTEST_H
+#define KBLOOM_VMTEST_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "../../include/uapi/linux/kbloom.h"
+
+#define VT_CONTROL	"/dev/kbloom-control"
+#define VT_SYSFS	"/sys/class/kbloom"
+#define VT_PARAMS	"/sys/module/kbloom/parameters"
+
+typedef const char *(*vt_case_fn)(void);
+
+struct vt_case {
+	const char *name;
+	vt_case_fn fn;
+};
+
+static char vt_msg[512];
+static int vt_failed;
+static int vt_passed;
+
+static inline const char *vt_fail(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static inline const char *vt_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(vt_msg, sizeof(vt_msg), fmt, ap);
+	va_end(ap);
+	return vt_msg;
+}
+
+static inline const char *vt_errno_name(int e)
+{
+	static char other[32];
+
+	switch (e) {
+	case 0: return "success";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case EINTR: return "EINTR";
+	case EBADF: return "EBADF";
+	case ENOMEM: return "ENOMEM";
+	case EACCES: return "EACCES";
+	case EFAULT: return "EFAULT";
+	case EEXIST: return "EEXIST";
+	case EXDEV: return "EXDEV";
+	case ENODEV: return "ENODEV";
+	case EINVAL: return "EINVAL";
+	case ENOTTY: return "ENOTTY";
+	case ENOSPC: return "ENOSPC";
+	case ESPIPE: return "ESPIPE";
+	case E2BIG: return "E2BIG";
+	case ENOEXEC: return "ENOEXEC";
+	case EPROTO: return "EPROTO";
+	case ENODATA: return "ENODATA";
+	case EMSGSIZE: return "EMSGSIZE";
+	case EBADMSG: return "EBADMSG";
+	case ESTALE: return "ESTALE";
+	}
+	snprintf(other, sizeof(other), "errno %d", e);
+	return other;
+}
+
+#define EXPECT(cond, ...)						\
+	do {								\
+		if (!(cond))						\
+			return vt_fail(__VA_ARGS__);			\
+	} while (0)
+
+/* expr must fail with -1 and errno want. */
+#define EXPECT_ERRNO(expr, want)					\
+	do {								\
+		long vt_r;						\
+		errno = 0;						\
+		vt_r = (long)(expr);					\
+		if (vt_r != -1 || errno != (want))			\
+			return vt_fail("line %d: %s: got %ld (%s), want %s", \
+				       __LINE__, #expr, vt_r,		\
+				       vt_errno_name(errno),		\
+				       vt_errno_name(want));		\
+	} while (0)
+
+/* expr must return 0 (or, with EXPECT_OK_GE, anything >= 0). */
+#define EXPECT_OK(expr)							\
+	do {								\
+		long vt_r;						\
+		errno = 0;						\
+		vt_r = (long)(expr);					\
+		if (vt_r != 0)						\
+			return vt_fail("line %d: %s: got %ld (%s)",	\
+				       __LINE__, #expr, vt_r,		\
+				       vt_errno_name(errno));		\
+	} while (0)
+
+/* A sub-check returning a message, e.g. a snapshot comparison. */
+#define EXPECT_NULL(expr)						\
+	do {								\
+		const char *vt_m = (expr);				\
+		if (vt_m)						\
+			return vt_m;					\
+	} while (0)
+
+static inline void vt_report(const char *suite, const char *name,
+			     const char *msg)
+{
+	if (msg) {
+		printf("FAIL: %s/%s: %s\n", suite, name, msg);
+		vt_failed++;
+	} else {
+		printf("PASS: %s/%s\n", suite, name);
+		vt_passed++;
+	}
+	fflush(stdout);
+}
+
+static inline int vt_run(const char *suite, const struct vt_case *cases,
+			 size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		vt_report(suite, cases[i].name, cases[i].fn());
+	fprintf(stderr, "%s: %d passed, %d failed\n", suite, vt_passed,
+		vt_failed);
+	return vt_failed ? 1 : 0;
+}
+
+/* ---- control node ---- */
+
+static inline int vt_ctl(int flags)
+{
+	return open(VT_CONTROL, flags | O_CLOEXEC);
+}
+
+static inline void vt_create_req(struct kbloom_create *req, const char *name,
+				 uint64_t capacity, uint32_t fp_ppb)
+{
+	memset(req, 0, sizeof(*req));
+	strncpy(req->name, name, sizeof(req->name) - 1);
+	req->capacity = capacity;
+	req->fp_ppb = fp_ppb;
+}
+
+static inline int vt_create_raw(const struct kbloom_create *req)
+{
+	int fd = vt_ctl(O_RDWR);
+	int ret, saved;
+
+	if (fd < 0)
+		return -1;
+	ret = ioctl(fd, KBLOOM_CTL_CREATE, req);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return ret;
+}
+
+/* A filter by capacity and rate, with a fixed seed (0: random). */
+static inline int vt_create(const char *name, uint64_t capacity,
+			    uint32_t fp_ppb, uint64_t seed)
+{
+	struct kbloom_create req;
+
+	vt_create_req(&req, name, capacity, fp_ppb);
+	if (seed) {
+		req.flags = KBLOOM_CREATE_SEED;
+		req.seed = seed;
+	}
+	return vt_create_raw(&req);
+}
+
+static inline int vt_destroy(const char *name)
+{
+	struct kbloom_name req;
+	int fd = vt_ctl(O_RDWR);
+	int ret, saved;
+
+	if (fd < 0)
+		return -1;
+	memset(&req, 0, sizeof(req));
+	strncpy(req.name, name, sizeof(req.name) - 1);
+	ret = ioctl(fd, KBLOOM_CTL_DESTROY, &req);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return ret;
+}
+
+static inline int vt_open(const char *name, int flags)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/dev/kbloom/%s", name);
+	return open(path, flags | O_CLOEXEC);
+}
+
+/* ---- keys ---- */
+
+/* n keys "<prefix>-<i>" for i in [first, first + n), back to back. */
+struct vt_keys {
+	char *bytes;
+	uint32_t *lens;
+	uint64_t keys_len;
+	uint32_t count;
+};
+
+static inline void vt_keys_free(struct vt_keys *k)
+{
+	free(k->bytes);
+	free(k->lens);
+	memset(k, 0, sizeof(*k));
+}
+
+static inline int vt_keys_make(struct vt_keys *k, const char *prefix,
+			       uint64_t first, uint32_t n)
+{
+	size_t cap = (size_t)n * (strlen(prefix) + 24);
+	uint32_t i;
+
+	k->bytes = malloc(cap ? cap : 1);
+	k->lens = calloc(n ? n : 1, sizeof(uint32_t));
+	k->keys_len = 0;
+	k->count = n;
+	if (!k->bytes || !k->lens)
+		return -1;
+	for (i = 0; i < n; i++) {
+		int len = sprintf(k->bytes + k->keys_len, "%s-%llu", prefix,
+				  (unsigned long long)(first + i));
+
+		k->lens[i] = len;
+		k->keys_len += len;
+	}
+	return 0;
+}
+
+static inline void vt_batch(struct kbloom_batch *b, const struct vt_keys *k,
+			    uint64_t *results)
+{
+	memset(b, 0, sizeof(*b));
+	b->keys = (uintptr_t)k->bytes;
+	b->lens = (uintptr_t)k->lens;
+	b->keys_len = k->keys_len;
+	b->count = k->count;
+	b->results = (uintptr_t)results;
+}
+
+/* ADD or CHECK a key set; returns hits, or -1 with errno. */
+static inline long vt_keys_op(int fd, unsigned long cmd,
+			      const struct vt_keys *k, uint64_t *results)
+{
+	struct kbloom_batch b;
+
+	vt_batch(&b, k, results);
+	if (ioctl(fd, cmd, &b))
+		return -1;
+	return b.hits;
+}
+
+static inline long vt_add_prefix(int fd, const char *prefix, uint64_t first,
+				 uint32_t n)
+{
+	struct vt_keys k;
+	long ret;
+
+	if (vt_keys_make(&k, prefix, first, n))
+		return -1;
+	ret = vt_keys_op(fd, KBLOOM_IOC_ADD, &k, NULL);
+	vt_keys_free(&k);
+	return ret;
+}
+
+static inline long vt_check_prefix(int fd, const char *prefix, uint64_t first,
+				   uint32_t n)
+{
+	struct vt_keys k;
+	long ret;
+
+	if (vt_keys_make(&k, prefix, first, n))
+		return -1;
+	ret = vt_keys_op(fd, KBLOOM_IOC_CHECK, &k, NULL);
+	vt_keys_free(&k);
+	return ret;
+}
+
+static inline int vt_info(int fd, struct kbloom_info *info)
+{
+	memset(info, 0xa5, sizeof(*info));
+	return ioctl(fd, KBLOOM_IOC_GET_INFO, info);
+}
+
+static inline size_t vt_popcount(const uint64_t *words, uint32_t nbits)
+{
+	size_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < nbits; i++)
+		n += (words[i / 64] >> (i % 64)) & 1;
+	return n;
+}
+
+/* ---- images ---- */
+
+static inline uint64_t vt_image_bytes(uint64_t nblocks)
+{
+	return sizeof(struct kbloom_image_header) + nblocks * 64 + 4;
+}
+
+/* Reads the whole image from offset 0 in reads of step bytes. */
+static inline uint8_t *vt_read_image(int fd, size_t step, size_t *len)
+{
+	size_t cap = 1 << 16, have = 0;
+	uint8_t *buf = malloc(cap);
+	ssize_t n;
+
+	if (!buf || lseek(fd, 0, SEEK_SET) != 0) {
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		if (have + step > cap) {
+			uint8_t *bigger;
+
+			cap = (have + step) * 2;
+			bigger = realloc(buf, cap);
+			if (!bigger) {
+				free(buf);
+				return NULL;
+			}
+			buf = bigger;
+		}
+		n = read(fd, buf + have, step);
+		if (n < 0) {
+			int saved = errno;
+
+			free(buf);
+			errno = saved;
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		have += n;
+	}
+	*len = have;
+	return buf;
+}
+
+/* Writes a whole image from offset 0 in writes of step bytes. */
+static inline int vt_write_image(int fd, const uint8_t *img, size_t len,
+				 size_t step)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		return -1;
+	while (done < len) {
+		size_t take = len - done < step ? len - done : step;
+
+		n = write(fd, img + done, take);
+		if (n < 0)
+			return -1;
+		done += n;
+	}
+	return 0;
+}
+
+/* CRC32C, bitwise: the reference the module's image must match. */
+static inline uint32_t vt_crc32c(const uint8_t *p, size_t len)
+{
+	uint32_t crc = ~0U;
+	int b;
+
+	while (len--) {
+		crc ^= *p++;
+		for (b = 0; b < 8; b++)
+			crc = (crc >> 1) ^ (0x82f63b78U & -(crc & 1));
+	}
+	return ~crc;
+}
+
+/*
+ * Everything observable of a filter: GET_INFO and its image.  Taking one
+ * does not change the filter (reads touch no counter).
+ */
+struct vt_snap {
+	struct kbloom_info info;
+	uint8_t *img;
+	size_t img_len;
+};
+
+static inline const char *vt_snap_take(int fd, struct vt_snap *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (vt_info(fd, &s->info))
+		return vt_fail("snapshot: GET_INFO: %s", vt_errno_name(errno));
+	s->img = vt_read_image(fd, 1 << 16, &s->img_len);
+	if (!s->img)
+		return vt_fail("snapshot: read image: %s",
+			       vt_errno_name(errno));
+	return NULL;
+}
+
+static inline void vt_snap_free(struct vt_snap *s)
+{
+	free(s->img);
+	s->img = NULL;
+}
+
+/* NULL when the filter behind fd still matches the snapshot. */
+static inline const char *vt_snap_same(int fd, struct vt_snap *before)
+{
+	struct vt_snap now;
+	const char *msg;
+	bool same;
+
+	msg = vt_snap_take(fd, &now);
+	if (msg) {
+		vt_snap_free(before);
+		return msg;
+	}
+	same = !memcmp(&now.info, &before->info, sizeof(now.info)) &&
+	       now.img_len == before->img_len &&
+	       !memcmp(now.img, before->img, now.img_len);
+	vt_snap_free(&now);
+	vt_snap_free(before);
+	return same ? NULL : "filter changed by a rejected call";
+}
+
+/* ---- sysfs and module parameters ---- */
+
+static inline int vt_read_u64_file(const char *path, uint64_t *v)
+{
+	char buf[64];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	*v = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+static inline int vt_sysfs_u64(const char *name, const char *attr, uint64_t *v)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), VT_SYSFS "/%s/%s", name, attr);
+	return vt_read_u64_file(path, v);
+}
+
+static inline int vt_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int saved;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+#endif /* KBLOOM_VMTEST_H */
