@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libkbloom: a small C library over the kbloom device.  It wraps the ioctls
+ * of /dev/kbloom-control and /dev/kbloom/<name>; the filter itself lives in
+ * the kernel and is never re-implemented here.
+ *
+ * Its names start with kbl_ (KBL_ for macros): kbloom_ belongs to the
+ * module's filter core, which programs such as kbloomctl link beside it.
+ * The ABI types (struct kbloom_info, KBLOOM_BATCH_MAX, ...) come from
+ * <linux/kbloom.h>.
+ *
+ * Every function that can fail returns 0 (or a count) on success and a
+ * negative errno on failure; kbl_strerror() explains the errnos that have a
+ * kbloom meaning (see include/uapi/linux/kbloom.h).
+ *
+ * A struct kbl handle may be shared between threads for every call except
+ * kbl_add_keys() and kbl_check_keys(), which use a scratch buffer held in
+ * the handle.  The packed calls (kbl_add(), kbl_check()) need nothing but
+ * the caller's memory.
+ */
+#ifndef KBLOOM_H
+#define KBLOOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/kbloom.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KBL_CONTROL_PATH	"/dev/kbloom-control"
+#define KBL_DEV_DIR		"/dev/kbloom"
+#define KBL_SYSFS_DIR		"/sys/class/kbloom"
+
+/*
+ * Large inputs are cut into ioctls of at most KBLOOM_BATCH_MAX keys and at
+ * most this many key bytes, so that one call never pins an unbounded
+ * amount of kernel memory.
+ */
+#define KBL_CHUNK_BYTES	(4U << 20)
+
+struct kbl;
+
+/*
+ * How to size a new filter: exactly one of
+ *   capacity + fp_ppb              (k must be 0: the best k is chosen)
+ *   bits [+ k] [+ capacity]
+ *   capacity + bits_per_key [+ k]
+ * A zero k means the best k for the geometry.
+ */
+struct kbl_spec {
+	uint64_t capacity;	/* keys the filter is designed for */
+	uint64_t bits;		/* total bits (rounded up to 512) */
+	uint64_t seed;		/* used when use_seed is set, else random */
+	uint32_t fp_ppb;	/* target false-positive rate, ppb */
+	uint32_t k;		/* probes per key, 0 = best */
+	uint32_t bits_per_key;
+	uint32_t mode;		/* node permission bits, 0 = 0600 */
+	int use_seed;
+};
+
+/* 0 when name is a valid filter name (1-31 of [A-Za-z0-9._-]). */
+int kbl_check_name(const char *name);
+/* Writes "/dev/kbloom/<name>" into buf; -ENAMETOOLONG if it does not fit. */
+int kbl_node_path(const char *name, char *buf, size_t size);
+
+int kbl_create(const char *name, const struct kbl_spec *spec);
+int kbl_destroy(const char *name);
+
+/*
+ * Opens /dev/kbloom/<name>.  access is O_RDONLY (check, info, save, report)
+ * or O_RDWR (also add, clear, merge, intersect, load).
+ */
+int kbl_open(const char *name, int access, struct kbl **out);
+void kbl_close(struct kbl *f);
+int kbl_fd(const struct kbl *f);
+const char *kbl_name(const struct kbl *f);
+
+/*
+ * Batches.  The keys are packed back to back in data; lens[i] is the
+ * length of key i (1..KBLOOM_KEY_MAX).  results, when not NULL, receives
+ * (n + 63) / 64 words: bit i set when key i set a new bit (add) or may be
+ * present (check).  *hits, when not NULL, receives the number of set bits.
+ * Inputs of any size are cut into ioctls of at most KBLOOM_BATCH_MAX keys
+ * and KBL_CHUNK_BYTES bytes.  Lengths are validated before the first
+ * ioctl (-EINVAL); if a later ioctl fails, earlier chunks were applied.
+ */
+int kbl_add(struct kbl *f, const void *data, const uint32_t *lens,
+	    size_t n, uint64_t *results, uint64_t *hits);
+int kbl_check(struct kbl *f, const void *data, const uint32_t *lens,
+	      size_t n, uint64_t *results, uint64_t *hits);
+
+/* The same with one pointer per key (copied into a scratch buffer). */
+int kbl_add_keys(struct kbl *f, const void *const *keys,
+		 const size_t *lens, size_t n, uint64_t *results,
+		    uint64_t *hits);
+int kbl_check_keys(struct kbl *f, const void *const *keys,
+		   const size_t *lens, size_t n, uint64_t *results,
+		      uint64_t *hits);
+
+/* One key: 1 (new bit set / may be present), 0, or a negative errno. */
+int kbl_add_one(struct kbl *f, const void *key, size_t len);
+int kbl_check_one(struct kbl *f, const void *key, size_t len);
+
+int kbl_clear(struct kbl *f);
+/* dst |= src and dst &= src; -EXDEV when the filters are not compatible. */
+int kbl_merge(struct kbl *dst, const struct kbl *src);
+int kbl_intersect(struct kbl *dst, const struct kbl *src);
+int kbl_info(const struct kbl *f, struct kbloom_info *info);
+/* Feeds back what the real lookups behind CHECK answers found. */
+int kbl_report(struct kbl *f, uint64_t false_positives,
+	       uint64_t true_positives, uint64_t true_negatives);
+
+/* Size in bytes of the image of a filter with this geometry. */
+uint64_t kbl_image_size(const struct kbloom_info *info);
+/*
+ * Streams the filter's image to out_fd.  Returns the number of bytes
+ * written or a negative errno.
+ */
+int64_t kbl_save(const struct kbl *f, int out_fd);
+/*
+ * Reads one image from in_fd and restores it into the filter, all or
+ * nothing.  Image errnos: ENOEXEC (not a kbloom image), EPROTO (version),
+ * EINVAL (bad header field), EXDEV (geometry or seed differs), ENODATA
+ * (truncated), EMSGSIZE (longer than its header says), EBADMSG (CRC).
+ */
+int kbl_load(struct kbl *f, int in_fd);
+
+/* ioctls issued through this handle so far. */
+uint64_t kbl_ioctl_count(const struct kbl *f);
+
+/* A message for a negative (or positive) errno, with kbloom meanings. */
+const char *kbl_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KBLOOM_H */

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libkbloom on the real device: every call, its errnos, and above all the
+ * chunking of large inputs - batches beyond KBLOOM_BATCH_MAX keys or
+ * KBL_CHUNK_BYTES bytes are cut into several ioctls whose answers must land
+ * on the right keys, which is checked bit for bit against one-key calls.
+ */
+#include "vmtest.h"
+
+#include <sys/mman.h>
+
+#include "../../include/kbloom.h"
+
+#define SUITE	"libkbloom"
+
+/* n keys "key-<i>" padded with 'x' to len bytes (len >= 16), packed. */
+struct packed {
+	char *data;
+	uint32_t *lens;
+	size_t n;
+};
+
+static int pack(struct packed *p, size_t n, uint32_t len, const char *tag)
+{
+	size_t i;
+
+	p->n = n;
+	p->data = malloc(n * len);
+	p->lens = malloc(n * sizeof(*p->lens));
+	if (!p->data || !p->lens)
+		return -1;
+	memset(p->data, 'x', n * len);
+	for (i = 0; i < n; i++) {
+		char head[32];
+		int h = snprintf(head, sizeof(head), "%s-%zu-", tag, i);
+
+		memcpy(p->data + i * len, head, h);
+		p->lens[i] = len;
+	}
+	return 0;
+}
+
+static void unpack(struct packed *p)
+{
+	free(p->data);
+	free(p->lens);
+}
+
+static bool bit(const uint64_t *words, size_t i)
+{
+	return words[i / 64] >> (i % 64) & 1;
+}
+
+static size_t popcount(const uint64_t *words, size_t n)
+{
+	size_t i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += bit(words, i);
+	return c;
+}
+
+static struct kbl *open_fresh(const char *name, uint64_t capacity)
+{
+	struct kbl_spec spec = { .capacity = capacity, .fp_ppb = 10000000,
+				 .use_seed = 1, .seed = 77 };
+	struct kbl *f;
+
+	kbl_destroy(name);
+	if (kbl_create(name, &spec) || kbl_open(name, O_RDWR, &f))
+		return NULL;
+	return f;
+}
+
+static const char *test_names(void)
+{
+	static const char *const good[] = { "a", "users", "A-b_c.9",
+		"abcdefghijabcdefghijabcdefghija" };
+	static const char *const bad[] = { "", ".", "..", "a/b", "a b",
+		"abcdefghijabcdefghijabcdefghijab", "ü" };
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		EXPECT(kbl_check_name(good[i]) == 0, "'%s' refused", good[i]);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT(kbl_check_name(bad[i]) == -EINVAL, "'%s' accepted",
+		       bad[i]);
+	return NULL;
+}
+
+static const char *test_lifecycle_errnos(void)
+{
+	struct kbl_spec spec = { .capacity = 100, .fp_ppb = 10000000 };
+	struct kbloom_info info;
+	struct kbl *f;
+	int ret;
+
+	kbl_destroy("lib-life");
+	EXPECT(kbl_open("lib-life", O_RDONLY, &f) == -ENOENT && !f,
+	       "open of a missing filter");
+	EXPECT(kbl_destroy("lib-life") == -ENOENT, "destroy of a missing one");
+	EXPECT_OK(kbl_create("lib-life", &spec));
+	EXPECT(kbl_create("lib-life", &spec) == -EEXIST, "second create");
+	EXPECT(kbl_open("lib-life", O_WRONLY, &f) == -EINVAL,
+	       "write-only open accepted");
+	EXPECT_OK(kbl_open("lib-life", O_RDONLY, &f));
+	EXPECT(!strcmp(kbl_name(f), "lib-life") && kbl_fd(f) >= 0, "handle");
+	EXPECT_OK(kbl_info(f, &info));
+	EXPECT(info.capacity == 100 && info.fp_target_ppb == 10000000,
+	       "info: capacity %llu target %u", info.capacity,
+	       info.fp_target_ppb);
+	/* Read-only handles cannot add (the kernel's EBADF, passed on). */
+	ret = kbl_add_one(f, "k", 1);
+	EXPECT(ret == -EBADF || ret == -EPERM, "add on O_RDONLY: %d", ret);
+	EXPECT_OK(kbl_destroy("lib-life"));
+	EXPECT(kbl_info(f, &info) == -ENODEV, "info after destroy");
+	EXPECT(kbl_check_one(f, "k", 1) == -ENODEV, "check after destroy");
+	kbl_close(f);
+	return NULL;
+}
+
+static const char *test_one_key(void)
+{
+	struct kbl *f = open_fresh("lib-one", 1000);
+
+	EXPECT(f, "create");
+	EXPECT(kbl_add_one(f, "alice", 5) == 1, "first add sets bits");
+	EXPECT(kbl_add_one(f, "alice", 5) == 0, "second add sets none");
+	EXPECT(kbl_check_one(f, "alice", 5) == 1, "alice not found");
+	EXPECT(kbl_check_one(f, "mallory", 7) == 0, "mallory found");
+	EXPECT(kbl_add_one(f, "", 0) == -EINVAL, "empty key");
+	EXPECT(kbl_add_one(f, "k", KBLOOM_KEY_MAX + 1) == -EINVAL, "long key");
+	kbl_close(f);
+	kbl_destroy("lib-one");
+	return NULL;
+}
+
+/* Lengths are checked before the first ioctl: nothing is half added. */
+static const char *test_validation_first(void)
+{
+	struct kbl *f = open_fresh("lib-valid", 100000);
+	struct kbloom_info info;
+	struct packed p;
+	uint64_t before;
+
+	EXPECT(f, "create");
+	EXPECT(!pack(&p, 100000, 16, "v"), "memory");
+	p.lens[99999] = 0;
+	before = kbl_ioctl_count(f);
+	EXPECT(kbl_add(f, p.data, p.lens, p.n, NULL, NULL) == -EINVAL,
+	       "a zero length in the last chunk was accepted");
+	EXPECT(kbl_ioctl_count(f) == before, "ioctls were made");
+	EXPECT_OK(kbl_info(f, &info));
+	EXPECT(info.add_calls == 0, "%llu keys added", info.add_calls);
+	unpack(&p);
+	kbl_close(f);
+	kbl_destroy("lib-valid");
+	return NULL;
+}
+
+/* More keys than KBLOOM_BATCH_MAX: several ioctls, one answer per key. */
+static const char *test_chunk_by_count(void)
+{
+	const size_t n = 3 * KBLOOM_BATCH_MAX + 1000;
+	struct kbl *f = open_fresh("lib-count", n);
+	uint64_t *res, hits, before;
+	struct kbloom_info info;
+	struct packed p;
+
+	EXPECT(f, "create");
+	EXPECT(!pack(&p, n, 16, "c"), "memory");
+	res = calloc((n + 63) / 64, sizeof(*res));
+	EXPECT(res, "memory");
+	before = kbl_ioctl_count(f);
+	EXPECT_OK(kbl_add(f, p.data, p.lens, n, res, &hits));
+	EXPECT(kbl_ioctl_count(f) - before == 4, "%llu ioctls for %zu keys",
+	       (unsigned long long)(kbl_ioctl_count(f) - before), n);
+	EXPECT(popcount(res, n) == hits, "add: %zu bits set, hits %llu",
+	       popcount(res, n), (unsigned long long)hits);
+	EXPECT_OK(kbl_info(f, &info));
+	EXPECT(info.add_calls == n, "kernel counted %llu adds", info.add_calls);
+	EXPECT(info.add_new == hits, "kernel add_new %llu, hits %llu",
+	       info.add_new, (unsigned long long)hits);
+	EXPECT_OK(kbl_check(f, p.data, p.lens, n, res, &hits));
+	EXPECT(hits == n && popcount(res, n) == n,
+	       "false negatives: %llu of %zu found", (unsigned long long)hits,
+	       n);
+	free(res);
+	unpack(&p);
+	kbl_close(f);
+	kbl_destroy("lib-count");
+	return NULL;
+}
+
+/*
+ * Keys of 3000 bytes: KBL_CHUNK_BYTES cuts chunks of 1398 keys, not a
+ * multiple of 64, so the answers of later chunks start mid-word.  Every
+ * answer must equal the one-key answer for the same key.
+ */
+static const char *test_chunk_by_bytes(void)
+{
+	const size_t n = 5000;
+	struct kbl *f = open_fresh("lib-bytes", 2 * n);
+	uint64_t *res, hits, before;
+	struct packed p;
+	size_t i, even = 0;
+
+	EXPECT(f, "create");
+	EXPECT(!pack(&p, n, 3000, "b"), "memory");
+	for (i = 0; i < n; i += 2, even++)
+		EXPECT(kbl_add_one(f, p.data + i * 3000, 3000) == 1,
+		       "add of key %zu", i);
+	res = calloc((n + 63) / 64, sizeof(*res));
+	EXPECT(res, "memory");
+	before = kbl_ioctl_count(f);
+	EXPECT_OK(kbl_check(f, p.data, p.lens, n, res, &hits));
+	EXPECT(kbl_ioctl_count(f) - before == (n * 3000 + KBL_CHUNK_BYTES - 1) /
+	       KBL_CHUNK_BYTES, "%llu ioctls",
+	       (unsigned long long)(kbl_ioctl_count(f) - before));
+	EXPECT(popcount(res, n) == hits, "bits %zu, hits %llu",
+	       popcount(res, n), (unsigned long long)hits);
+	for (i = 0; i < n; i++) {
+		int one = kbl_check_one(f, p.data + i * 3000, 3000);
+
+		EXPECT(one == (int)bit(res, i),
+		       "key %zu: batch says %d, one-key check says %d", i,
+		       bit(res, i), one);
+		EXPECT(i % 2 || one == 1, "false negative at key %zu", i);
+	}
+	EXPECT(hits >= even, "hits %llu < %zu added",
+	       (unsigned long long)hits, even);
+	free(res);
+	unpack(&p);
+	kbl_close(f);
+	kbl_destroy("lib-bytes");
+	return NULL;
+}
+
+/* The pointer-per-key calls give the same answers as the packed ones. */
+static const char *test_pointer_keys(void)
+{
+	const size_t n = KBLOOM_BATCH_MAX + 777;
+	struct kbl *f = open_fresh("lib-ptr", n);
+	uint64_t *packed_res, *ptr_res, hits, before;
+	const void **keys;
+	size_t *lens, i;
+	struct packed p;
+
+	EXPECT(f, "create");
+	EXPECT(!pack(&p, n, 20, "p"), "memory");
+	keys = malloc(n * sizeof(*keys));
+	lens = malloc(n * sizeof(*lens));
+	packed_res = calloc((n + 63) / 64, sizeof(uint64_t));
+	ptr_res = calloc((n + 63) / 64, sizeof(uint64_t));
+	EXPECT(keys && lens && packed_res && ptr_res, "memory");
+	for (i = 0; i < n; i++) {
+		keys[i] = p.data + i * 20;
+		lens[i] = 20;
+	}
+	/* Add the first half; check all through both interfaces. */
+	before = kbl_ioctl_count(f);
+	EXPECT_OK(kbl_add_keys(f, keys, lens, n / 2, NULL, &hits));
+	EXPECT(kbl_ioctl_count(f) - before == 1, "one ioctl for %zu keys",
+	       n / 2);
+	EXPECT_OK(kbl_check(f, p.data, p.lens, n, packed_res, NULL));
+	EXPECT_OK(kbl_check_keys(f, keys, lens, n, ptr_res, &hits));
+	EXPECT(!memcmp(packed_res, ptr_res, (n + 63) / 64 * sizeof(uint64_t)),
+	       "packed and pointer answers differ");
+	for (i = 0; i < n / 2; i++)
+		EXPECT(bit(ptr_res, i), "false negative at key %zu", i);
+	lens[5] = 0;
+	EXPECT(kbl_check_keys(f, keys, lens, n, ptr_res, NULL) == -EINVAL,
+	       "zero length accepted");
+	free(keys);
+	free(lens);
+	free(packed_res);
+	free(ptr_res);
+	unpack(&p);
+	kbl_close(f);
+	kbl_destroy("lib-ptr");
+	return NULL;
+}
+
+static const char *test_clear_report(void)
+{
+	struct kbl *f = open_fresh("lib-clear", 1000);
+	struct kbloom_info info;
+
+	EXPECT(f, "create");
+	EXPECT(kbl_add_one(f, "k1", 2) == 1, "add");
+	EXPECT_OK(kbl_report(f, 2, 5, 98));
+	EXPECT_OK(kbl_info(f, &info));
+	EXPECT(info.reported_fp == 2 && info.reported_tp == 5 &&
+	       info.reported_tn == 98 && info.observed_fp_ppb == 20000000,
+	       "report: fp %llu tn %llu observed %u", info.reported_fp,
+	       info.reported_tn, info.observed_fp_ppb);
+	EXPECT_OK(kbl_clear(f));
+	EXPECT_OK(kbl_info(f, &info));
+	EXPECT(info.add_calls == 0 && info.bits_set == 0, "not cleared");
+	EXPECT(kbl_check_one(f, "k1", 2) == 0, "k1 survived clear");
+	kbl_close(f);
+	kbl_destroy("lib-clear");
+	return NULL;
+}
+
+static const char *test_save_load(void)
+{
+	struct kbl *f = open_fresh("lib-img", 10000);
+	struct kbloom_info info;
+	int64_t saved;
+	int fd, junk;
+
+	EXPECT(f, "create");
+	EXPECT(kbl_add_one(f, "kept", 4) == 1, "add");
+	fd = memfd_create("img", 0);
+	EXPECT(fd >= 0, "memfd");
+	saved = kbl_save(f, fd);
+	EXPECT_OK(kbl_info(f, &info));
+	EXPECT(saved > 0 && (uint64_t)saved == kbl_image_size(&info),
+	       "saved %lld bytes, image is %llu", (long long)saved,
+	       (unsigned long long)kbl_image_size(&info));
+	/* A second save from the same handle starts again at offset 0. */
+	EXPECT(kbl_save(f, fd) == saved, "second save differs");
+	EXPECT(ftruncate(fd, saved) == 0, "truncate");
+	EXPECT_OK(kbl_clear(f));
+	lseek(fd, 0, SEEK_SET);
+	EXPECT_OK(kbl_load(f, fd));
+	EXPECT(kbl_check_one(f, "kept", 4) == 1, "key lost in the round trip");
+
+	EXPECT(ftruncate(fd, saved - 10) == 0, "truncate");
+	lseek(fd, 0, SEEK_SET);
+	EXPECT(kbl_load(f, fd) == -ENODATA, "truncated image accepted");
+	junk = memfd_create("junk", 0);
+	EXPECT(junk >= 0 && write(junk, "not an image", 12) == 12, "junk");
+	lseek(junk, 0, SEEK_SET);
+	EXPECT(kbl_load(f, junk) == -ENOEXEC, "junk accepted");
+	EXPECT(kbl_check_one(f, "kept", 4) == 1, "rejected loads changed it");
+	EXPECT(!strcmp(kbl_strerror(-ENOEXEC), "not a kbloom image"),
+	       "strerror: %s", kbl_strerror(-ENOEXEC));
+	close(junk);
+	close(fd);
+	kbl_close(f);
+	kbl_destroy("lib-img");
+	return NULL;
+}
+
+static const char *test_merge_intersect(void)
+{
+	struct kbl_spec spec = { .bits = 65536, .k = 4, .seed = 5,
+				 .use_seed = 1 };
+	struct kbl *a, *b, *c;
+
+	kbl_destroy("lib-a");
+	kbl_destroy("lib-b");
+	kbl_destroy("lib-c");
+	EXPECT_OK(kbl_create("lib-a", &spec));
+	EXPECT_OK(kbl_create("lib-b", &spec));
+	spec.seed = 6;
+	EXPECT_OK(kbl_create("lib-c", &spec));
+	EXPECT_OK(kbl_open("lib-a", O_RDWR, &a));
+	EXPECT_OK(kbl_open("lib-b", O_RDONLY, &b));
+	EXPECT_OK(kbl_open("lib-c", O_RDONLY, &c));
+	EXPECT(kbl_add_one(a, "only-a", 6) == 1, "add");
+	EXPECT(kbl_merge(a, c) == -EXDEV, "merge of another seed");
+	EXPECT(kbl_intersect(a, c) == -EXDEV, "intersect of another seed");
+	EXPECT_OK(kbl_intersect(a, b));
+	EXPECT(kbl_check_one(a, "only-a", 6) == 0, "intersect kept a key");
+	EXPECT_OK(kbl_merge(a, b));
+	kbl_close(a);
+	kbl_close(b);
+	kbl_close(c);
+	kbl_destroy("lib-a");
+	kbl_destroy("lib-b");
+	kbl_destroy("lib-c");
+	return NULL;
+}
+
+static const struct vt_case cases[] = {
+	{ "names", test_names },
+	{ "lifecycle-errnos", test_lifecycle_errnos },
+	{ "one-key", test_one_key },
+	{ "validation-before-ioctl", test_validation_first },
+	{ "chunk-by-count", test_chunk_by_count },
+	{ "chunk-by-bytes", test_chunk_by_bytes },
+	{ "pointer-keys", test_pointer_keys },
+	{ "clear-report", test_clear_report },
+	{ "save-load", test_save_load },
+	{ "merge-intersect", test_merge_intersect },
+};
+
+int main(void)
+{
+	return vt_run(SUITE, cases, sizeof(cases) / sizeof(cases[0]));
+}

@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Filters as named objects: create, destroy and list.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kbloomctl.h"
+
+#define MODULE_PARAMS	"/sys/module/kbloom/parameters"
+#define DEFAULT_FP_PPB	10000000U	/* 1 % when only a capacity is given */
+
+static bool read_u64_file(const char *path, uint64_t *out)
+{
+	char buf[64];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return parse_u64(buf, out);
+}
+
+/* Says which of the module's memory caps a filter of bytes exceeds. */
+static int fail_too_big(const char *name, uint64_t bytes)
+{
+	char need[32], cap[32], held[32];
+	uint64_t max_filter, max_total, total;
+
+	fmt_bytes(bytes, need, sizeof(need));
+	if (read_u64_file(MODULE_PARAMS "/max_filter_bytes", &max_filter) &&
+	    bytes > max_filter)
+		return fail("filter '%s' needs %s, over the module's limit of %s per filter (ask for less, or raise it: echo BYTES > %s/max_filter_bytes)",
+			    name, need,
+			    fmt_bytes(max_filter, cap, sizeof(cap)),
+			    MODULE_PARAMS);
+	if (read_u64_file(MODULE_PARAMS "/max_total_bytes", &max_total) &&
+	    read_u64_file(KBL_SYSFS_DIR "/total_bytes", &total))
+		return fail("filter '%s' needs %s but only %s of the module's %s for all filters is free (destroy some, or raise %s/max_total_bytes)",
+			    name, need,
+			    fmt_bytes(total < max_total ? max_total - total : 0,
+				      held, sizeof(held)),
+			    fmt_bytes(max_total, cap, sizeof(cap)),
+			    MODULE_PARAMS);
+	return fail_control(E2BIG, name, "create");
+}
+
+static const char create_usage[] =
+"Usage: kbloomctl create NAME SIZE [--seed S] [--mode MODE] [-q]\n"
+"\n"
+"Creates the filter NAME, reachable as /dev/kbloom/NAME.  SIZE is one of:\n"
+"  --capacity N --fp RATE            N keys at a target false-positive rate\n"
+"  --capacity N                      the same at --fp 1%\n"
+"  --bits B [--k K] [--capacity N]   B bits (rounded up to a 512-bit block)\n"
+"  --capacity N --bits-per-key C [--k K]\n"
+"\n"
+"Options:\n"
+"  -n, --capacity N      keys the filter is designed for (1000, 10k, 1M, 1e6)\n"
+"  -p, --fp RATE         target false-positive rate: 1%, 0.01 or 1e-3\n"
+"  -b, --bits B          total bits (k, M, G; Ki, Mi, Gi suffixes)\n"
+"  -c, --bits-per-key C  bits per key of capacity (1-64)\n"
+"  -k, --k K             probes per key, 1-16 (default: the best for the size)\n"
+"  -s, --seed S          hash seed, decimal or 0x-hex (default: random);\n"
+"                        merge, intersect and load need equal seeds\n"
+"  -m, --mode MODE       permission bits of /dev/kbloom/NAME, octal\n"
+"                        (default 0600); read access allows check, info and\n"
+"                        save, write access allows add, clear and load\n"
+"  -q, --quiet           print nothing on success\n"
+"\n"
+"The sizing is the module's own (see: kbloomctl size).  Creating filters\n"
+"needs write access to /dev/kbloom-control (root by default).\n"
+"\n"
+"Example:\n"
+"  kbloomctl create users --capacity 1M --fp 0.1% --mode 0644\n";
+
+static void print_created(const char *name, const struct sizing *planned)
+{
+	struct kbloom_info info;
+	struct kbl *f;
+	char bytes[32], rate[32];
+	uint64_t bits = planned->nblocks * 512, capacity = planned->capacity;
+	uint32_t k = planned->k, design = planned->fp_ppb, mode = 0;
+
+	/* The module's own numbers when the node is readable. */
+	if (!kbl_open(name, O_RDONLY, &f)) {
+		if (!kbl_info(f, &info)) {
+			bits = info.bits;
+			k = info.k;
+			capacity = info.capacity;
+			design = info.fp_design_ppb;
+			mode = info.node_mode;
+		}
+		kbl_close(f);
+	}
+	printf("created filter '%s': %" PRIu64 " bits (%s), k %u", name, bits,
+	       fmt_bytes(bits / 8, bytes, sizeof(bytes)), k);
+	if (capacity)
+		printf(", capacity %" PRIu64 ", design false-positive rate %s",
+		       capacity, fmt_ppb(design, rate, sizeof(rate)));
+	printf(", %s/%s", KBL_DEV_DIR, name);
+	if (mode)
+		printf(" mode %04o", mode);
+	putchar('\n');
+}
+
+static int run_create(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "capacity", required_argument, NULL, 'n' },
+		{ "fp", required_argument, NULL, 'p' },
+		{ "bits", required_argument, NULL, 'b' },
+		{ "bits-per-key", required_argument, NULL, 'c' },
+		{ "k", required_argument, NULL, 'k' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct command *cmd = &cmd_create;
+	struct kbl_spec spec = { 0 };
+	struct sizing planned;
+	bool quiet = false, have_k = false;
+	const char *name;
+	int c, ret;
+
+	while ((c = parse_options(cmd, argc, argv, ":n:p:b:c:k:s:m:q",
+				  opts)) != -1) {
+		switch (c) {
+		case 'n':
+			if (!parse_count(optarg, &spec.capacity) ||
+			    !spec.capacity)
+				return usage_error(cmd, "invalid --capacity '%s': give a positive number of keys (1000, 10k, 1M, 1e6)",
+						   optarg);
+			break;
+		case 'p':
+			if (!parse_rate_ppb(optarg, &spec.fp_ppb))
+				return usage_error(cmd, "invalid --fp '%s': give a rate above 0 and below 1 (1%%, 0.01, 1e-3)",
+						   optarg);
+			break;
+		case 'b':
+			if (!parse_count(optarg, &spec.bits) || !spec.bits)
+				return usage_error(cmd, "invalid --bits '%s': give a positive number of bits (8192, 1Mi, 8M)",
+						   optarg);
+			break;
+		case 'c':
+			if (!parse_u32(optarg, 1, 64, &spec.bits_per_key))
+				return usage_error(cmd, "invalid --bits-per-key '%s': give 1 to 64",
+						   optarg);
+			break;
+		case 'k':
+			if (!parse_u32(optarg, 1, KBLOOM_K_MAX, &spec.k))
+				return usage_error(cmd, "invalid --k '%s': give 1 to %d",
+						   optarg, KBLOOM_K_MAX);
+			have_k = true;
+			break;
+		case 's':
+			if (!parse_u64(optarg, &spec.seed))
+				return usage_error(cmd, "invalid --seed '%s': give a 64-bit number, decimal or 0x-hex",
+						   optarg);
+			spec.use_seed = 1;
+			break;
+		case 'm':
+			if (!parse_mode(optarg, &spec.mode) || !spec.mode)
+				return usage_error(cmd, "invalid --mode '%s': give octal permission bits such as 0600 or 0644",
+						   optarg);
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		default:
+			return EXIT_ERR;
+		}
+	}
+	if (optind + 1 != argc)
+		return usage_error(cmd, optind == argc ?
+				   "missing the filter NAME" :
+				   "give exactly one filter NAME");
+	name = argv[optind];
+	if (kbl_check_name(name))
+		return fail_name(name);
+
+	if (spec.bits && (spec.fp_ppb || spec.bits_per_key))
+		return usage_error(cmd, "--bits cannot be combined with --fp or --bits-per-key");
+	if (spec.fp_ppb && spec.bits_per_key)
+		return usage_error(cmd, "--fp and --bits-per-key are two ways of sizing: give one");
+	if (!spec.bits && !spec.bits_per_key && !spec.fp_ppb) {
+		if (!spec.capacity)
+			return usage_error(cmd, "give a size: --capacity N [--fp RATE], --bits B, or --capacity N --bits-per-key C");
+		if (have_k)
+			return usage_error(cmd, "--k needs --bits or --bits-per-key (with --fp, k is chosen for the rate)");
+		spec.fp_ppb = DEFAULT_FP_PPB;
+	}
+	if (spec.fp_ppb && have_k)
+		return usage_error(cmd, "--k cannot be combined with --fp (k is chosen for the rate; use --bits-per-key C --k K)");
+	if ((spec.fp_ppb || spec.bits_per_key) && !spec.capacity)
+		return usage_error(cmd, "%s needs --capacity N",
+				   spec.fp_ppb ? "--fp" : "--bits-per-key");
+
+	/* The module's sizing code, run here first for a precise message. */
+	if (spec.fp_ppb)
+		ret = sizing_from_rate(&planned, spec.capacity, spec.fp_ppb);
+	else if (spec.bits)
+		ret = sizing_from_bits(&planned, spec.bits, spec.k,
+				       spec.capacity);
+	else
+		ret = sizing_from_bits_per_key(&planned, spec.capacity,
+					       spec.bits_per_key, spec.k);
+	if (ret == -E2BIG)
+		return fail("filter '%s' would exceed the largest filter kbloom can hold (2^31 blocks, 128 GiB); ask for fewer keys or a higher rate",
+			    name);
+	if (ret)
+		return usage_error(cmd, "this size is out of range (see: kbloomctl size)");
+
+	ret = kbl_create(name, &spec);
+	if (ret == -E2BIG)
+		return fail_too_big(name, planned.bytes);
+	if (ret == -EEXIST && access(KBL_SYSFS_DIR, F_OK) == 0) {
+		char path[sizeof(KBL_DEV_DIR) + KBLOOM_NAME_MAX + 1];
+
+		kbl_node_path(name, path, sizeof(path));
+		if (access(path, F_OK))
+			return fail("the name '%s' is reserved by the module (%s/%s is a module-wide file); choose another name",
+				    name, KBL_SYSFS_DIR, name);
+	}
+	if (ret)
+		return fail_control(ret, name, "create");
+	if (!quiet)
+		print_created(name, &planned);
+	return EXIT_OK;
+}
+
+const struct command cmd_create = {
+	.name = "create",
+	.run = run_create,
+	.summary = "create a filter: by capacity and rate, or by size",
+	.usage = create_usage,
+};
+
+static int run_destroy(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct command *cmd = &cmd_destroy;
+	bool force = false, quiet = false;
+	int c, i, rc = EXIT_OK;
+
+	while ((c = parse_options(cmd, argc, argv, ":fq", opts)) != -1) {
+		switch (c) {
+		case 'f':
+			force = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		default:
+			return EXIT_ERR;
+		}
+	}
+	if (optind == argc)
+		return usage_error(cmd, "missing the filter NAME");
+	for (i = optind; i < argc; i++) {
+		int ret;
+
+		if (kbl_check_name(argv[i])) {
+			rc = fail_name(argv[i]);
+			continue;
+		}
+		ret = kbl_destroy(argv[i]);
+		if (ret == -ENOENT && force && module_loaded())
+			continue;
+		if (ret) {
+			rc = fail_control(ret, argv[i], "destroy");
+			continue;
+		}
+		if (!quiet)
+			printf("destroyed filter '%s'\n", argv[i]);
+	}
+	return rc;
+}
+
+const struct command cmd_destroy = {
+	.name = "destroy",
+	.run = run_destroy,
+	.summary = "destroy filters and free their memory",
+	.usage =
+"Usage: kbloomctl destroy [-f] [-q] NAME...\n"
+"\n"
+"Destroys each named filter and frees its kernel memory.  Programs that\n"
+"still hold it open get ENODEV from then on.\n"
+"\n"
+"Options:\n"
+"  -f, --force   no error for a filter that does not exist\n"
+"  -q, --quiet   print nothing on success\n"
+"\n"
+"Example:\n"
+"  kbloomctl destroy users\n",
+};
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The filters are the entries of /sys/class/kbloom that are devices (links
+ * or directories); its regular files are module-wide totals.
+ */
+static int filter_names(char ***out, size_t *count)
+{
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	DIR *dir;
+
+	dir = opendir(KBL_SYSFS_DIR);
+	if (!dir) {
+		if (errno == ENOENT && !module_loaded())
+			return fail("kbloom module not loaded (%s missing; try: modprobe kbloom)",
+				    KBL_CONTROL_PATH);
+		return fail("cannot list %s: %s", KBL_SYSFS_DIR,
+			    strerror(errno));
+	}
+	while ((de = readdir(dir))) {
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !(S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode)))
+			continue;
+		if (n == cap) {
+			char **grown;
+
+			cap = cap ? cap * 2 : 16;
+			grown = realloc(names, cap * sizeof(*names));
+			if (!grown)
+				break;
+			names = grown;
+		}
+		names[n] = strdup(de->d_name);
+		if (names[n])
+			n++;
+	}
+	closedir(dir);
+	if (n)
+		qsort(names, n, sizeof(*names), compare_names);
+	*out = names;
+	*count = n;
+	return 0;
+}
+
+static bool sysfs_value(const char *name, const char *attr, uint64_t *v)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", KBL_SYSFS_DIR, name, attr);
+	return read_u64_file(path, v);
+}
+
+/* The summary comes from sysfs, which every user may read. */
+static bool list_info(const char *name, struct kbloom_info *info)
+{
+	uint64_t v[9];
+	bool ok;
+
+	memset(info, 0, sizeof(*info));
+	ok = sysfs_value(name, "bits", &v[0]) &&
+	     sysfs_value(name, "bytes", &v[1]) &&
+	     sysfs_value(name, "k", &v[2]) &&
+	     sysfs_value(name, "capacity", &v[3]) &&
+	     sysfs_value(name, "est_keys", &v[4]) &&
+	     sysfs_value(name, "fill_ppb", &v[5]) &&
+	     sysfs_value(name, "fp_now_ppb", &v[6]) &&
+	     sysfs_value(name, "add_calls", &v[7]) &&
+	     sysfs_value(name, "saturated", &v[8]);
+	if (!ok)
+		return false;
+	snprintf(info->name, sizeof(info->name), "%s", name);
+	info->bits = v[0];
+	info->nblocks = v[0] / 512;
+	info->bytes = v[1];
+	info->k = (uint32_t)v[2];
+	info->capacity = v[3];
+	info->est_keys = v[4];
+	info->fill_ppb = (uint32_t)v[5];
+	info->fp_now_ppb = (uint32_t)v[6];
+	info->add_calls = v[7];
+	info->saturated = (uint32_t)v[8];
+	return true;
+}
+
+static void list_json_entry(const struct kbloom_info *info, const char *node)
+{
+	printf("{\"name\":");
+	json_string(stdout, info->name);
+	json_text("node", node);
+	json_u64("bits", info->bits);
+	json_u64("bytes", info->bytes);
+	json_u64("k", info->k);
+	json_u64("capacity", info->capacity);
+	json_u64("est_keys", info->est_keys);
+	json_u64("add_calls", info->add_calls);
+	json_u64("fill_ppb", info->fill_ppb);
+	json_u64("fp_now_ppb", info->fp_now_ppb);
+	json_bool("saturated", info->saturated);
+	putchar('}');
+}
+
+static int run_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "names", no_argument, NULL, '1' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct command *cmd = &cmd_list;
+	bool json = false, names_only = false;
+	char **names = NULL;
+	size_t n = 0, i;
+	int c, rc = EXIT_OK;
+
+	while ((c = parse_options(cmd, argc, argv, ":j1", opts)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case '1':
+			names_only = true;
+			break;
+		default:
+			return EXIT_ERR;
+		}
+	}
+	if (optind != argc)
+		return usage_error(cmd, "list takes no arguments");
+	if (filter_names(&names, &n))
+		return EXIT_ERR;
+
+	if (json)
+		putchar('[');
+	else if (!names_only && n)
+		printf("%-31s %12s %10s %3s %12s %12s %7s %9s\n", "NAME",
+		       "BITS", "MEMORY", "K", "CAPACITY", "KEYS(EST)",
+		       "FILL", "FP NOW");
+	for (i = 0; i < n; i++) {
+		struct kbloom_info info;
+		char node[sizeof(KBL_DEV_DIR) + KBLOOM_NAME_MAX + 1];
+		char mem[32], fill[32], fp[32];
+
+		if (names_only) {
+			printf("%s\n", names[i]);
+			continue;
+		}
+		if (!list_info(names[i], &info)) {
+			/* Destroyed while we listed: not an error. */
+			if (errno == ENOENT || errno == ENODEV)
+				continue;
+			rc = fail("cannot read %s/%s: %s", KBL_SYSFS_DIR,
+				  names[i], strerror(errno));
+			continue;
+		}
+		kbl_node_path(names[i], node, sizeof(node));
+		if (json) {
+			if (i)
+				putchar(',');
+			list_json_entry(&info, node);
+			continue;
+		}
+		printf("%-31s %12llu %10s %3u %12llu %12llu %7s %9s%s\n", names[i], info.bits,
+		       fmt_bytes(info.bytes, mem, sizeof(mem)), info.k,
+		       info.capacity, info.est_keys,
+		       fmt_ppb(info.fill_ppb, fill, sizeof(fill)),
+		       fmt_ppb(info.fp_now_ppb, fp, sizeof(fp)),
+		       info.saturated ? "  saturated" : "");
+	}
+	if (json)
+		printf("]\n");
+	else if (!n && !names_only)
+		fprintf(stderr, "%s: no filters (create one: kbloomctl create NAME --capacity N --fp 1%%)\n",
+			PROG);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+const struct command cmd_list = {
+	.name = "list",
+	.run = run_list,
+	.summary = "list the filters with a one-line summary each",
+	.usage =
+"Usage: kbloomctl list [--json | --names]\n"
+"\n"
+"Lists every filter (from /sys/class/kbloom/, readable by every user):\n"
+"name, size, probes per key, capacity, estimated distinct keys, share of\n"
+"bits set and the false-positive rate of the bits as they are now.\n"
+"\n"
+"Options:\n"
+"  -j, --json    one JSON array of objects\n"
+"  -1, --names   only the names, one per line\n"
+"\n"
+"Example:\n"
+"  kbloomctl list\n",
+};

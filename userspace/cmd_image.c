@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Filters to and from files: save and load stream the image the module
+ * reads and writes (format in include/uapi/linux/kbloom.h).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kbloomctl.h"
+
+static int run_save(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct command *cmd = &cmd_save;
+	char *tmp = NULL;
+	const char *name, *file;
+	struct kbl *f = NULL;
+	bool quiet = false, to_stdout;
+	int c, out = -1, rc = EXIT_ERR;
+	int64_t n;
+
+	while ((c = parse_options(cmd, argc, argv, ":q", opts)) != -1) {
+		if (c != 'q')
+			return EXIT_ERR;
+		quiet = true;
+	}
+	if (optind + 2 != argc)
+		return usage_error(cmd, "give a filter NAME and a FILE (- for stdout)");
+	name = argv[optind];
+	file = argv[optind + 1];
+	to_stdout = !strcmp(file, "-");
+	if (to_stdout && isatty(STDOUT_FILENO))
+		return fail("not writing a binary image to a terminal (redirect stdout, or give a FILE)");
+	f = open_filter(name, O_RDONLY);
+	if (!f)
+		return EXIT_ERR;
+	if (to_stdout) {
+		out = STDOUT_FILENO;
+	} else {
+		/* A new file renamed into place: FILE is never half written. */
+		size_t len = strlen(file) + 32;
+
+		tmp = malloc(len);
+		if (!tmp) {
+			fail("out of memory");
+			goto out;
+		}
+		snprintf(tmp, len, "%s.tmp.%ld", file, (long)getpid());
+		out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (out < 0) {
+			fail("cannot write %s: %s", tmp, strerror(errno));
+			goto out;
+		}
+	}
+	n = kbl_save(f, out);
+	if (n < 0) {
+		if (n == -ENODEV || n == -EACCES || n == -EPERM)
+			fail_filter((int)n, name, "save");
+		else if (n == -ESTALE)
+			fail("cannot save filter '%s': it was cleared, merged or loaded while being saved (try again)",
+			     name);
+		else
+			fail("cannot save filter '%s' to %s: %s", name, file,
+			     kbl_strerror((int)n));
+		goto out;
+	}
+	if (!to_stdout) {
+		if (fsync(out) || close(out)) {
+			out = -1;
+			fail("cannot write %s: %s", tmp, strerror(errno));
+			goto out;
+		}
+		out = -1;
+		if (rename(tmp, file)) {
+			fail("cannot rename %s to %s: %s", tmp, file,
+			     strerror(errno));
+			goto out;
+		}
+		free(tmp);
+		tmp = NULL;
+	}
+	if (!quiet)
+		fprintf(to_stdout ? stderr : stdout,
+			"saved filter '%s' to %s (%" PRId64 " bytes)\n", name,
+			to_stdout ? "stdout" : file, n);
+	rc = EXIT_OK;
+out:
+	if (out > STDOUT_FILENO)
+		close(out);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	kbl_close(f);
+	return rc;
+}
+
+const struct command cmd_save = {
+	.name = "save",
+	.run = run_save,
+	.summary = "write a filter's image to a file",
+	.usage =
+"Usage: kbloomctl save [-q] NAME FILE\n"
+"\n"
+"Writes the image of filter NAME (its geometry, seed, counters and bits,\n"
+"with a CRC32C) to FILE, or to stdout when FILE is -.  FILE is written\n"
+"under a temporary name and renamed, so it is never left half written.\n"
+"Keys added during the save may or may not be in the image; keys added\n"
+"before it are.  Needs read access.\n"
+"\n"
+"Example:\n"
+"  kbloomctl save users /var/lib/kbloom/users.kbloom\n",
+};
+
+/* The image header of a regular file, to explain a rejected image. */
+static bool read_header(int fd, struct kbloom_image_header *hdr)
+{
+	return pread(fd, hdr, sizeof(*hdr), 0) == (ssize_t)sizeof(*hdr) &&
+	       le32toh(hdr->magic) == KBLOOM_IMAGE_MAGIC;
+}
+
+static int fail_geometry(const char *file, const char *name,
+			 const struct kbloom_image_header *hdr,
+			 const struct kbloom_info *info)
+{
+	unsigned long long bits = le64toh(hdr->nblocks) * 512;
+	unsigned long long seed = le64toh(hdr->seed);
+	unsigned int k = le32toh(hdr->k);
+
+	return fail("image geometry differs from filter '%s': %s has %llu bits, k %u, seed 0x%llx; the filter has %llu bits, k %u, seed 0x%llx (create it with the same --bits/--k/--seed: kbloomctl create NAME --bits %llu --k %u --seed 0x%llx)",
+		    name, file, bits, k, seed, info->bits, info->k, info->seed,
+		    bits, k, seed);
+}
+
+static int fail_image(int err, const char *file, int fd, const char *name,
+		      const struct kbl *f)
+{
+	struct kbloom_image_header hdr;
+	struct kbloom_info info;
+	struct stat st;
+	bool have_hdr = read_header(fd, &hdr);
+
+	switch (-err) {
+	case ENOEXEC:
+		return fail("%s is not a kbloom image (make one with: kbloomctl save NAME FILE); filter '%s' is unchanged",
+			    file, name);
+	case EPROTO:
+		if (have_hdr)
+			return fail("%s is a kbloom image of version %u, which this module does not read (it reads version %d); filter '%s' is unchanged",
+				    file, le16toh(hdr.version),
+				    KBLOOM_IMAGE_VERSION, name);
+		return fail("%s is a kbloom image of a version this module does not read; filter '%s' is unchanged",
+			    file, name);
+	case EXDEV:
+		if (have_hdr && !kbl_info(f, &info))
+			return fail_geometry(file, name, &hdr, &info);
+		return fail("image geometry differs from filter '%s' (create it with the same --bits/--k/--seed)",
+			    name);
+	case EINVAL:
+		return fail("%s has an invalid kbloom image header (damaged file?); filter '%s' is unchanged",
+			    file, name);
+	case ENODATA:
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+		    !kbl_info(f, &info))
+			return fail("%s is a truncated kbloom image (%" PRIu64 " of %" PRIu64 " bytes); filter '%s' is unchanged",
+				    file, (uint64_t)st.st_size,
+				    kbl_image_size(&info), name);
+		return fail("%s is a truncated kbloom image; filter '%s' is unchanged",
+			    file, name);
+	case EMSGSIZE:
+		return fail("%s is longer than the kbloom image its header describes (extra bytes at the end?); filter '%s' is unchanged",
+			    file, name);
+	case EBADMSG:
+		return fail("%s is a corrupt kbloom image (checksum mismatch); filter '%s' is unchanged",
+			    file, name);
+	case ENODEV:
+	case EACCES:
+	case EPERM:
+	case EBADF:
+		return fail_filter(err, name, "load");
+	default:
+		return fail("cannot load %s into filter '%s': %s", file, name,
+			    kbl_strerror(err));
+	}
+}
+
+/* Creates NAME with the geometry written in the image header. */
+static int create_from_image(const char *name, const char *file, int fd,
+			     uint32_t mode)
+{
+	struct kbloom_image_header hdr;
+	struct kbl_spec spec = { 0 };
+	int ret;
+
+	if (!read_header(fd, &hdr))
+		return fail("%s is not a kbloom image (make one with: kbloomctl save NAME FILE)",
+			    file);
+	spec.bits = le64toh(hdr.nblocks) * 512;
+	spec.k = le32toh(hdr.k);
+	spec.seed = le64toh(hdr.seed);
+	spec.use_seed = 1;
+	spec.capacity = le64toh(hdr.capacity);
+	spec.mode = mode;
+	ret = kbl_create(name, &spec);
+	if (ret)
+		return fail_control(ret, name, "create");
+	return 0;
+}
+
+static int run_load(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "create", no_argument, NULL, 'c' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct command *cmd = &cmd_load;
+	const char *name, *file;
+	struct kbl *f = NULL;
+	bool quiet = false, create = false, created = false;
+	uint32_t mode = 0;
+	int c, in = -1, ret, rc = EXIT_ERR;
+
+	while ((c = parse_options(cmd, argc, argv, ":cm:q", opts)) != -1) {
+		switch (c) {
+		case 'c':
+			create = true;
+			break;
+		case 'm':
+			if (!parse_mode(optarg, &mode) || !mode)
+				return usage_error(cmd, "invalid --mode '%s': give octal permission bits such as 0600",
+						   optarg);
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		default:
+			return EXIT_ERR;
+		}
+	}
+	if (optind + 2 != argc)
+		return usage_error(cmd, "give a filter NAME and a FILE (- for stdin)");
+	name = argv[optind];
+	file = argv[optind + 1];
+	if (kbl_check_name(name))
+		return fail_name(name);
+	if (!strcmp(file, "-")) {
+		if (create)
+			return usage_error(cmd, "--create needs a FILE, not stdin");
+		in = STDIN_FILENO;
+		file = "stdin";
+	} else {
+		in = open(file, O_RDONLY | O_CLOEXEC);
+		if (in < 0)
+			return fail("cannot read %s: %s", file, strerror(errno));
+	}
+	if (create) {
+		ret = kbl_open(name, O_RDWR, &f);
+		if (ret == -ENOENT && module_loaded()) {
+			if (create_from_image(name, file, in, mode))
+				goto out;
+			created = true;
+		} else if (ret) {
+			fail_open(ret, name, O_RDWR);
+			goto out;
+		}
+	}
+	if (!f) {
+		f = open_filter(name, O_RDWR);
+		if (!f)
+			goto out;
+	}
+	ret = kbl_load(f, in);
+	if (ret) {
+		fail_image(ret, file, in, name, f);
+		goto out;
+	}
+	if (!quiet)
+		printf("loaded %s into %sfilter '%s'\n", file,
+		       created ? "new " : "", name);
+	rc = EXIT_OK;
+out:
+	kbl_close(f);
+	if (rc != EXIT_OK && created)
+		kbl_destroy(name);
+	if (in > STDIN_FILENO)
+		close(in);
+	return rc;
+}
+
+const struct command cmd_load = {
+	.name = "load",
+	.run = run_load,
+	.summary = "restore a filter's image from a file",
+	.usage =
+"Usage: kbloomctl load [--create [--mode MODE]] [-q] NAME FILE\n"
+"\n"
+"Restores an image written by kbloomctl save (FILE, or stdin when FILE is\n"
+"-) into the filter NAME, replacing its bits and counters.  The module\n"
+"checks the whole image first: a damaged or foreign file leaves the\n"
+"filter unchanged.  The filter must have the image's size, k and seed.\n"
+"Needs write access.\n"
+"\n"
+"Options:\n"
+"  -c, --create      create NAME from the image's geometry if it does not\n"
+"                    exist (needs access to /dev/kbloom-control)\n"
+"  -m, --mode MODE   node mode for --create (default 0600)\n"
+"  -q, --quiet       print nothing on success\n"
+"\n"
+"Example (after a reboot):\n"
+"  kbloomctl load --create users /var/lib/kbloom/users.kbloom\n",
+};

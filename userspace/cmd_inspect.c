@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a filter knows about itself: info, and report, which feeds it what
+ * the real lookups behind its answers found.
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "kbloomctl.h"
+
+static void print_info_json(const struct kbloom_info *in)
+{
+	char node[sizeof(KBL_DEV_DIR) + KBLOOM_NAME_MAX + 1], mode[8];
+
+	kbl_node_path(in->name, node, sizeof(node));
+	snprintf(mode, sizeof(mode), "%04o", in->node_mode & 07777);
+	printf("{\"name\":");
+	json_string(stdout, in->name);
+	json_text("node", node);
+	json_text("node_mode", mode);
+	json_u64("capacity", in->capacity);
+	json_u64("nblocks", in->nblocks);
+	json_u64("bits", in->bits);
+	json_u64("bytes", in->bytes);
+	json_u64("seed", in->seed);
+	json_u64("k", in->k);
+	json_u64("type", in->type);
+	json_u64("add_calls", in->add_calls);
+	json_u64("add_new", in->add_new);
+	json_u64("check_calls", in->check_calls);
+	json_u64("check_hits", in->check_hits);
+	json_u64("bits_set", in->bits_set);
+	json_u64("est_keys", in->est_keys);
+	json_u64("reported_fp", in->reported_fp);
+	json_u64("reported_tp", in->reported_tp);
+	json_u64("reported_tn", in->reported_tn);
+	json_u64("fp_target_ppb", in->fp_target_ppb);
+	json_u64("fp_design_ppb", in->fp_design_ppb);
+	json_u64("fp_now_ppb", in->fp_now_ppb);
+	json_u64("fill_ppb", in->fill_ppb);
+	json_u64("observed_fp_ppb", in->observed_fp_ppb);
+	json_bool("saturated", in->saturated);
+	printf("}\n");
+}
+
+static void print_info_table(const struct kbloom_info *in)
+{
+	char a[32], b[32];
+
+	table_row("filter", "%s (%s/%s, mode %04o)", in->name,
+		  KBL_DEV_DIR, in->name, in->node_mode);
+	table_row("size", "%llu bits in %llu blocks of 512, %s", in->bits,
+		  in->nblocks,
+		  fmt_bytes(in->bytes, a, sizeof(a)));
+	table_row("k", "%u probes per key", in->k);
+	table_row("seed", "0x%016llx", in->seed);
+	if (in->capacity) {
+		table_row("capacity", "%llu keys (%.2f bits per key)",
+			  in->capacity, (double)in->bits / in->capacity);
+	} else {
+		table_row("capacity", "none given");
+	}
+	if (in->fp_target_ppb)
+		table_row("fp target", "%s",
+			  fmt_ppb(in->fp_target_ppb, a, sizeof(a)));
+	if (in->capacity)
+		table_row("fp design", "%s (formula at capacity)",
+			  fmt_ppb(in->fp_design_ppb, a, sizeof(a)));
+	table_row("fp now", "%s (from the bits set now)",
+		  fmt_ppb(in->fp_now_ppb, a, sizeof(a)));
+	table_row("fill", "%s (%llu of %llu bits set)",
+		  fmt_ppb(in->fill_ppb, a, sizeof(a)), in->bits_set, in->bits);
+	table_row("keys (est.)", "%llu distinct", in->est_keys);
+	table_row("adds", "%llu keys, %llu set new bits",
+		  in->add_calls, in->add_new);
+	table_row("checks", "%llu keys, %llu maybe present",
+		  in->check_calls, in->check_hits);
+	if (in->reported_fp || in->reported_tp || in->reported_tn) {
+		table_row("reported",
+			  "%llu false positives, %llu true positives, %llu true negatives",
+			  in->reported_fp, in->reported_tp, in->reported_tn);
+		table_row("fp observed", "%s (false positives / (false positives + true negatives))",
+			  fmt_ppb(in->observed_fp_ppb, b, sizeof(b)));
+	}
+	table_row("saturated", "%s", in->saturated ?
+		  "yes: over capacity or above the target rate (create a larger filter)" :
+		  "no");
+}
+
+static int run_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct command *cmd = &cmd_info;
+	struct kbloom_info info;
+	struct kbl *f;
+	bool json = false;
+	int c, ret;
+
+	while ((c = parse_options(cmd, argc, argv, ":j", opts)) != -1) {
+		if (c != 'j')
+			return EXIT_ERR;
+		json = true;
+	}
+	if (optind + 1 != argc)
+		return usage_error(cmd, "give exactly one filter NAME");
+	f = open_filter(argv[optind], O_RDONLY);
+	if (!f)
+		return EXIT_ERR;
+	ret = kbl_info(f, &info);
+	kbl_close(f);
+	if (ret)
+		return fail_filter(ret, argv[optind], "get information on");
+	if (json)
+		print_info_json(&info);
+	else
+		print_info_table(&info);
+	return EXIT_OK;
+}
+
+const struct command cmd_info = {
+	.name = "info",
+	.run = run_info,
+	.summary = "show a filter's geometry, rates and counters",
+	.usage =
+"Usage: kbloomctl info [--json] NAME\n"
+"\n"
+"Shows the filter's size, k, seed and capacity; its false-positive rates\n"
+"(the target asked for, the design rate at capacity, the exact rate of the\n"
+"bits set now, and the rate observed through kbloomctl report); its fill,\n"
+"estimated distinct keys and counters.  Needs read access.\n"
+"\n"
+"Options:\n"
+"  -j, --json   one JSON object; rates are integers in parts per billion\n"
+"               (*_ppb: 10000000 is 1%)\n"
+"\n"
+"Example:\n"
+"  kbloomctl info users\n",
+};
+
+static int run_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "fp", required_argument, NULL, 'f' },
+		{ "tp", required_argument, NULL, 't' },
+		{ "tn", required_argument, NULL, 'n' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct command *cmd = &cmd_report;
+	uint64_t fp = 0, tp = 0, tn = 0;
+	struct kbloom_info info;
+	bool quiet = false, any = false;
+	struct kbl *f;
+	char rate[32];
+	int c, ret;
+
+	while ((c = parse_options(cmd, argc, argv, ":q", opts)) != -1) {
+		uint64_t *dst = c == 'f' ? &fp : c == 't' ? &tp : &tn;
+
+		if (c == 'q') {
+			quiet = true;
+			continue;
+		}
+		if (c != 'f' && c != 't' && c != 'n')
+			return EXIT_ERR;
+		if (!parse_count(optarg, dst))
+			return usage_error(cmd, "invalid count '%s'", optarg);
+		any = true;
+	}
+	if (optind + 1 != argc)
+		return usage_error(cmd, "give exactly one filter NAME");
+	if (!any)
+		return usage_error(cmd, "give at least one of --fp N, --tp N, --tn N");
+	f = open_filter(argv[optind], O_RDONLY);
+	if (!f)
+		return EXIT_ERR;
+	ret = kbl_report(f, fp, tp, tn);
+	if (!ret && !quiet)
+		ret = kbl_info(f, &info);
+	kbl_close(f);
+	if (ret)
+		return fail_filter(ret, argv[optind], "report to");
+	if (!quiet)
+		printf("reported to '%s': totals %llu false positives, %llu true positives, %llu true negatives; observed false-positive rate %s\n",
+		       argv[optind], info.reported_fp, info.reported_tp,
+		       info.reported_tn,
+		       fmt_ppb(info.observed_fp_ppb, rate, sizeof(rate)));
+	return EXIT_OK;
+}
+
+const struct command cmd_report = {
+	.name = "report",
+	.run = run_report,
+	.summary = "feed back what real lookups found (observed false-positive rate)",
+	.usage =
+"Usage: kbloomctl report NAME [--fp N] [--tp N] [--tn N] [-q]\n"
+"\n"
+"After acting on check answers, tell the filter what the real lookup\n"
+"behind them found, so that info shows the observed false-positive rate:\n"
+"false positives / (false positives + true negatives).  The counts add up\n"
+"across reports until clear or load.  Needs read access.\n"
+"\n"
+"Options:\n"
+"  --fp N   \"maybe\" answers whose key turned out to be absent\n"
+"  --tp N   \"maybe\" answers whose key was present\n"
+"  --tn N   \"absent\" answers (the lookups the filter saved)\n"
+"  -q       print nothing on success\n"
+"\n"
+"Example:\n"
+"  kbloomctl report users --fp 12 --tp 950 --tn 40000\n",
+};

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Keys in a filter: add, check and clear.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbloomctl.h"
+
+/* What add and check share: where the keys come from, how they are cut. */
+struct key_options {
+	char **files;
+	size_t nfiles;
+	int delim;
+	uint32_t batch;
+	bool quiet;
+	bool verbose;
+	bool stats;
+};
+
+static int key_options_add_file(struct key_options *o, char *file)
+{
+	char **grown = realloc(o->files, (o->nfiles + 1) * sizeof(*grown));
+
+	if (!grown)
+		return fail("out of memory");
+	o->files = grown;
+	o->files[o->nfiles++] = file;
+	return 0;
+}
+
+/* The short options of key_option(), and its long ones in each table. */
+#define KEY_SHORTOPTS	"f:0B:"
+
+/* Handles the options common to add and check; 1 if c was not one. */
+static int key_option(const struct command *cmd, struct key_options *o,
+		      int c)
+{
+	switch (c) {
+	case 'f':
+		return key_options_add_file(o, optarg) ? EXIT_ERR : 0;
+	case '0':
+		o->delim = '\0';
+		return 0;
+	case 'B':
+		if (!parse_u32(optarg, 1, KBLOOM_BATCH_MAX, &o->batch))
+			return usage_error(cmd, "invalid --batch '%s': give 1 to %d keys per ioctl",
+					   optarg, KBLOOM_BATCH_MAX);
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+#define KEY_SOURCES_HELP \
+"Keys come from the arguments after NAME, from -f FILE (repeatable; - is\n" \
+"stdin), or from stdin when neither is given: one key per line, or NUL-\n" \
+"terminated with -0.  Keys are taken byte for byte (nothing is trimmed)\n" \
+"and must be 1 to 4096 bytes.  Input of any size streams to the device in\n" \
+"ioctls of up to --batch keys.\n"
+
+#define KEY_OPTIONS_HELP \
+"  -f, --file FILE    read keys from FILE (- for stdin)\n" \
+"  -0, --null         keys are NUL-terminated instead of one per line\n" \
+"  -B, --batch N      keys per ioctl, 1-65536 (default 4096)\n"
+
+static const char add_usage[] =
+"Usage: kbloomctl add NAME [KEY...] [-f FILE] [-0] [--batch N] [--stats] [-q]\n"
+"\n"
+"Adds keys to the filter NAME (needs write access to /dev/kbloom/NAME).\n"
+"\n"
+KEY_SOURCES_HELP
+"\n"
+"Options:\n"
+KEY_OPTIONS_HELP
+"  -s, --stats        also print ioctls made, keys per ioctl and speed\n"
+"  -q, --quiet        print nothing on success\n"
+"\n"
+"Prints how many keys were added and how many of them set a new bit (a\n"
+"key that sets none was, as far as the filter can tell, already there).\n"
+"A progress line goes to stderr during long loads when it is a terminal.\n"
+"\n"
+"Examples:\n"
+"  kbloomctl add users alice bob\n"
+"  seq 1000000 | kbloomctl add numbers\n"
+"  find / -print0 | kbloomctl add paths -0\n";
+
+static const char check_usage[] =
+"Usage: kbloomctl check NAME [KEY...] [-f FILE] [-0] [-v | -q | -a | -m]\n"
+"\n"
+"Checks keys against the filter NAME (needs read access).  \"maybe\" means\n"
+"the key may have been added; \"absent\" means it certainly was not.\n"
+"\n"
+KEY_SOURCES_HELP
+"\n"
+"Options:\n"
+KEY_OPTIONS_HELP
+"  -v, --verbose      print each key's answer: maybe<TAB>KEY or absent<TAB>KEY\n"
+"  -a, --absent       print only the keys that are definitely absent\n"
+"  -m, --maybe        print only the keys that may be present\n"
+"  -q, --quiet        print nothing; only the exit status tells\n"
+"  -s, --stats        also print ioctls made, keys per ioctl and speed\n"
+"\n"
+"Without -v, -a, -m or -q, prints one summary line.  Printed keys end with\n"
+"a newline, or with a NUL byte under -0.\n"
+"\n"
+"Exit status, like grep: 0 if every key may be present, 1 if any key is\n"
+"definitely absent, 2 on error.\n"
+"\n"
+"Examples:\n"
+"  kbloomctl check users alice && echo 'alice may exist: ask the database'\n"
+"  kbloomctl check users -m -f requests.txt > worth-looking-up.txt\n";
+
+static void print_stats(const char *verb, uint64_t keys, uint64_t ioctls,
+			double seconds)
+{
+	fprintf(stdout, "%s %" PRIu64 " keys in %" PRIu64 " ioctls (%.1f keys per ioctl), %.3f s, %.2f M keys/s\n",
+		verb, keys, ioctls, ioctls ? (double)keys / ioctls : 0.0,
+		seconds, seconds > 0 ? keys / seconds / 1e6 : 0.0);
+}
+
+static int run_add(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "file", required_argument, NULL, 'f' },
+		{ "null", no_argument, NULL, '0' },
+		{ "batch", required_argument, NULL, 'B' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct command *cmd = &cmd_add;
+	struct key_options o = { .delim = '\n', .batch = KEYS_DEFAULT_BATCH };
+	struct key_input in = { .fd = -1 };
+	struct key_batch b = { 0 };
+	struct progress prog;
+	struct kbl *f = NULL;
+	uint64_t keys = 0, new_keys = 0, ioctls0;
+	const char *name;
+	int c, ret, rc = EXIT_ERR;
+
+	while ((c = parse_options(cmd, argc, argv, ":" KEY_SHORTOPTS "sq",
+				  opts)) != -1) {
+		ret = key_option(cmd, &o, c);
+		if (ret == 0)
+			continue;
+		if (ret != 1)
+			goto out;
+		if (c == 's')
+			o.stats = true;
+		else if (c == 'q')
+			o.quiet = true;
+		else
+			goto out;
+	}
+	if (optind == argc) {
+		usage_error(cmd, "missing the filter NAME");
+		goto out;
+	}
+	name = argv[optind++];
+	f = open_filter(name, O_RDWR);
+	if (!f)
+		goto out;
+	if (key_input_init(&in, argv + optind, argc - optind, o.files,
+			   o.nfiles, o.delim) ||
+	    key_batch_init(&b, o.batch))
+		goto out;
+
+	ioctls0 = kbl_ioctl_count(f);
+	progress_start(&prog, "added", o.quiet);
+	while ((ret = key_input_next(&in, &b)) == 1) {
+		uint64_t hits;
+
+		ret = kbl_add(f, b.data, b.lens, b.count, NULL, &hits);
+		if (ret) {
+			progress_end(&prog);
+			fail_filter(ret, name, "add keys to");
+			if (keys)
+				fprintf(stderr, "%s: %" PRIu64 " keys before the failure were added\n",
+					PROG, keys);
+			goto out;
+		}
+		keys += b.count;
+		new_keys += hits;
+		progress_update(&prog, keys);
+	}
+	progress_end(&prog);
+	if (ret) {
+		if (keys)
+			fprintf(stderr, "%s: %" PRIu64 " keys before the bad input were added\n",
+				PROG, keys);
+		goto out;
+	}
+	if (!o.quiet)
+		printf("added %" PRIu64 " %s to '%s' (%" PRIu64 " set new bits)\n",
+		       keys, keys == 1 ? "key" : "keys", name, new_keys);
+	if (o.stats)
+		print_stats("added", keys, kbl_ioctl_count(f) - ioctls0,
+			    now_seconds() - prog.start);
+	rc = EXIT_OK;
+out:
+	key_batch_free(&b);
+	key_input_free(&in);
+	kbl_close(f);
+	free(o.files);
+	return rc;
+}
+
+const struct command cmd_add = {
+	.name = "add",
+	.run = run_add,
+	.summary = "add keys (arguments, files or stdin)",
+	.usage = add_usage,
+};
+
+enum check_print { PRINT_SUMMARY, PRINT_ALL, PRINT_ABSENT, PRINT_MAYBE,
+		   PRINT_NOTHING };
+
+static void print_answers(const struct key_batch *b, const uint64_t *res,
+			  enum check_print mode, int delim)
+{
+	size_t i, off = 0;
+
+	for (i = 0; i < b->count; off += b->lens[i], i++) {
+		bool maybe = res[i / 64] >> (i % 64) & 1;
+
+		if ((mode == PRINT_ABSENT && maybe) ||
+		    (mode == PRINT_MAYBE && !maybe))
+			continue;
+		if (mode == PRINT_ALL)
+			fputs(maybe ? "maybe\t" : "absent\t", stdout);
+		fwrite(b->data + off, 1, b->lens[i], stdout);
+		putchar(delim);
+	}
+}
+
+static int run_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "file", required_argument, NULL, 'f' },
+		{ "null", no_argument, NULL, '0' },
+		{ "batch", required_argument, NULL, 'B' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "absent", no_argument, NULL, 'a' },
+		{ "maybe", no_argument, NULL, 'm' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "stats", no_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct command *cmd = &cmd_check;
+	struct key_options o = { .delim = '\n', .batch = KEYS_DEFAULT_BATCH };
+	enum check_print mode = PRINT_SUMMARY;
+	struct key_input in = { .fd = -1 };
+	struct key_batch b = { 0 };
+	struct progress prog;
+	struct kbl *f = NULL;
+	uint64_t *res = NULL, keys = 0, maybe = 0, ioctls0;
+	const char *name;
+	int c, ret, rc = EXIT_ERR;
+
+	while ((c = parse_options(cmd, argc, argv, ":" KEY_SHORTOPTS "vamqs",
+				  opts)) != -1) {
+		ret = key_option(cmd, &o, c);
+		if (ret == 0)
+			continue;
+		if (ret != 1)
+			goto out;
+		switch (c) {
+		case 'v':
+			mode = PRINT_ALL;
+			break;
+		case 'a':
+			mode = PRINT_ABSENT;
+			break;
+		case 'm':
+			mode = PRINT_MAYBE;
+			break;
+		case 'q':
+			mode = PRINT_NOTHING;
+			break;
+		case 's':
+			o.stats = true;
+			break;
+		default:
+			goto out;
+		}
+	}
+	if (optind == argc) {
+		usage_error(cmd, "missing the filter NAME");
+		goto out;
+	}
+	name = argv[optind++];
+	f = open_filter(name, O_RDONLY);
+	if (!f)
+		goto out;
+	if (key_input_init(&in, argv + optind, argc - optind, o.files,
+			   o.nfiles, o.delim) ||
+	    key_batch_init(&b, o.batch))
+		goto out;
+	res = malloc((o.batch + 63) / 64 * sizeof(*res));
+	if (!res) {
+		fail("out of memory");
+		goto out;
+	}
+
+	ioctls0 = kbl_ioctl_count(f);
+	progress_start(&prog, "checked", mode == PRINT_NOTHING);
+	while ((ret = key_input_next(&in, &b)) == 1) {
+		uint64_t hits;
+
+		ret = kbl_check(f, b.data, b.lens, b.count, res, &hits);
+		if (ret) {
+			progress_end(&prog);
+			fail_filter(ret, name, "check keys in");
+			goto out;
+		}
+		if (mode != PRINT_SUMMARY && mode != PRINT_NOTHING)
+			print_answers(&b, res, mode, o.delim);
+		keys += b.count;
+		maybe += hits;
+		progress_update(&prog, keys);
+	}
+	progress_end(&prog);
+	if (ret)
+		goto out;
+	if (mode == PRINT_SUMMARY)
+		printf("%" PRIu64 " %s checked in '%s': %" PRIu64 " may be present, %" PRIu64 " definitely absent\n",
+		       keys, keys == 1 ? "key" : "keys", name, maybe,
+		       keys - maybe);
+	if (o.stats)
+		print_stats("checked", keys, kbl_ioctl_count(f) - ioctls0,
+			    now_seconds() - prog.start);
+	if (fflush(stdout)) {
+		fail("cannot write the answers: %s", strerror(errno));
+		goto out;
+	}
+	rc = maybe == keys ? EXIT_OK : EXIT_ABSENT;
+out:
+	free(res);
+	key_batch_free(&b);
+	key_input_free(&in);
+	kbl_close(f);
+	free(o.files);
+	return rc;
+}
+
+const struct command cmd_check = {
+	.name = "check",
+	.run = run_check,
+	.summary = "check keys; exit 0 if all may be present, 1 if any is absent",
+	.usage = check_usage,
+};
+
+static int run_clear(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct command *cmd = &cmd_clear;
+	bool quiet = false;
+	struct kbl *f;
+	int c, ret;
+
+	while ((c = parse_options(cmd, argc, argv, ":q", opts)) != -1) {
+		if (c != 'q')
+			return EXIT_ERR;
+		quiet = true;
+	}
+	if (optind + 1 != argc)
+		return usage_error(cmd, "give exactly one filter NAME");
+	f = open_filter(argv[optind], O_RDWR);
+	if (!f)
+		return EXIT_ERR;
+	ret = kbl_clear(f);
+	kbl_close(f);
+	if (ret)
+		return fail_filter(ret, argv[optind], "clear");
+	if (!quiet)
+		printf("cleared filter '%s'\n", argv[optind]);
+	return EXIT_OK;
+}
+
+const struct command cmd_clear = {
+	.name = "clear",
+	.run = run_clear,
+	.summary = "remove every key (reset all bits and counters)",
+	.usage =
+"Usage: kbloomctl clear [-q] NAME\n"
+"\n"
+"Resets every bit and counter of the filter NAME, keeping its size, k and\n"
+"seed (needs write access).  A Bloom filter cannot remove single keys.\n"
+"\n"
+"Options:\n"
+"  -q, --quiet   print nothing on success\n"
+"\n"
+"Example:\n"
+"  kbloomctl clear users\n",
+};

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * size: the sizing calculator.  Every number it prints comes from the
+ * module's own geometry and formula code (geometry.c), so it answers what
+ * `kbloomctl create` will really allocate.  The textbook formula is shown
+ * beside it only to say how far off it would be for a blocked filter.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+
+#include "kbloomctl.h"
+
+/* The standard (unblocked) Bloom filter's optimum, for comparison. */
+static void textbook(double rate, double *bits_per_key, unsigned int *k)
+{
+	double c = -log(rate) / (M_LN2 * M_LN2);
+
+	*bits_per_key = c;
+	*k = (unsigned int)lround(c * M_LN2);
+	if (*k < 1)
+		*k = 1;
+}
+
+static void print_sizing(const struct sizing *s, uint32_t target_ppb)
+{
+	char a[32], b[32];
+	uint64_t bits = s->nblocks * 512;
+
+	table_row("capacity", "%" PRIu64 " keys", s->capacity);
+	if (target_ppb)
+		table_row("target fp", "%s", fmt_ppb(target_ppb, a, sizeof(a)));
+	table_row("bits per key", "%.2f", (double)bits / s->capacity);
+	table_row("k", "%u probes per key", s->k);
+	table_row("bits", "%" PRIu64 " (%" PRIu64 " blocks of 512)", bits,
+		  s->nblocks);
+	table_row("memory", "%s (%" PRIu64 " bytes)",
+		  fmt_bytes(s->bytes, a, sizeof(a)), s->bytes);
+	table_row("expected fp", "%s at capacity (blocked-filter formula)",
+		  fmt_ppb(s->fp_ppb, b, sizeof(b)));
+	if (target_ppb) {
+		double c;
+		unsigned int k;
+
+		textbook((double)target_ppb / KBLOOM_PPB, &c, &k);
+		table_row("textbook", "%.2f bits per key, k %u (standard Bloom formula; a blocked filter needs more)",
+			  c, k);
+	}
+}
+
+static void print_sizing_json(const struct sizing *s, uint32_t target_ppb)
+{
+	printf("{\"bits_per_key\":%.4f",
+	       (double)s->nblocks * 512 / s->capacity);
+	json_u64("capacity", s->capacity);
+	json_u64("fp_target_ppb", target_ppb);
+	json_u64("bits", s->nblocks * 512);
+	json_u64("nblocks", s->nblocks);
+	json_u64("k", s->k);
+	json_u64("bytes", s->bytes);
+	json_u64("fp_expected_ppb", s->fp_ppb);
+	printf("}\n");
+}
+
+/* The lesson's quick-reference table, for the blocked filter. */
+static int print_table(void)
+{
+	static const uint32_t rates[] = {
+		100000000, 10000000, 1000000, 100000,
+	};
+	size_t i;
+
+	printf("Blocked Bloom filter, 512-bit blocks, sized by the kbloom module's own code\n\n");
+	printf("%-10s %9s %3s %12s %12s %12s   %s\n", "target fp",
+	       "bits/key", "k", "expected fp", "1 M keys", "100 M keys",
+	       "textbook bits/key, k");
+	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+		struct sizing one, hundred;
+		char r[32], e[32], m1[32], m100[32];
+		double c;
+		unsigned int k;
+
+		if (sizing_from_rate(&one, 1000000, rates[i]) ||
+		    sizing_from_rate(&hundred, 100000000, rates[i]))
+			return fail("sizing failed for rate %s",
+				    fmt_ppb(rates[i], r, sizeof(r)));
+		textbook((double)rates[i] / KBLOOM_PPB, &c, &k);
+		printf("%-10s %9.2f %3u %12s %12s %12s   %.2f, %u\n",
+		       fmt_ppb(rates[i], r, sizeof(r)),
+		       (double)one.nblocks * 512 / 1e6, one.k,
+		       fmt_ppb(one.fp_ppb, e, sizeof(e)),
+		       fmt_bytes(one.bytes, m1, sizeof(m1)),
+		       fmt_bytes(hundred.bytes, m100, sizeof(m100)), c, k);
+	}
+	printf("\nThe textbook formula m = -n ln p / (ln 2)^2 is for a standard Bloom filter;\n"
+	       "a blocked filter, one cache line per key, needs a little more memory for the\n"
+	       "same rate and in exchange costs one cache miss per key.\n");
+	return EXIT_OK;
+}
+
+static const char size_usage[] =
+"Usage: kbloomctl size --capacity N --fp RATE [--json]\n"
+"       kbloomctl size N RATE\n"
+"       kbloomctl size --capacity N (--bits-per-key C | --bits B) [--k K]\n"
+"       kbloomctl size --table\n"
+"\n"
+"The sizing calculator: bits per key, k, memory and the expected\n"
+"false-positive rate of a filter, computed by the module's own sizing code\n"
+"(what kbloomctl create will allocate).  No device is needed.\n"
+"\n"
+"Options:\n"
+"  -n, --capacity N      keys (1000, 10k, 1M, 1e6)\n"
+"  -p, --fp RATE         target false-positive rate: 1%, 0.01 or 1e-3\n"
+"  -c, --bits-per-key C  a budget of bits per key instead of a rate\n"
+"  -b, --bits B          a total size in bits instead of a rate\n"
+"  -k, --k K             probes per key with --bits or --bits-per-key\n"
+"  -j, --json            one JSON object\n"
+"  -t, --table           quick-reference table: rates 10% to 0.01%, memory\n"
+"                        for 1 M and 100 M keys\n"
+"\n"
+"Examples:\n"
+"  kbloomctl size 100M 0.1%\n"
+"  kbloomctl size --capacity 1M --bits-per-key 10\n";
+
+static int run_size(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "capacity", required_argument, NULL, 'n' },
+		{ "fp", required_argument, NULL, 'p' },
+		{ "bits-per-key", required_argument, NULL, 'c' },
+		{ "bits", required_argument, NULL, 'b' },
+		{ "k", required_argument, NULL, 'k' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "table", no_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct command *cmd = &cmd_size;
+	uint64_t capacity = 0, bits = 0;
+	uint32_t fp_ppb = 0, bpk = 0, k = 0;
+	bool json = false, table = false;
+	struct sizing s;
+	int c, ret;
+
+	while ((c = parse_options(cmd, argc, argv, ":n:p:c:b:k:jt",
+				  opts)) != -1) {
+		switch (c) {
+		case 'n':
+			if (!parse_count(optarg, &capacity) || !capacity)
+				return usage_error(cmd, "invalid --capacity '%s': give a positive number of keys (1000, 10k, 1M, 1e6)",
+						   optarg);
+			break;
+		case 'p':
+			if (!parse_rate_ppb(optarg, &fp_ppb))
+				return usage_error(cmd, "invalid --fp '%s': give a rate above 0 and below 1 (1%%, 0.01, 1e-3)",
+						   optarg);
+			break;
+		case 'c':
+			if (!parse_u32(optarg, 1, 64, &bpk))
+				return usage_error(cmd, "invalid --bits-per-key '%s': give 1 to 64",
+						   optarg);
+			break;
+		case 'b':
+			if (!parse_count(optarg, &bits) || !bits)
+				return usage_error(cmd, "invalid --bits '%s'",
+						   optarg);
+			break;
+		case 'k':
+			if (!parse_u32(optarg, 1, KBLOOM_K_MAX, &k))
+				return usage_error(cmd, "invalid --k '%s': give 1 to %d",
+						   optarg, KBLOOM_K_MAX);
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 't':
+			table = true;
+			break;
+		default:
+			return EXIT_ERR;
+		}
+	}
+	if (table) {
+		if (optind != argc || capacity || fp_ppb || bpk || bits)
+			return usage_error(cmd, "--table takes no other sizes");
+		return print_table();
+	}
+	if (optind < argc && !capacity) {
+		if (!parse_count(argv[optind], &capacity) || !capacity)
+			return usage_error(cmd, "invalid capacity '%s': give a positive number of keys (1000, 10k, 1M, 1e6)",
+					   argv[optind]);
+		optind++;
+	}
+	if (optind < argc && !fp_ppb) {
+		if (!parse_rate_ppb(argv[optind], &fp_ppb))
+			return usage_error(cmd, "invalid rate '%s': give a rate above 0 and below 1 (1%%, 0.01, 1e-3)",
+					   argv[optind]);
+		optind++;
+	}
+	if (optind != argc)
+		return usage_error(cmd, "unexpected argument '%s'",
+				   argv[optind]);
+	if (!capacity)
+		return usage_error(cmd, "give a capacity: kbloomctl size N RATE");
+	if (!!fp_ppb + !!bpk + !!bits != 1)
+		return usage_error(cmd, "give exactly one of a rate (--fp), --bits-per-key or --bits");
+	if (fp_ppb && k)
+		return usage_error(cmd, "--k cannot be combined with a rate (k is chosen for the rate)");
+
+	if (fp_ppb)
+		ret = sizing_from_rate(&s, capacity, fp_ppb);
+	else if (bpk)
+		ret = sizing_from_bits_per_key(&s, capacity, bpk, k);
+	else
+		ret = sizing_from_bits(&s, bits, k, capacity);
+	if (ret == -E2BIG)
+		return fail("that filter would exceed the largest kbloom can hold (2^31 blocks, 128 GiB)");
+	if (ret)
+		return usage_error(cmd, "these values are out of range");
+	if (json)
+		print_sizing_json(&s, fp_ppb);
+	else
+		print_sizing(&s, fp_ppb);
+	return EXIT_OK;
+}
+
+const struct command cmd_size = {
+	.name = "size",
+	.run = run_size,
+	.summary = "sizing calculator: bits/key, k, memory and expected rate",
+	.usage = size_usage,
+};

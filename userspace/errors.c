@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Error messages.  Each names what went wrong in the user's terms and the
+ * way out; an errno alone tells a user nothing about a kernel module.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kbloomctl.h"
+
+int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", PROG);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_ERR;
+}
+
+bool module_loaded(void)
+{
+	struct stat st;
+
+	return stat(KBL_CONTROL_PATH, &st) == 0 ||
+	       stat(KBL_SYSFS_DIR, &st) == 0;
+}
+
+static int fail_module_missing(void)
+{
+	return fail("kbloom module not loaded (%s missing; try: modprobe kbloom)",
+		    KBL_CONTROL_PATH);
+}
+
+/*
+ * The owner's name from /etc/passwd, read directly: a static binary cannot
+ * use the C library's name service, and the VM has no such service.
+ */
+static void user_name(uid_t uid, char *buf, size_t size)
+{
+	char line[512];
+	FILE *pw;
+
+	snprintf(buf, size, "%u", (unsigned int)uid);
+	if (uid == 0) {
+		snprintf(buf, size, "root");
+		return;
+	}
+	pw = fopen("/etc/passwd", "re");
+	if (!pw)
+		return;
+	while (fgets(line, sizeof(line), pw)) {
+		/* name:password:uid:... */
+		char *pass = strchr(line, ':');
+		char *id = pass ? strchr(pass + 1, ':') : NULL;
+		char *end;
+
+		if (!id)
+			continue;
+		*pass = '\0';
+		if (strtoul(id + 1, &end, 10) == uid && *end == ':') {
+			size_t len = strlen(line);
+
+			if (len < size) {
+				memcpy(buf, line, len + 1);
+				break;
+			}
+		}
+	}
+	fclose(pw);
+}
+
+void describe_node(const char *path, char *buf, size_t size)
+{
+	char owner[64];
+	struct stat st;
+
+	if (stat(path, &st)) {
+		snprintf(buf, size, "%s", strerror(errno));
+		return;
+	}
+	user_name(st.st_uid, owner, sizeof(owner));
+	snprintf(buf, size, "mode %04o, owner %s", st.st_mode & 07777, owner);
+}
+
+static int fail_permission(const char *path, const char *needs)
+{
+	char desc[128];
+
+	describe_node(path, desc, sizeof(desc));
+	return fail("permission denied: %s is %s (%s; run as its owner or root)",
+		    path, desc, needs);
+}
+
+int fail_name(const char *name)
+{
+	return fail("invalid filter name '%s': use 1 to %d characters of A-Z a-z 0-9 . _ -",
+		    name, KBLOOM_NAME_MAX - 1);
+}
+
+int fail_open(int err, const char *name, int access)
+{
+	char path[sizeof(KBL_DEV_DIR) + KBLOOM_NAME_MAX + 1];
+
+	err = err < 0 ? -err : err;
+	kbl_node_path(name, path, sizeof(path));
+	switch (err) {
+	case ENOENT:
+		if (!module_loaded())
+			return fail_module_missing();
+		return fail("filter '%s' not found (see: kbloomctl list)",
+			    name);
+	case EACCES:
+	case EPERM:
+		return fail_permission(path, access == O_RDWR ?
+				       "this needs write access" :
+				       "this needs read access");
+	case EINVAL:
+		return fail_name(name);
+	case ENODEV:
+	case ENXIO:
+		return fail("filter '%s' is being destroyed (see: kbloomctl list)",
+			    name);
+	default:
+		return fail("cannot open %s: %s", path, kbl_strerror(err));
+	}
+}
+
+int fail_filter(int err, const char *name, const char *what)
+{
+	err = err < 0 ? -err : err;
+	switch (err) {
+	case ENODEV:
+		return fail("cannot %s filter '%s': it was destroyed meanwhile (see: kbloomctl list)",
+			    what, name);
+	case EPERM:
+	case EBADF:
+	case EACCES:
+		return fail("cannot %s filter '%s': permission denied (it needs write access to /dev/kbloom/%s)",
+			    what, name, name);
+	case ENOTTY:
+		return fail("cannot %s filter '%s': the loaded kbloom module does not know this request (is it older than kbloomctl %s?)",
+			    what, name, KBLOOMCTL_VERSION);
+	case EINVAL:
+		return fail("cannot %s filter '%s': the module rejected the request as invalid (%s)",
+			    what, name, strerror(err));
+	case ENOMEM:
+		return fail("cannot %s filter '%s': out of kernel memory",
+			    what, name);
+	default:
+		return fail("cannot %s filter '%s': %s", what, name,
+			    kbl_strerror(err));
+	}
+}
+
+int fail_control(int err, const char *name, const char *what)
+{
+	err = err < 0 ? -err : err;
+	switch (err) {
+	case ENOENT:
+		if (access(KBL_CONTROL_PATH, F_OK))
+			return fail_module_missing();
+		return fail("filter '%s' not found (see: kbloomctl list)",
+			    name);
+	case EACCES:
+	case EPERM:
+		return fail_permission(KBL_CONTROL_PATH, "creating and destroying filters needs write access to it; see the udev rule 60-kbloom.rules");
+	case EEXIST:
+		return fail("filter '%s' already exists (see: kbloomctl info %s; remove it with: kbloomctl destroy %s)",
+			    name, name, name);
+	case E2BIG:
+		return fail("cannot %s filter '%s': it is larger than the module allows (ask for less, or raise the module parameters max_filter_bytes / max_total_bytes)",
+			    what, name);
+	case ENOSPC:
+		return fail("cannot %s filter '%s': the module's limit on the number of filters is reached (destroy one; see: kbloomctl list)",
+			    what, name);
+	case ENOMEM:
+		return fail("cannot %s filter '%s': out of kernel memory",
+			    what, name);
+	case EINVAL:
+		return fail("cannot %s filter '%s': the module rejected its parameters (see: kbloomctl help %s)",
+			    what, name, what);
+	case ENOTTY:
+		return fail("cannot %s filter '%s': %s does not understand the request (module and kbloomctl versions differ?)",
+			    what, name, KBL_CONTROL_PATH);
+	default:
+		return fail("cannot %s filter '%s': %s", what, name,
+			    kbl_strerror(err));
+	}
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kbloomctl: the command-line tool of kbloom.  This file finds the
+ * subcommand and runs it; each group of subcommands has its own file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbloomctl.h"
+
+const struct command *const commands[] = {
+	&cmd_create, &cmd_destroy, &cmd_list, &cmd_add, &cmd_check,
+	&cmd_clear, &cmd_info, &cmd_save, &cmd_load, &cmd_merge,
+	&cmd_intersect, &cmd_report, &cmd_size, &cmd_demo, &cmd_bench,
+	&cmd_help, NULL,
+};
+
+static const char main_usage_head[] =
+"Usage: kbloomctl COMMAND [ARGS...]\n"
+"       kbloomctl help COMMAND | kbloomctl COMMAND --help\n"
+"\n"
+"kbloom keeps named Bloom filters in kernel memory, shared between\n"
+"processes: /dev/kbloom/NAME is one filter.\n"
+"\n"
+"Commands:\n";
+
+static const char main_usage_tail[] =
+"\n"
+"Exit status: 0 on success; check exits 1 when a key is definitely\n"
+"absent; 2 on any error.  See kbloomctl(1).\n";
+
+const struct command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; commands[i]; i++)
+		if (!strcmp(commands[i]->name, name))
+			return commands[i];
+	return NULL;
+}
+
+static void main_usage(FILE *out)
+{
+	size_t i;
+
+	fputs(main_usage_head, out);
+	for (i = 0; commands[i]; i++)
+		fprintf(out, "  %-10s %s\n", commands[i]->name,
+			commands[i]->summary);
+	fputs(main_usage_tail, out);
+}
+
+int show_help(const struct command *cmd)
+{
+	fputs(cmd->usage, stdout);
+	return EXIT_OK;
+}
+
+int usage_error(const struct command *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s %s: ", PROG, cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see: %s help %s)\n", PROG, cmd->name);
+	return EXIT_ERR;
+}
+
+int parse_options(const struct command *cmd, int argc, char **argv,
+		  const char *shortopts, const struct option *longopts)
+{
+	const char *arg;
+	int c;
+
+	/* shortopts start with ':' so a missing value is told apart. */
+	opterr = 0;
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	if (c != '?' && c != ':')
+		return c;
+	arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+	if (c == ':')
+		usage_error(cmd, "option %s needs a value", arg);
+	else if (optopt)
+		usage_error(cmd, "unknown option -%c", optopt);
+	else
+		usage_error(cmd, "unknown option %s", arg);
+	return '?';
+}
+
+struct kbl *open_filter(const char *name, int access)
+{
+	struct kbl *f;
+	int ret;
+
+	if (kbl_check_name(name)) {
+		fail_name(name);
+		return NULL;
+	}
+	ret = kbl_open(name, access, &f);
+	if (ret) {
+		fail_open(ret, name, access);
+		return NULL;
+	}
+	return f;
+}
+
+static int run_help(int argc, char **argv)
+{
+	const struct command *cmd;
+
+	if (argc < 2) {
+		main_usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return show_help(&cmd_help);
+	cmd = find_command(argv[1]);
+	if (!cmd)
+		return fail("unknown command '%s' (see: kbloomctl help)",
+			    argv[1]);
+	return show_help(cmd);
+}
+
+const struct command cmd_help = {
+	.name = "help",
+	.run = run_help,
+	.summary = "show the help of kbloomctl or of one command",
+	.usage =
+"Usage: kbloomctl help [COMMAND]\n"
+"\n"
+"Without COMMAND, lists the commands; with it, shows that command's help\n"
+"(the same as kbloomctl COMMAND --help).\n",
+};
+
+static bool wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return false;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd;
+
+	if (argc < 2) {
+		main_usage(stderr);
+		return EXIT_ERR;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		main_usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("%s %s\n", PROG, KBLOOMCTL_VERSION);
+		return EXIT_OK;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd)
+		return fail("unknown command '%s' (see: kbloomctl help)",
+			    argv[1]);
+	if (cmd != &cmd_help && wants_help(argc - 1, argv + 1))
+		return show_help(cmd);
+	/* Each command sees its own name as argv[0], like a program. */
+	optind = 0;
+	return cmd->run(argc - 1, argv + 1);
+}

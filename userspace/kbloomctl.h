@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the files of kbloomctl share: the command table, exit codes, the
+ * error explanations, value parsing, output formatting, the key reader and
+ * the progress line.
+ */
+#ifndef KBLOOMCTL_H
+#define KBLOOMCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kbloom.h"
+
+#define PROG		"kbloomctl"
+#define KBLOOMCTL_VERSION "0.1.0"
+
+/* Exit codes, the same for every command; check also uses 1, like grep. */
+#define EXIT_OK		0
+#define EXIT_ABSENT	1
+#define EXIT_ERR	2
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+	const char *usage;	/* the whole --help text */
+};
+
+/* Every command, in the order `kbloomctl help` lists them. */
+extern const struct command *const commands[];
+
+#define DECLARE_COMMAND(n) extern const struct command cmd_##n
+DECLARE_COMMAND(create);
+DECLARE_COMMAND(destroy);
+DECLARE_COMMAND(list);
+DECLARE_COMMAND(add);
+DECLARE_COMMAND(check);
+DECLARE_COMMAND(clear);
+DECLARE_COMMAND(info);
+DECLARE_COMMAND(save);
+DECLARE_COMMAND(load);
+DECLARE_COMMAND(merge);
+DECLARE_COMMAND(intersect);
+DECLARE_COMMAND(report);
+DECLARE_COMMAND(size);
+DECLARE_COMMAND(demo);
+DECLARE_COMMAND(bench);
+DECLARE_COMMAND(help);
+
+const struct command *find_command(const char *name);
+
+/*
+ * Option parsing shared by the commands: getopt_long with our own
+ * messages.  parse_options() returns the option character, -1 at the end,
+ * or '?' after printing why the command line is wrong.
+ */
+struct option;
+int parse_options(const struct command *cmd, int argc, char **argv,
+		  const char *shortopts, const struct option *longopts);
+/* "kbloomctl CMD: <msg> (see: kbloomctl help CMD)"; returns EXIT_ERR. */
+int usage_error(const struct command *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Prints the command's help to stdout; returns EXIT_OK. */
+int show_help(const struct command *cmd);
+
+/* errors.c: every message names the problem and the way out. */
+int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Opening /dev/kbloom/<name> failed with err. */
+int fail_open(int err, const char *name, int access);
+/* An operation (what: "add keys to", "clear", ...) on a filter failed. */
+int fail_filter(int err, const char *name, const char *what);
+/* A control node request (create or destroy) failed. */
+int fail_control(int err, const char *name, const char *what);
+int fail_name(const char *name);
+bool module_loaded(void);
+/* "mode 0600, owner root" of a node, or its stat error. */
+void describe_node(const char *path, char *buf, size_t size);
+
+/* parse.c: values given on the command line; false means invalid. */
+bool parse_count(const char *s, uint64_t *out);
+bool parse_rate_ppb(const char *s, uint32_t *ppb);
+bool parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+bool parse_u64(const char *s, uint64_t *out);
+bool parse_mode(const char *s, uint32_t *out);
+
+/* output.c */
+const char *fmt_ppb(uint32_t ppb, char *buf, size_t size);
+const char *fmt_rate(double rate, char *buf, size_t size);
+const char *fmt_bytes(uint64_t bytes, char *buf, size_t size);
+const char *fmt_keys(uint64_t n, char *buf, size_t size);
+void json_string(FILE *out, const char *s);
+/* ,"key":value — an object's fields after its first, on stdout. */
+void json_u64(const char *key, unsigned long long value);
+void json_bool(const char *key, bool value);
+void json_text(const char *key, const char *value);
+/* Prints "  label  value" lines with the labels aligned. */
+void table_row(const char *label, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* progress.c: the progress line of long loads (stderr, terminals only). */
+struct progress {
+	bool on;
+	const char *verb;
+	double start;
+	double last;
+	uint64_t done;
+};
+
+double now_seconds(void);
+void progress_start(struct progress *p, const char *verb, bool quiet);
+void progress_update(struct progress *p, uint64_t done);
+void progress_end(struct progress *p);
+
+/* keys_input.c: keys from arguments, files or stdin. */
+#define KEYS_DEFAULT_BATCH	4096
+#define KEYS_DEFAULT_BYTES	(256U << 10)
+
+struct key_batch {
+	char *data;		/* keys back to back */
+	uint32_t *lens;
+	size_t count;
+	size_t bytes;
+	size_t max_keys;
+	size_t max_bytes;
+};
+
+struct key_input {
+	char **args;		/* keys given as arguments */
+	size_t nargs;
+	char **files;		/* -f FILE, "-" for stdin */
+	size_t nfiles;
+	int delim;		/* '\n', or '\0' with -0 */
+	bool stdin_only;	/* no arguments and no files were given */
+
+	size_t next_arg;
+	size_t next_file;
+	int fd;			/* the stream being read, -1 if none */
+	const char *label;	/* its name for messages */
+	bool in_args;		/* the bad key was an argument */
+	uint64_t record;	/* records read from it */
+	char *buf;
+	size_t start;
+	size_t end;
+	bool eof;
+};
+
+/* Keys come from args, then files; stdin when there are neither. */
+int key_input_init(struct key_input *in, char **args, size_t nargs,
+		   char **files, size_t nfiles, int delim);
+void key_input_free(struct key_input *in);
+/*
+ * Refills b.  Returns 1 with at least one key, 0 when the input is
+ * exhausted, or EXIT_ERR (2) after printing what is wrong with the input.
+ */
+int key_input_next(struct key_input *in, struct key_batch *b);
+int key_batch_init(struct key_batch *b, size_t max_keys);
+void key_batch_free(struct key_batch *b);
+
+/* Opens a filter, printing the explanation on failure (returns NULL). */
+struct kbl *open_filter(const char *name, int access);
+
+/* cmd_size.c: geometry through the module's own code (kmod/). */
+struct sizing {
+	uint64_t capacity;
+	uint64_t nblocks;
+	uint64_t bytes;
+	uint32_t k;
+	uint32_t fp_ppb;	/* formula rate at capacity */
+};
+
+/* 0, or -EINVAL / -E2BIG from the core's geometry functions. */
+int sizing_from_rate(struct sizing *s, uint64_t capacity, uint32_t fp_ppb);
+int sizing_from_bits(struct sizing *s, uint64_t bits, uint32_t k,
+		     uint64_t capacity);
+int sizing_from_bits_per_key(struct sizing *s, uint64_t capacity,
+			     uint32_t bits_per_key, uint32_t k);
+
+#endif /* KBLOOMCTL_H */

@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libkbloom: the ioctls of the kbloom device behind plain C calls.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <endian.h>
+
+#include "kbloom.h"
+
+/* An image: header, 64 bytes per block, then a CRC32C. */
+#define KBLOOM_IMAGE_BLOCK	64U
+#define KBLOOM_IMAGE_TRAILER	4U
+#define KBLOOM_IO_CHUNK		(1U << 20)
+
+struct kbl {
+	int fd;
+	char name[KBLOOM_NAME_MAX];
+	uint64_t ioctls;
+	char *scratch;		/* packed keys for the *_keys() calls */
+	size_t scratch_cap;
+	uint32_t *scratch_lens;
+	size_t scratch_lens_cap;
+};
+
+static int neg_errno(void)
+{
+	return errno ? -errno : -EIO;
+}
+
+static int do_ioctl(const struct kbl *f, unsigned long cmd, void *arg)
+{
+	struct kbl *mf = (struct kbl *)f;
+	int ret;
+
+	do {
+		ret = ioctl(f->fd, cmd, arg);
+	} while (ret < 0 && errno == EINTR);
+	__atomic_fetch_add(&mf->ioctls, 1, __ATOMIC_RELAXED);
+	return ret < 0 ? neg_errno() : ret;
+}
+
+int kbl_check_name(const char *name)
+{
+	size_t i, len;
+
+	if (!name)
+		return -EINVAL;
+	len = strlen(name);
+	if (len == 0 || len >= KBLOOM_NAME_MAX)
+		return -EINVAL;
+	/* "." and ".." would make /dev/kbloom/<name> a directory. */
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		      c == '-'))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int kbl_node_path(const char *name, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s/%s", KBL_DEV_DIR, name);
+
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int control_ioctl(unsigned long cmd, void *arg)
+{
+	int fd, ret, saved;
+
+	fd = open(KBL_CONTROL_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return neg_errno();
+	do {
+		ret = ioctl(fd, cmd, arg);
+	} while (ret < 0 && errno == EINTR);
+	saved = errno;
+	close(fd);
+	if (ret < 0)
+		return saved ? -saved : -EIO;
+	return 0;
+}
+
+int kbl_create(const char *name, const struct kbl_spec *spec)
+{
+	struct kbloom_create req;
+	int ret = kbl_check_name(name);
+
+	if (ret)
+		return ret;
+	if (!spec)
+		return -EINVAL;
+	memset(&req, 0, sizeof(req));
+	memcpy(req.name, name, strlen(name));
+	req.capacity = spec->capacity;
+	req.bits = spec->bits;
+	req.seed = spec->seed;
+	req.fp_ppb = spec->fp_ppb;
+	req.k = spec->k;
+	req.bits_per_key = spec->bits_per_key;
+	req.node_mode = spec->mode;
+	req.type = KBLOOM_TYPE_BITS;
+	if (spec->use_seed)
+		req.flags |= KBLOOM_CREATE_SEED;
+	return control_ioctl(KBLOOM_CTL_CREATE, &req);
+}
+
+int kbl_destroy(const char *name)
+{
+	struct kbloom_name req;
+	int ret = kbl_check_name(name);
+
+	if (ret)
+		return ret;
+	memset(&req, 0, sizeof(req));
+	memcpy(req.name, name, strlen(name));
+	return control_ioctl(KBLOOM_CTL_DESTROY, &req);
+}
+
+int kbl_open(const char *name, int access, struct kbl **out)
+{
+	char path[sizeof(KBL_DEV_DIR) + KBLOOM_NAME_MAX + 1];
+	struct kbl *f;
+	int ret;
+
+	*out = NULL;
+	ret = kbl_check_name(name);
+	if (ret)
+		return ret;
+	if (access != O_RDONLY && access != O_RDWR)
+		return -EINVAL;
+	ret = kbl_node_path(name, path, sizeof(path));
+	if (ret)
+		return ret;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->fd = open(path, access | O_CLOEXEC);
+	if (f->fd < 0) {
+		ret = neg_errno();
+		free(f);
+		return ret;
+	}
+	memcpy(f->name, name, strlen(name) + 1);
+	*out = f;
+	return 0;
+}
+
+void kbl_close(struct kbl *f)
+{
+	if (!f)
+		return;
+	close(f->fd);
+	free(f->scratch);
+	free(f->scratch_lens);
+	free(f);
+}
+
+int kbl_fd(const struct kbl *f)
+{
+	return f->fd;
+}
+
+const char *kbl_name(const struct kbl *f)
+{
+	return f->name;
+}
+
+uint64_t kbl_ioctl_count(const struct kbl *f)
+{
+	return __atomic_load_n(&f->ioctls, __ATOMIC_RELAXED);
+}
+
+static int check_lens(const uint32_t *lens, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (lens[i] == 0 || lens[i] > KBLOOM_KEY_MAX)
+			return -EINVAL;
+	return 0;
+}
+
+/* Copies n result bits of a chunk into the caller's bitmap at bit base. */
+static void merge_bits(uint64_t *dst, size_t base, const uint64_t *src,
+		       size_t n)
+{
+	size_t i;
+
+	if (base % 64 == 0) {
+		memcpy(dst + base / 64, src, (n + 63) / 64 * sizeof(*src));
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (src[i / 64] >> (i % 64) & 1)
+			dst[(base + i) / 64] |= 1ULL << ((base + i) % 64);
+}
+
+static int batch_ioctl(struct kbl *f, unsigned long cmd, const char *data,
+		       const uint32_t *lens, size_t n, uint64_t *results,
+		       uint64_t *hits)
+{
+	uint64_t chunk_bits[KBLOOM_BATCH_MAX / 64];
+	uint64_t total = 0;
+	size_t done = 0;
+	int ret;
+
+	if (hits)
+		*hits = 0;
+	if (n == 0)
+		return 0;
+	if (!data || !lens)
+		return -EINVAL;
+	ret = check_lens(lens, n);
+	if (ret)
+		return ret;
+	if (results)
+		memset(results, 0, (n + 63) / 64 * sizeof(*results));
+
+	while (done < n) {
+		struct kbloom_batch b;
+		uint64_t bytes = 0;
+		size_t count = 0;
+
+		while (done + count < n && count < KBLOOM_BATCH_MAX &&
+		       (count == 0 ||
+			bytes + lens[done + count] <= KBL_CHUNK_BYTES)) {
+			bytes += lens[done + count];
+			count++;
+		}
+		memset(&b, 0, sizeof(b));
+		b.keys = (uintptr_t)data;
+		b.lens = (uintptr_t)(lens + done);
+		b.keys_len = bytes;
+		b.count = count;
+		if (results)
+			b.results = (uintptr_t)chunk_bits;
+		ret = do_ioctl(f, cmd, &b);
+		if (ret < 0)
+			return ret;
+		if (results)
+			merge_bits(results, done, chunk_bits, count);
+		total += b.hits;
+		data += bytes;
+		done += count;
+	}
+	if (hits)
+		*hits = total;
+	return 0;
+}
+
+int kbl_add(struct kbl *f, const void *data, const uint32_t *lens,
+	    size_t n, uint64_t *results, uint64_t *hits)
+{
+	return batch_ioctl(f, KBLOOM_IOC_ADD, data, lens, n, results, hits);
+}
+
+int kbl_check(struct kbl *f, const void *data, const uint32_t *lens,
+	      size_t n, uint64_t *results, uint64_t *hits)
+{
+	return batch_ioctl(f, KBLOOM_IOC_CHECK, data, lens, n, results, hits);
+}
+
+static int grow(void **buf, size_t *cap, size_t need)
+{
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	p = realloc(*buf, need);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = need;
+	return 0;
+}
+
+/*
+ * Packs up to one ioctl's worth of keys at a time into the scratch buffer,
+ * so memory stays bounded however many keys the caller passes.
+ */
+static int keys_ioctl(struct kbl *f, unsigned long cmd,
+		      const void *const *keys, const size_t *lens, size_t n,
+		      uint64_t *results, uint64_t *hits)
+{
+	uint64_t chunk_bits[KBLOOM_BATCH_MAX / 64];
+	uint64_t total = 0, chunk_hits;
+	size_t done = 0, i;
+	int ret;
+
+	if (hits)
+		*hits = 0;
+	if (n == 0)
+		return 0;
+	if (!keys || !lens)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!keys[i] || lens[i] == 0 || lens[i] > KBLOOM_KEY_MAX)
+			return -EINVAL;
+	if (results)
+		memset(results, 0, (n + 63) / 64 * sizeof(*results));
+
+	while (done < n) {
+		size_t count = 0, bytes = 0;
+
+		while (done + count < n && count < KBLOOM_BATCH_MAX &&
+		       (count == 0 ||
+			bytes + lens[done + count] <= KBL_CHUNK_BYTES)) {
+			bytes += lens[done + count];
+			count++;
+		}
+		ret = grow((void **)&f->scratch, &f->scratch_cap, bytes);
+		if (!ret)
+			ret = grow((void **)&f->scratch_lens,
+				   &f->scratch_lens_cap,
+				   count * sizeof(*f->scratch_lens));
+		if (ret)
+			return ret;
+		bytes = 0;
+		for (i = 0; i < count; i++) {
+			memcpy(f->scratch + bytes, keys[done + i],
+			       lens[done + i]);
+			bytes += lens[done + i];
+			f->scratch_lens[i] = lens[done + i];
+		}
+		ret = batch_ioctl(f, cmd, f->scratch, f->scratch_lens, count,
+				  results ? chunk_bits : NULL, &chunk_hits);
+		if (ret)
+			return ret;
+		if (results)
+			merge_bits(results, done, chunk_bits, count);
+		total += chunk_hits;
+		done += count;
+	}
+	if (hits)
+		*hits = total;
+	return 0;
+}
+
+int kbl_add_keys(struct kbl *f, const void *const *keys,
+		 const size_t *lens, size_t n, uint64_t *results,
+		    uint64_t *hits)
+{
+	return keys_ioctl(f, KBLOOM_IOC_ADD, keys, lens, n, results, hits);
+}
+
+int kbl_check_keys(struct kbl *f, const void *const *keys,
+		   const size_t *lens, size_t n, uint64_t *results,
+		      uint64_t *hits)
+{
+	return keys_ioctl(f, KBLOOM_IOC_CHECK, keys, lens, n, results, hits);
+}
+
+static int one_ioctl(struct kbl *f, unsigned long cmd, const void *key,
+		     size_t len)
+{
+	uint32_t len32 = (uint32_t)len;
+	uint64_t hits;
+	int ret;
+
+	if (len == 0 || len > KBLOOM_KEY_MAX)
+		return -EINVAL;
+	ret = batch_ioctl(f, cmd, key, &len32, 1, NULL, &hits);
+	return ret ? ret : hits != 0;
+}
+
+int kbl_add_one(struct kbl *f, const void *key, size_t len)
+{
+	return one_ioctl(f, KBLOOM_IOC_ADD, key, len);
+}
+
+int kbl_check_one(struct kbl *f, const void *key, size_t len)
+{
+	return one_ioctl(f, KBLOOM_IOC_CHECK, key, len);
+}
+
+int kbl_clear(struct kbl *f)
+{
+	return do_ioctl(f, KBLOOM_IOC_CLEAR, NULL);
+}
+
+static int other_ioctl(struct kbl *dst, unsigned long cmd,
+		       const struct kbl *src)
+{
+	struct kbloom_other o;
+
+	memset(&o, 0, sizeof(o));
+	o.fd = (uint32_t)src->fd;
+	return do_ioctl(dst, cmd, &o);
+}
+
+int kbl_merge(struct kbl *dst, const struct kbl *src)
+{
+	return other_ioctl(dst, KBLOOM_IOC_MERGE, src);
+}
+
+int kbl_intersect(struct kbl *dst, const struct kbl *src)
+{
+	return other_ioctl(dst, KBLOOM_IOC_INTERSECT, src);
+}
+
+int kbl_info(const struct kbl *f, struct kbloom_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return do_ioctl(f, KBLOOM_IOC_GET_INFO, info);
+}
+
+int kbl_report(struct kbl *f, uint64_t false_positives,
+	       uint64_t true_positives, uint64_t true_negatives)
+{
+	struct kbloom_report r;
+
+	memset(&r, 0, sizeof(r));
+	r.false_positives = false_positives;
+	r.true_positives = true_positives;
+	r.true_negatives = true_negatives;
+	return do_ioctl(f, KBLOOM_IOC_REPORT, &r);
+}
+
+uint64_t kbl_image_size(const struct kbloom_info *info)
+{
+	return sizeof(struct kbloom_image_header) +
+	       info->nblocks * KBLOOM_IMAGE_BLOCK + KBLOOM_IMAGE_TRAILER;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return neg_errno();
+		}
+		if (n == 0)
+			return -EIO;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The image always streams from offset 0 (see the uapi header). */
+static int rewind_node(const struct kbl *f)
+{
+	if (lseek(f->fd, 0, SEEK_SET) < 0 && errno != ESPIPE)
+		return neg_errno();
+	return 0;
+}
+
+int64_t kbl_save(const struct kbl *f, int out_fd)
+{
+	int64_t total = 0;
+	char *buf;
+	int ret;
+
+	ret = rewind_node(f);
+	if (ret)
+		return ret;
+	buf = malloc(KBLOOM_IO_CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = read(f->fd, buf, KBLOOM_IO_CHUNK);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = neg_errno();
+			break;
+		}
+		if (n == 0)
+			break;
+		ret = write_all(out_fd, buf, (size_t)n);
+		if (ret)
+			break;
+		total += n;
+	}
+	free(buf);
+	return ret ? ret : total;
+}
+
+/*
+ * The kernel validates the image as it arrives (the header first, the
+ * rest at the final byte), so the bytes go through unchanged.  Only a
+ * truncated image needs help: the kernel cannot tell the end of our input
+ * from a pause, so a short stream is reported here.
+ */
+int kbl_load(struct kbl *f, int in_fd)
+{
+	struct kbloom_info info;
+	uint64_t want, total = 0;
+	char *buf;
+	int ret;
+
+	ret = kbl_info(f, &info);
+	if (ret)
+		return ret;
+	want = kbl_image_size(&info);
+	ret = rewind_node(f);
+	if (ret)
+		return ret;
+	buf = malloc(KBLOOM_IO_CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = read(in_fd, buf, KBLOOM_IO_CHUNK);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = neg_errno();
+			break;
+		}
+		if (n == 0)
+			break;
+		ret = write_all(f->fd, buf, (size_t)n);
+		if (ret)
+			break;
+		total += (uint64_t)n;
+	}
+	if (!ret && total < want) {
+		struct kbloom_image_header hdr;
+
+		/* Too short for the kernel to have judged the header. */
+		memset(&hdr, 0, sizeof(hdr));
+		memcpy(&hdr, buf, total < sizeof(hdr) ? total : 0);
+		if (total < sizeof(hdr.magic) ||
+		    (total < sizeof(hdr) &&
+		     le32toh(hdr.magic) != KBLOOM_IMAGE_MAGIC))
+			ret = -ENOEXEC;
+		else
+			ret = -ENODATA;
+	}
+	free(buf);
+	return ret;
+}
+
+const char *kbl_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case 0:
+		return "success";
+	case ENOEXEC:
+		return "not a kbloom image";
+	case EPROTO:
+		return "unsupported kbloom image version";
+	case EXDEV:
+		return "filters or image differ in geometry or seed";
+	case ENODATA:
+		return "truncated kbloom image";
+	case EMSGSIZE:
+		return "kbloom image longer than its header says";
+	case EBADMSG:
+		return "kbloom image checksum mismatch (corrupt image)";
+	case ENODEV:
+		return "the filter was destroyed";
+	case E2BIG:
+		return "filter larger than the module allows";
+	case ENOSPC:
+		return "the module's filter count limit is reached";
+	case EEXIST:
+		return "a filter with that name exists";
+	case ENOTTY:
+		return "not a kbloom device";
+	default:
+		return strerror(err);
+	}
+}
