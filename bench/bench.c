@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The host benchmark's driver: kbloom's filter core against libbloom, the
+ * kernel's BPF bloom map and the random-load limit, on the same random keys.
+ *
+ * Every timed figure is the median of interleaved repeats (kbloom,
+ * libbloom, bpf-map, limit, kbloom, ...), so a burst of load from another
+ * process spreads over all implementations instead of landing on one.
+ * Answers are verified in untimed passes; those checks print PASS:/FAIL:
+ * lines and are the only thing that decides the exit status.
+ *
+ * Usage: bench [--quick] [--n N]... [--jsonl PATH] [--plot-data DIR]
+ *              [--work DIR]
+ *        --n replaces the plan's sizes (at most 3) and skips the sweep and
+ *        callgrind: for comparing a change to the core at one size.
+ *        bench --callgrind-child WORKLOAD N   (run by callgrind.c)
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "bench.h"
+#include "callgrind.h"
+#include "limit.h"
+#include "peer_bpf.h"
+#include "peer_kbloom.h"
+#include "peer_libbloom.h"
+
+#ifndef BENCH_CFLAGS
+#define BENCH_CFLAGS "?"
+#endif
+
+struct plan {
+	bool quick;
+	int repeats;
+	u64 sizes[3];
+	int nsizes;
+	u64 add_max;		/* adds per timed pass, into an empty filter */
+	u64 queries_max;	/* check queries per timed pass, half absent */
+	u64 bpf_sample;		/* bpf(2) calls per timed pass */
+	double bpf_fill_budget_s;
+	u64 sweep_bits;		/* filter size of the false-positive sweep */
+	u64 sweep_absent;
+	u64 callgrind_n;	/* 0: no callgrind */
+};
+
+static const u32 key_sizes[] = { 8, 16 };
+static const u32 sweep_bits_per_key[] = { 8, 10, 12, 16 };
+
+static const struct plan full_plan = {
+	.repeats = 5,
+	.sizes = { 1000000, 10000000, 100000000 },
+	.nsizes = 3,
+	.add_max = 10000000,
+	.queries_max = 4000000,
+	.bpf_sample = 200000,
+	.bpf_fill_budget_s = 45,
+	.sweep_bits = 1ULL << 23,
+	.sweep_absent = 2000000,
+	.callgrind_n = 100000,
+};
+
+static const struct plan quick_plan = {
+	.quick = true,
+	.repeats = 3,
+	.sizes = { 100000, 1000000 },
+	.nsizes = 2,
+	.add_max = 10000000,
+	.queries_max = 200000,
+	.bpf_sample = 20000,
+	.bpf_fill_budget_s = 1,
+	.sweep_bits = 1ULL << 20,
+	.sweep_absent = 200000,
+};
+
+static bool bpf_usable = true;
+
+static const char *size_name(u64 n)
+{
+	static char buf[4][24];
+	static int next;
+	char *b = buf[next++ & 3];
+
+	if (n % 1000000 == 0)
+		snprintf(b, 24, "%lluM", (unsigned long long)n / 1000000);
+	else if (n % 1000 == 0)
+		snprintf(b, 24, "%lluk", (unsigned long long)n / 1000);
+	else
+		snprintf(b, 24, "%llu", (unsigned long long)n);
+	return b;
+}
+
+/* A blank result: fields that do not apply read as null in the JSONL. */
+static struct result result_init(const char *impl, const char *op, u64 n,
+				 u32 kb, u32 target)
+{
+	struct result r = {
+		.impl = impl, .op = op, .n = n, .key_bytes = kb,
+		.bits_per_key_target = target, .batch = 1,
+		.fp_measured = NAN, .fp_theory = NAN, .fill_ns = NAN,
+	};
+	return r;
+}
+
+/* What was measured: the filter's real shape and the work per repeat. */
+static void describe(struct result *r, u32 k, double bits_per_key, u64 bytes,
+		     u64 ops_timed, int repeats)
+{
+	r->k = k;
+	r->bits_per_key = bits_per_key;
+	r->bytes = bytes;
+	r->ops_timed = ops_timed;
+	r->repeats = repeats;
+}
+
+/* Sampling error allowed for a measured rate: 5 sigma plus 2 % relative. */
+static bool fp_close(double measured, double theory, u64 queries)
+{
+	double sigma = sqrt(theory * (1 - theory) / queries);
+
+	return fabs(measured - theory) <= 5 * sigma + 0.02 * theory;
+}
+
+static void check_fp(const char *impl, const char *tag, double measured,
+		     double theory, u64 queries)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "%s-fp-vs-formula/%s", impl, tag);
+	report_check(fp_close(measured, theory, queries), name,
+		     "measured %.4f%% over %llu queries, formula %.4f%%",
+		     100 * measured, (unsigned long long)queries,
+		     100 * theory);
+}
+
+static void check_zero(const char *impl, const char *what, const char *tag,
+		       u64 count, const char *unit)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "%s-%s/%s", impl, what, tag);
+	report_check(count == 0, name, "%llu %s",
+		     (unsigned long long)count, unit);
+}
+
+static const char *note_printf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* A note that lives as long as the results (to the end of the run). */
+static const char *note_printf(const char *fmt, ...)
+{
+	char *note = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&note, fmt, ap) < 0)
+		note = NULL;
+	va_end(ap);
+	return note;
+}
+
+static const char *bpf_note(const struct bpf_peer *bp, u64 sample)
+{
+	if (bp->filled >= bp->n)
+		return note_printf("timed on %llu calls per repeat on the "
+				   "full map (filled with all %s keys)",
+				   (unsigned long long)sample,
+				   size_name(bp->n));
+	return note_printf("timed on %llu calls per repeat on the full-size "
+			   "map filled with %llu of %s keys in the time "
+			   "budget: absent lookups stop early, so its check "
+			   "is optimistic; FP not measured",
+			   (unsigned long long)sample,
+			   (unsigned long long)bp->filled, size_name(bp->n));
+}
+
+/*
+ * Filling 100 M keys five times per implementation would take most of the
+ * run, so above add_max keys the filter used for checks is filled once
+ * (that fill is timed too, as fill_ns), and each repeat times add_max adds
+ * into a second, emptied filter of the same size: the same random blocks
+ * over the same memory, at a lower fill, which for kbloom means more bits
+ * to set (its add skips the atomic for bits already set): a pessimistic
+ * sample for kbloom, an exact one for libbloom.
+ */
+static const char *add_note(u64 add_n, u64 n, double fill_ns)
+{
+	return note_printf("timed on the first %s adds into an empty %s-key "
+			   "filter; one full fill of all %s keys: %.1f ns "
+			   "per add", size_name(add_n), size_name(n),
+			   size_name(n), fill_ns);
+}
+
+/* All implementations at one (n, key size), 10 bits/key, timed. */
+static void run_config(const struct plan *p, const struct key_set *added,
+		       const struct key_set *absent, u64 n)
+{
+	u32 kb = added->kb;
+	u64 q_each = bench_min(n, p->queries_max / 2), q = 2 * q_each;
+	u64 sample = bench_min(p->bpf_sample, q);
+	u64 add_n = bench_min(n, p->add_max);
+	struct result kadd, kchk, kbat, ladd, lchk, badd, bchk, lim;
+	struct answers ks, kbt, la, ba;
+	struct kbloom_filter f, f_adds, *kf_add = &f;
+	struct query_set qs;
+	struct bpf_peer bp;
+	struct bloom b, b_adds, *lb_add = &b;
+	double kfill = NAN, lfill = NAN;
+	bool bpf = false;
+	u64 *idx, differ, missing;
+	char tag[64];
+	int r, err;
+
+	snprintf(tag, sizeof(tag), "n=%s,%uB", size_name(n), kb);
+	printf("== n = %s, %u-byte keys, %d repeats, %llu check queries "
+	       "(half absent) per pass\n", size_name(n), kb, p->repeats,
+	       (unsigned long long)q);
+	fflush(stdout);
+	queries_build(&qs, added, n, q_each, absent, q_each, n ^ kb);
+
+	err = kbloom_peer_init(&f, n, 10, 0x6b626c6f6f6d ^ n);
+	if (err) {
+		report_check(false, "kbloom-init", "%s: %s", tag,
+			     strerror(-err));
+		queries_free(&qs);
+		return;
+	}
+	err = libbloom_peer_init(&b, n, 10);
+	if (err) {
+		report_check(false, "libbloom-init", "%s: %s", tag,
+			     strerror(-err));
+		kbloom_filter_free(&f);
+		queries_free(&qs);
+		return;
+	}
+	if (bpf_usable) {
+		err = bpf_peer_init(&bp, n, kb, 10);
+		if (err) {
+			printf("bpf-map: skipped: bpf(BPF_MAP_CREATE) of a "
+			       "bloom filter map failed: %s (needs root or "
+			       "CAP_BPF and a kernel with "
+			       "BPF_MAP_TYPE_BLOOM_FILTER, 5.16+)\n",
+			       strerror(-err));
+			bpf_usable = false;
+		} else {
+			u64 t0 = bench_now_ns();
+
+			err = bpf_peer_fill(&bp, added, &qs, sample,
+					    p->bpf_fill_budget_s);
+			if (err) {
+				printf("bpf-map: skipped: filling failed: %s\n",
+				       strerror(-err));
+				bpf_peer_free(&bp);
+			} else {
+				bpf = true;
+				printf("bpf-map: filled %llu of %llu keys in "
+				       "%.1f s\n",
+				       (unsigned long long)bp.filled,
+				       (unsigned long long)n,
+				       (bench_now_ns() - t0) / 1e9);
+			}
+		}
+	}
+	if (add_n < n) {
+		if (kbloom_peer_init(&f_adds, n, 10, 0x6b626c6f6f6d ^ n) ||
+		    libbloom_peer_init(&b_adds, n, 10)) {
+			fprintf(stderr, "bench: out of memory for %s\n", tag);
+			exit(2);
+		}
+		kf_add = &f_adds;
+		lb_add = &b_adds;
+		kfill = kbloom_peer_add(&f, added, n);
+		lfill = libbloom_peer_add(&b, added, n);
+		printf("one full fill: kbloom %.1f, libbloom %.1f ns per add; "
+		       "repeats time the first %s adds into an empty filter\n",
+		       kfill, lfill, size_name(add_n));
+	}
+	idx = limit_indices(q, f.geo.nblocks * KBLOOM_BLOCK_WORDS, n + kb);
+
+	kadd = result_init("kbloom", "add", n, kb, 10);
+	kchk = result_init("kbloom", "check", n, kb, 10);
+	kbat = result_init("kbloom", "check_batch", n, kb, 10);
+	ladd = result_init("libbloom", "add", n, kb, 10);
+	lchk = result_init("libbloom", "check", n, kb, 10);
+	badd = result_init("bpf-map", "add", n, kb, 10);
+	bchk = result_init("bpf-map", "check", n, kb, 10);
+	lim = result_init("limit", "load", n, kb, 10);
+	kbat.batch = BENCH_BATCH;
+
+	for (r = 0; r < p->repeats; r++) {
+		kadd.ns[r] = kbloom_peer_add(kf_add, added, add_n);
+		kchk.ns[r] = kbloom_peer_check(&f, &qs);
+		kbat.ns[r] = kbloom_peer_check_batch(&f, &qs, BENCH_BATCH);
+		ladd.ns[r] = libbloom_peer_add(lb_add, added, add_n);
+		lchk.ns[r] = libbloom_peer_check(&b, &qs);
+		if (bpf) {
+			badd.ns[r] = bpf_peer_add(&bp, added, sample);
+			bchk.ns[r] = bpf_peer_check(&bp, &qs, sample);
+		}
+		lim.ns[r] = limit_load(f.words, idx, q);
+		printf("  repeat %d/%d: kbloom add %.1f check %.1f batch %.1f"
+		       " | libbloom add %.1f check %.1f", r + 1, p->repeats,
+		       kadd.ns[r], kchk.ns[r], kbat.ns[r], ladd.ns[r],
+		       lchk.ns[r]);
+		if (bpf)
+			printf(" | bpf add %.0f check %.0f", badd.ns[r],
+			       bchk.ns[r]);
+		printf(" | load %.1f ns\n", lim.ns[r]);
+		fflush(stdout);
+	}
+
+	/* Untimed: what each one answered. */
+	missing = kbloom_peer_missing(&f, added, n);
+	differ = kbloom_peer_answers(&f, &qs, &ks, &kbt);
+	check_zero("kbloom", "no-false-negatives", tag,
+		   missing + ks.false_negatives + kbt.false_negatives,
+		   "added keys reported absent");
+	check_zero("kbloom", "batch-matches-single", tag, differ,
+		   "queries answered differently");
+	kchk.fp_theory = kbloom_peer_fp_theory(&f, n);
+	kchk.fp_measured = answers_fp(&ks);
+	kchk.fp_queries = ks.absent;
+	check_fp("kbloom", tag, kchk.fp_measured, kchk.fp_theory, ks.absent);
+	kbat.fp_theory = kchk.fp_theory;
+	kbat.fp_measured = answers_fp(&kbt);
+	kbat.fp_queries = kbt.absent;
+
+	libbloom_peer_answers(&b, &qs, &la);
+	check_zero("libbloom", "no-false-negatives", tag, la.false_negatives,
+		   "added keys reported absent");
+	lchk.fp_theory = libbloom_peer_fp_theory(&b, n);
+	lchk.fp_measured = answers_fp(&la);
+	lchk.fp_queries = la.absent;
+
+	describe(&kadd, f.geo.k, kbloom_peer_bits_per_key(&f, n),
+		 kbloom_geometry_bytes(&f.geo), add_n, p->repeats);
+	describe(&kchk, f.geo.k, kadd.bits_per_key, kadd.bytes, q,
+		 p->repeats);
+	describe(&kbat, f.geo.k, kadd.bits_per_key, kadd.bytes, q,
+		 p->repeats);
+	describe(&lim, 0, 0, kadd.bytes, q, p->repeats);
+	describe(&ladd, b.hashes, libbloom_peer_bits_per_key(&b, n), b.bytes,
+		 add_n, p->repeats);
+	if (add_n < n) {
+		kadd.fill_ns = kfill;
+		ladd.fill_ns = lfill;
+		kadd.note = add_note(add_n, n, kfill);
+		ladd.note = add_note(add_n, n, lfill);
+	}
+	describe(&lchk, b.hashes, ladd.bits_per_key, b.bytes, q, p->repeats);
+	lim.note = "independent random 8-byte loads over the kbloom "
+		   "filter's own array";
+	report_add(&kadd);
+	report_add(&kchk);
+	report_add(&kbat);
+	report_add(&ladd);
+	report_add(&lchk);
+
+	if (bpf) {
+		err = bpf_peer_answers(&bp, &qs, sample, &ba);
+		if (err) {
+			report_check(false, "bpf-map-answers", "%s: %s", tag,
+				     strerror(-err));
+		} else {
+			check_zero("bpf-map", "no-false-negatives", tag,
+				   ba.false_negatives,
+				   "added keys reported absent");
+			if (bp.filled >= n) {
+				bchk.fp_measured = answers_fp(&ba);
+				bchk.fp_queries = ba.absent;
+			}
+		}
+		describe(&badd, bp.shape.k, bpf_peer_bits_per_key(&bp),
+			 bp.shape.bits / 8, sample, p->repeats);
+		describe(&bchk, bp.shape.k, badd.bits_per_key,
+			 bp.shape.bits / 8, sample, p->repeats);
+		bchk.fp_theory = bpf_peer_fp_theory(&bp);
+		badd.note = bpf_note(&bp, sample);
+		bchk.note = badd.note;
+		report_add(&badd);
+		report_add(&bchk);
+		bpf_peer_free(&bp);
+	}
+	report_add(&lim);
+
+	free(idx);
+	if (add_n < n) {
+		bloom_free(&b_adds);
+		kbloom_filter_free(&f_adds);
+	}
+	bloom_free(&b);
+	kbloom_filter_free(&f);
+	queries_free(&qs);
+}
+
+/* False positives only, at several bits/key, each filter exactly full. */
+static void run_sweep(const struct plan *p, const struct key_set *added,
+		      const struct key_set *absent)
+{
+	size_t i;
+
+	printf("== false-positive sweep: %llu-bit filters, %llu absent "
+	       "queries\n", (unsigned long long)p->sweep_bits,
+	       (unsigned long long)p->sweep_absent);
+	fflush(stdout);
+	for (i = 0; i < ARRAY_SIZE(sweep_bits_per_key); i++) {
+		u32 c = sweep_bits_per_key[i];
+		u64 n = p->sweep_bits / c, npresent = bench_min(n, 100000);
+		struct result kr = result_init("kbloom", "check", n, 8, c);
+		struct result lr = result_init("libbloom", "check", n, 8, c);
+		struct result br = result_init("bpf-map", "check", n, 8, c);
+		struct answers ks, kbt, la, ba;
+		struct kbloom_filter f;
+		struct query_set qs;
+		struct bpf_peer bp;
+		struct bloom b;
+		char tag[64];
+		int err;
+
+		snprintf(tag, sizeof(tag), "sweep,c=%u,n=%s", c, size_name(n));
+		queries_build(&qs, added, n, npresent, absent,
+			      p->sweep_absent, c);
+		kr.note = "fp sweep";
+		lr.note = kr.note;
+		br.note = kr.note;
+
+		err = kbloom_peer_init(&f, n, c, 0x5eed ^ c);
+		if (err) {
+			report_check(false, "kbloom-init", "%s: %s", tag,
+				     strerror(-err));
+		} else {
+			kbloom_peer_add(&f, added, n);
+			kbloom_peer_answers(&f, &qs, &ks, &kbt);
+			check_zero("kbloom", "no-false-negatives", tag,
+				   ks.false_negatives + kbt.false_negatives,
+				   "added keys reported absent");
+			kr.fp_measured = answers_fp(&ks);
+			kr.fp_theory = kbloom_peer_fp_theory(&f, n);
+			kr.fp_queries = ks.absent;
+			kr.k = f.geo.k;
+			kr.bits_per_key = kbloom_peer_bits_per_key(&f, n);
+			kr.bytes = kbloom_geometry_bytes(&f.geo);
+			check_fp("kbloom", tag, kr.fp_measured, kr.fp_theory,
+				 ks.absent);
+			report_add(&kr);
+			kbloom_filter_free(&f);
+		}
+
+		if (!libbloom_peer_init(&b, n, c)) {
+			libbloom_peer_add(&b, added, n);
+			libbloom_peer_answers(&b, &qs, &la);
+			check_zero("libbloom", "no-false-negatives", tag,
+				   la.false_negatives,
+				   "added keys reported absent");
+			lr.fp_measured = answers_fp(&la);
+			lr.fp_theory = libbloom_peer_fp_theory(&b, n);
+			lr.fp_queries = la.absent;
+			lr.k = b.hashes;
+			lr.bits_per_key = libbloom_peer_bits_per_key(&b, n);
+			lr.bytes = b.bytes;
+			report_add(&lr);
+			bloom_free(&b);
+		}
+
+		if (bpf_usable && !bpf_peer_init(&bp, n, 8, c)) {
+			u64 sample = bench_min(qs.keys.n, 2 * p->bpf_sample);
+
+			if (!bpf_peer_fill(&bp, added, &qs, 0, 1e9) &&
+			    !bpf_peer_answers(&bp, &qs, sample, &ba)) {
+				check_zero("bpf-map", "no-false-negatives",
+					   tag, ba.false_negatives,
+					   "added keys reported absent");
+				br.fp_measured = answers_fp(&ba);
+				br.fp_theory = bpf_peer_fp_theory(&bp);
+				br.fp_queries = ba.absent;
+				br.k = bp.shape.k;
+				br.bits_per_key = bpf_peer_bits_per_key(&bp);
+				br.bytes = bp.shape.bits / 8;
+				report_add(&br);
+			}
+			bpf_peer_free(&bp);
+		}
+		queries_free(&qs);
+	}
+}
+
+static void print_header(const struct plan *p)
+{
+	char line[256], model[256] = "?", thp[128] = "?";
+	struct utsname u;
+	FILE *f;
+
+	f = fopen("/proc/cpuinfo", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "model name", 10)) {
+			snprintf(model, sizeof(model), "%s",
+				 strchr(line, ':') + 2);
+			model[strcspn(model, "\n")] = '\0';
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	if (f && fgets(thp, sizeof(thp), f))
+		thp[strcspn(thp, "\n")] = '\0';
+	if (f)
+		fclose(f);
+	uname(&u);
+	printf("kbloom benchmark (%s): kernel %s, %s, THP %s\n",
+	       p->quick ? "QUICK" : "full", u.release, model, thp);
+	printf("core and peers built with: %s\n", BENCH_CFLAGS);
+	f = fopen("/proc/loadavg", "r");
+	if (f && fgets(line, sizeof(line), f))
+		printf("load average at start: %s", line);
+	if (f)
+		fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	const char *jsonl = "results.jsonl", *plotdir = ".", *workdir = ".";
+	struct plan plan = full_plan;
+	struct key_set added, absent;
+	u64 t0 = bench_now_ns();
+	bool only_sizes = false;
+	u64 sizes[3];
+	int i, s, nsizes = 0;
+	size_t k;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--callgrind-child") && i + 2 < argc)
+			return callgrind_child(argv[i + 1],
+					       strtoull(argv[i + 2], NULL, 0));
+		if (!strcmp(argv[i], "--quick")) {
+			plan = quick_plan;
+		} else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
+			only_sizes = true;
+			if (nsizes < 3)
+				sizes[nsizes++] = strtoull(argv[i + 1], NULL,
+							   0);
+			i++;
+		} else if (!strcmp(argv[i], "--jsonl") && i + 1 < argc) {
+			jsonl = argv[++i];
+		} else if (!strcmp(argv[i], "--plot-data") && i + 1 < argc) {
+			plotdir = argv[++i];
+		} else if (!strcmp(argv[i], "--work") && i + 1 < argc) {
+			workdir = argv[++i];
+		} else {
+			fprintf(stderr, "usage: %s [--quick] [--n N]... "
+				"[--jsonl PATH] [--plot-data DIR] "
+				"[--work DIR]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (only_sizes) {
+		memcpy(plan.sizes, sizes, sizeof(sizes));
+		plan.nsizes = nsizes;
+	}
+	print_header(&plan);
+
+	for (k = 0; k < ARRAY_SIZE(key_sizes); k++) {
+		u64 nmax = 0;
+		u64 nabsent = bench_max(plan.queries_max / 2,
+					plan.sweep_absent);
+
+		for (s = 0; s < plan.nsizes; s++)
+			nmax = bench_max(nmax, plan.sizes[s]);
+		if (!only_sizes)
+			nmax = bench_max(nmax, plan.sweep_bits / 8);
+		keys_generate(&added, nmax, key_sizes[k], 1000 + key_sizes[k]);
+		keys_generate(&absent, nabsent, key_sizes[k],
+			      2000 + key_sizes[k]);
+		for (s = 0; s < plan.nsizes; s++)
+			run_config(&plan, &added, &absent, plan.sizes[s]);
+		if (key_sizes[k] == 8 && !only_sizes)
+			run_sweep(&plan, &added, &absent);
+		keys_free(&added);
+		keys_free(&absent);
+	}
+	if (plan.callgrind_n && !only_sizes) {
+		printf("== callgrind: %llu operations per workload\n",
+		       (unsigned long long)plan.callgrind_n);
+		fflush(stdout);
+		callgrind_measure(workdir, plan.callgrind_n);
+	}
+
+	report_print_table();
+	report_print_ratios(plan.quick);
+	report_check(!report_write_jsonl(jsonl), "jsonl-written", "%s",
+		     jsonl);
+	report_check(!report_write_plot_data(plotdir), "plot-data-written",
+		     "%s", plotdir);
+	printf("\nJSONL: %s\n", jsonl);
+	printf("total time %.1f s\n", (bench_now_ns() - t0) / 1e9);
+	return report_failures() ? 1 : 0;
+}

@@ -1,0 +1,14 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench-vm`: runs inside the VM (scripts/vm-run, module loaded).
+# kbloom through batched ioctls, the BPF bloom map and the core in
+# userspace, on 1 M keys by default: the VM has 1 GiB unless KBLOOM_VM_MEM
+# says otherwise.  Prints ratios; lines starting "BENCHJSON: " are the JSONL
+# rows (where = vm) for the host to collect.
+set -u
+n=${1:-1000000}
+repeats=${2:-9}
+echo "bench-vm: $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs," \
+	"$(awk '/MemTotal/ { print int($2 / 1024) " MiB" }' /proc/meminfo)"
+exec kbloom-vmbench "$n" "$repeats"

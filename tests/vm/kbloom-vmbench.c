@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `make bench-vm`, inside the VM: kbloom through the real device (batched
+ * ADD/CHECK ioctls of 1, 64 and 4096 keys), the kernel's BPF bloom map at
+ * one bpf(2) call per key, and kbloom's filter core compiled into this
+ * program, all in the same guest on the same keys.  qemu's absolute times
+ * mean little, so what counts is the ratios, printed against the targets of
+ * issue 6.  Every figure is the median of interleaved repeats.
+ *
+ * Usage: kbloom-vmbench [N [REPEATS]]   (default 1000000 keys, 9 repeats)
+ * Prints a table, the ratios, PASS:/FAIL: lines for its sanity checks, and
+ * one "BENCHJSON: {...}" line per measurement (where = vm) for the host.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+
+#include "../../kmod/kbloom_core.h"
+#include "../../bench/bpf_bloom.h"
+
+#define VB_NAME		"vmbench"
+#define VB_CONTROL	"/dev/kbloom-control"
+#define VB_NODE		"/dev/kbloom/" VB_NAME
+#define VB_KEY_BYTES	8
+#define VB_BITS_PER_KEY	10
+#define VB_SEED		0x766d62656e6368ULL
+#define VB_MAX_REPEATS	9
+#define VB_BIG_BATCH	4096
+
+static const u32 ioctl_batches[] = { 1, 64, VB_BIG_BATCH };
+
+struct vb_row {
+	const char *impl;
+	const char *op;
+	u32 batch;
+	u64 ops;		/* operations per timed repeat */
+	double ns[VB_MAX_REPEATS];
+	double median;
+};
+
+enum {
+	ROW_CORE_ADD, ROW_CORE_ADD_BATCH, ROW_CORE_CHECK, ROW_CORE_CHECK_BATCH,
+	ROW_IOCTL_ADD_1, ROW_IOCTL_ADD_64, ROW_IOCTL_ADD_4096,
+	ROW_IOCTL_CHECK_1, ROW_IOCTL_CHECK_64, ROW_IOCTL_CHECK_4096,
+	ROW_BPF_ADD, ROW_BPF_CHECK, ROW_COUNT
+};
+
+static struct vb_row rows[ROW_COUNT] = {
+	[ROW_CORE_ADD] = { "kbloom", "add", 1 },
+	[ROW_CORE_ADD_BATCH] = { "kbloom", "add_batch", VB_BIG_BATCH },
+	[ROW_CORE_CHECK] = { "kbloom", "check", 1 },
+	[ROW_CORE_CHECK_BATCH] = { "kbloom", "check_batch", VB_BIG_BATCH },
+	[ROW_IOCTL_ADD_1] = { "kbloom-ioctl", "add", 1 },
+	[ROW_IOCTL_ADD_64] = { "kbloom-ioctl", "add", 64 },
+	[ROW_IOCTL_ADD_4096] = { "kbloom-ioctl", "add", VB_BIG_BATCH },
+	[ROW_IOCTL_CHECK_1] = { "kbloom-ioctl", "check", 1 },
+	[ROW_IOCTL_CHECK_64] = { "kbloom-ioctl", "check", 64 },
+	[ROW_IOCTL_CHECK_4096] = { "kbloom-ioctl", "check", VB_BIG_BATCH },
+	[ROW_BPF_ADD] = { "bpf-map", "add", 1 },
+	[ROW_BPF_CHECK] = { "bpf-map", "check", 1 },
+};
+
+static int failures;
+
+/* Keeps the compiler from discarding results nobody else reads. */
+static void keep(u64 v)
+{
+	__asm__ __volatile__("" : : "r"(v));
+}
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+static u64 rand64(u64 *state)
+{
+	u64 z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p) {
+		fprintf(stderr, "kbloom-vmbench: out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+static void check(int ok, const char *name, const char *why)
+{
+	if (ok) {
+		printf("PASS: vmbench/%s\n", name);
+	} else {
+		printf("FAIL: vmbench/%s: %s\n", name, why);
+		failures++;
+	}
+	fflush(stdout);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n)
+{
+	double s[VB_MAX_REPEATS];
+
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return n & 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* The keys: n added ones, then queries, half of them never added. */
+struct vb_keys {
+	u8 *added;		/* n keys */
+	u8 *queries;		/* q keys, shuffled */
+	u8 *present;		/* query i was added */
+	u32 *lens;		/* all VB_KEY_BYTES, for the ioctls */
+	struct kbloom_key *kv;	/* the queries, for the core's batch API */
+	struct kbloom_key *add_kv;
+	u64 n, q;
+};
+
+static void keys_make(struct vb_keys *k, u64 n, u64 q)
+{
+	u64 i, state = 1, *w;
+
+	k->n = n;
+	k->q = q;
+	k->added = xcalloc(n, VB_KEY_BYTES);
+	k->queries = xcalloc(q, VB_KEY_BYTES);
+	k->present = xcalloc(q, 1);
+	k->lens = xcalloc(n > q ? n : q, sizeof(u32));
+	k->kv = xcalloc(q, sizeof(*k->kv));
+	k->add_kv = xcalloc(n, sizeof(*k->add_kv));
+	w = (u64 *)k->added;
+	for (i = 0; i < n; i++)
+		w[i] = rand64(&state);
+	w = (u64 *)k->queries;
+	for (i = 0; i < q; i++) {
+		/* Even slots: added keys spread over the set; odd: fresh. */
+		k->present[i] = !(i & 1);
+		w[i] = k->present[i] ? ((u64 *)k->added)[(i / 2) * (n / (q / 2))]
+				     : rand64(&state);
+	}
+	for (i = q; i > 1; i--) {
+		u64 j = rand64(&state) % i, t = w[i - 1];
+		u8 p = k->present[i - 1];
+
+		w[i - 1] = w[j];
+		w[j] = t;
+		k->present[i - 1] = k->present[j];
+		k->present[j] = p;
+	}
+	for (i = 0; i < (n > q ? n : q); i++)
+		k->lens[i] = VB_KEY_BYTES;
+	for (i = 0; i < q; i++) {
+		k->kv[i].data = k->queries + i * VB_KEY_BYTES;
+		k->kv[i].len = VB_KEY_BYTES;
+	}
+	for (i = 0; i < n; i++) {
+		k->add_kv[i].data = k->added + i * VB_KEY_BYTES;
+		k->add_kv[i].len = VB_KEY_BYTES;
+	}
+}
+
+/* One ADD or CHECK ioctl per `batch` keys; returns ns per key or -errno. */
+static double ioctl_pass(int fd, unsigned long cmd, const u8 *keys,
+			 const u32 *lens, u64 count, u32 batch, u64 *results)
+{
+	u64 i, t0 = now_ns(), hits = 0;
+
+	for (i = 0; i < count; i += batch) {
+		u32 m = count - i < batch ? (u32)(count - i) : batch;
+		struct kbloom_batch b = {
+			.keys = (uintptr_t)(keys + i * VB_KEY_BYTES),
+			.lens = (uintptr_t)lens,
+			.results = (uintptr_t)(results ? results + i / 64 : 0),
+			.keys_len = (u64)m * VB_KEY_BYTES,
+			.count = m,
+		};
+
+		if (ioctl(fd, cmd, &b))
+			return -errno;
+		hits += b.hits;
+	}
+	keep(hits);
+	return (double)(now_ns() - t0) / count;
+}
+
+static int device_create(u64 n, struct kbloom_info *info)
+{
+	struct kbloom_create c = {
+		.capacity = n,
+		.bits_per_key = VB_BITS_PER_KEY,
+		.seed = VB_SEED,
+		.flags = KBLOOM_CREATE_SEED,
+	};
+	int ctl, fd;
+
+	snprintf(c.name, sizeof(c.name), "%s", VB_NAME);
+	ctl = open(VB_CONTROL, O_RDWR);
+	if (ctl < 0)
+		return -errno;
+	if (ioctl(ctl, KBLOOM_CTL_CREATE, &c)) {
+		int err = -errno;
+
+		close(ctl);
+		return err;
+	}
+	close(ctl);
+	fd = open(VB_NODE, O_RDWR);
+	if (fd < 0)
+		return -errno;
+	memset(info, 0, sizeof(*info));
+	if (ioctl(fd, KBLOOM_IOC_GET_INFO, info)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static void device_destroy(void)
+{
+	struct kbloom_name nm;
+	int ctl = open(VB_CONTROL, O_RDWR);
+
+	memset(&nm, 0, sizeof(nm));
+	snprintf(nm.name, sizeof(nm.name), "%s", VB_NAME);
+	if (ctl >= 0) {
+		ioctl(ctl, KBLOOM_CTL_DESTROY, &nm);
+		close(ctl);
+	}
+}
+
+static double core_add(struct kbloom_filter *f, const struct vb_keys *k)
+{
+	u64 i, t0, fresh = 0;
+
+	kbloom_clear(f);
+	t0 = now_ns();
+	for (i = 0; i < k->n; i++)
+		fresh += kbloom_add(f, k->added + i * VB_KEY_BYTES,
+				    VB_KEY_BYTES);
+	keep(fresh);
+	return (double)(now_ns() - t0) / k->n;
+}
+
+static double core_batch(struct kbloom_filter *f, const struct kbloom_key *kv,
+			 u64 count, bool add)
+{
+	unsigned long results[BITS_TO_LONGS(VB_BIG_BATCH)];
+	u64 i, t0, hits = 0;
+
+	if (add)
+		kbloom_clear(f);
+	t0 = now_ns();
+	for (i = 0; i < count; i += VB_BIG_BATCH) {
+		u32 m = count - i < VB_BIG_BATCH ? (u32)(count - i)
+						 : VB_BIG_BATCH;
+
+		hits += add ? kbloom_add_batch(f, kv + i, m, results)
+			    : kbloom_check_batch(f, kv + i, m, results);
+	}
+	keep(hits);
+	return (double)(now_ns() - t0) / count;
+}
+
+static double core_check(struct kbloom_filter *f, const struct vb_keys *k)
+{
+	u64 i, t0 = now_ns(), hits = 0;
+
+	for (i = 0; i < k->q; i++)
+		hits += kbloom_check(f, k->queries + i * VB_KEY_BYTES,
+				     VB_KEY_BYTES);
+	keep(hits);
+	return (double)(now_ns() - t0) / k->q;
+}
+
+static double bpf_pass(int fd, const u8 *keys, u64 count, bool add)
+{
+	u64 i, t0 = now_ns();
+
+	for (i = 0; i < count; i++) {
+		const u8 *key = keys + i * VB_KEY_BYTES;
+
+		if (add ? bpf_bloom_add(fd, key) != 0
+			: bpf_bloom_check(fd, key) < 0)
+			return -errno;
+	}
+	return (double)(now_ns() - t0) / count;
+}
+
+static void json_row(const struct vb_row *r, u64 n, double bpk, u32 k,
+		     int repeats)
+{
+	int i;
+
+	printf("BENCHJSON: {\"impl\":\"%s\",\"where\":\"vm\",\"op\":\"%s\","
+	       "\"n\":%llu,\"key_bytes\":%d,\"bits_per_key\":%.4f,"
+	       "\"bits_per_key_target\":%d,\"k\":%u,\"batch\":%u,"
+	       "\"ns_per_op\":%.3f,\"ns_repeats\":[", r->impl, r->op,
+	       (unsigned long long)n, VB_KEY_BYTES, bpk, VB_BITS_PER_KEY, k,
+	       r->batch, r->median);
+	for (i = 0; i < repeats; i++)
+		printf("%s%.3f", i ? "," : "", r->ns[i]);
+	printf("],\"fp_measured\":null,\"fp_theory\":null,\"repeats\":%d,"
+	       "\"ops_timed\":%llu}\n", repeats, (unsigned long long)r->ops);
+}
+
+static void ratio(const char *what, double r, double target, bool at_most)
+{
+	printf("   %-50s %8.2fx", what, r);
+	if (target > 0) {
+		bool met = at_most ? r <= target : r >= target;
+
+		printf("  target %s %.1fx: %s", at_most ? "<=" : ">=", target,
+		       met ? "met" : "NOT MET");
+		if (!met)
+			printf(" (%.0f%% %s)", at_most ?
+			       100 * (r / target - 1) :
+			       100 * (1 - r / target),
+			       at_most ? "over" : "short");
+	}
+	printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+	u64 n = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000;
+	int repeats = argc > 2 ? atoi(argv[2]) : 9;
+	u64 q = 2 * (n / 2 < 131072 ? n / 2 : 131072);
+	u64 sample1 = q < 50000 ? q : 50000, sample64 = q;
+	struct kbloom_geometry geo;
+	struct kbloom_filter f;
+	struct kbloom_info info;
+	struct bpf_bloom_shape shape;
+	struct vb_keys k;
+	u64 *dev_results, i, differ = 0, missing = 0;
+	unsigned long core_results[BITS_TO_LONGS(VB_BIG_BATCH)];
+	int fd, bpf_fd, r, j, err;
+	bool bpf = true;
+
+	if (n < 1024 || repeats < 1 || repeats > VB_MAX_REPEATS) {
+		fprintf(stderr, "usage: %s [N >= 1024 [REPEATS 1-%d]]\n",
+			argv[0], VB_MAX_REPEATS);
+		return 2;
+	}
+	keys_make(&k, n, q);
+	dev_results = xcalloc(BITS_TO_LONGS(n > q ? n : q), sizeof(u64));
+
+	err = kbloom_geometry_from_bits_per_key(&geo, n, VB_BITS_PER_KEY, 0);
+	if (!err) {
+		geo.seed = VB_SEED;
+		geo.type = KBLOOM_TYPE_BITS;
+		err = kbloom_filter_init(&f, &geo);
+	}
+	if (err) {
+		check(0, "core-init", strerror(-err));
+		return 1;
+	}
+	fd = device_create(n, &info);
+	if (fd < 0) {
+		check(0, "device-create", strerror(-fd));
+		return 1;
+	}
+	printf("kbloom-vmbench: n = %llu keys of %d bytes, %d bits/key, "
+	       "%d repeats, %llu check queries (half absent)\n",
+	       (unsigned long long)n, VB_KEY_BYTES, VB_BITS_PER_KEY, repeats,
+	       (unsigned long long)q);
+	printf("  core: %llu blocks, k %u; device: %llu blocks, k %u\n",
+	       (unsigned long long)f.geo.nblocks, f.geo.k,
+	       (unsigned long long)info.nblocks, info.k);
+
+	bpf_bloom_shape(&shape, n, VB_BITS_PER_KEY);
+	bpf_fd = bpf_bloom_create(VB_KEY_BYTES, &shape);
+	if (bpf_fd < 0) {
+		printf("bpf-map: skipped: BPF_MAP_CREATE failed: %s\n",
+		       strerror(-bpf_fd));
+		bpf = false;
+	} else {
+		u64 t0 = now_ns(), deadline = t0 + 60ULL * 1000000000ULL;
+
+		/* The whole set if it fits in a minute; else what did. */
+		for (i = 0; i < n; i++) {
+			if ((i & 1023) == 0 && now_ns() > deadline)
+				break;
+			if (bpf_bloom_add(bpf_fd, k.added + i * VB_KEY_BYTES))
+				break;
+		}
+		printf("  bpf-map: %llu bits, k %u, filled with %llu of %llu "
+		       "keys in %.1f s; timed on %llu calls per repeat\n",
+		       (unsigned long long)shape.bits, shape.k,
+		       (unsigned long long)i, (unsigned long long)n,
+		       (now_ns() - t0) / 1e9, (unsigned long long)sample1);
+	}
+	fflush(stdout);
+
+	rows[ROW_CORE_ADD].ops = n;
+	rows[ROW_CORE_ADD_BATCH].ops = n;
+	rows[ROW_CORE_CHECK].ops = q;
+	rows[ROW_CORE_CHECK_BATCH].ops = q;
+	rows[ROW_IOCTL_ADD_1].ops = sample1;
+	rows[ROW_IOCTL_ADD_64].ops = sample64 < n ? sample64 : n;
+	rows[ROW_IOCTL_ADD_4096].ops = n;
+	rows[ROW_IOCTL_CHECK_1].ops = sample1;
+	rows[ROW_IOCTL_CHECK_64].ops = sample64;
+	rows[ROW_IOCTL_CHECK_4096].ops = q;
+	rows[ROW_BPF_ADD].ops = sample1;
+	rows[ROW_BPF_CHECK].ops = sample1;
+
+	for (r = 0; r < repeats; r++) {
+		double *ns;
+
+		rows[ROW_CORE_ADD].ns[r] = core_add(&f, &k);
+		rows[ROW_CORE_ADD_BATCH].ns[r] = core_batch(&f, k.add_kv, n,
+							    true);
+		rows[ROW_CORE_CHECK].ns[r] = core_check(&f, &k);
+		rows[ROW_CORE_CHECK_BATCH].ns[r] = core_batch(&f, k.kv, q,
+							      false);
+
+		/* Adds into an emptied filter, the full one last. */
+		for (j = 0; j < 3; j++) {
+			u32 b = ioctl_batches[j];
+
+			if (ioctl(fd, KBLOOM_IOC_CLEAR, 0)) {
+				check(0, "ioctl-clear", strerror(errno));
+				return 1;
+			}
+			ns = &rows[ROW_IOCTL_ADD_1 + j].ns[r];
+			*ns = ioctl_pass(fd, KBLOOM_IOC_ADD, k.added, k.lens,
+					 rows[ROW_IOCTL_ADD_1 + j].ops, b,
+					 NULL);
+			if (*ns < 0) {
+				check(0, "ioctl-add", strerror((int)-*ns));
+				return 1;
+			}
+		}
+		for (j = 0; j < 3; j++) {
+			u32 b = ioctl_batches[j];
+
+			ns = &rows[ROW_IOCTL_CHECK_1 + j].ns[r];
+			*ns = ioctl_pass(fd, KBLOOM_IOC_CHECK, k.queries,
+					 k.lens, rows[ROW_IOCTL_CHECK_1 + j].ops,
+					 b, dev_results);
+			if (*ns < 0) {
+				check(0, "ioctl-check", strerror((int)-*ns));
+				return 1;
+			}
+		}
+		if (bpf) {
+			rows[ROW_BPF_ADD].ns[r] = bpf_pass(bpf_fd, k.added,
+							   sample1, true);
+			rows[ROW_BPF_CHECK].ns[r] = bpf_pass(bpf_fd, k.queries,
+							     sample1, false);
+		}
+		printf("  repeat %d/%d done\n", r + 1, repeats);
+		fflush(stdout);
+	}
+
+	/*
+	 * Same geometry and seed, so the device must answer exactly what the
+	 * core in this program answers.  dev_results holds the last CHECK
+	 * pass (4096 keys per call) over all q queries.
+	 */
+	for (i = 0; i < q; i += VB_BIG_BATCH) {
+		u32 m = q - i < VB_BIG_BATCH ? (u32)(q - i) : VB_BIG_BATCH;
+		u32 b;
+
+		kbloom_check_batch(&f, k.kv + i, m, core_results);
+		for (b = 0; b < m; b++) {
+			bool dev = (dev_results[(i + b) / 64] >>
+				    ((i + b) % 64)) & 1;
+			bool core = test_bit(b, core_results);
+
+			differ += dev != core;
+			missing += k.present[i + b] && !dev;
+		}
+	}
+	check(missing == 0, "ioctl-no-false-negatives",
+	      "added keys reported absent by the device");
+	if (info.nblocks == f.geo.nblocks && info.k == f.geo.k)
+		check(differ == 0, "ioctl-matches-core",
+		      "device and core answered differently");
+	else
+		printf("note: device geometry differs from the core's; "
+		       "answers not compared\n");
+
+	for (j = 0; j < ROW_COUNT; j++)
+		rows[j].median = median(rows[j].ns, repeats);
+
+	printf("\nMedian ns per key in the VM (qemu: only the ratios below "
+	       "mean anything)\n");
+	printf(" %-13s %-12s %6s %10s %10s\n", "impl", "op", "batch",
+	       "ns/key", "keys/pass");
+	for (j = 0; j < ROW_COUNT; j++) {
+		if (!bpf && (j == ROW_BPF_ADD || j == ROW_BPF_CHECK))
+			continue;
+		printf(" %-13s %-12s %6u %10.1f %10llu\n", rows[j].impl,
+		       rows[j].op, rows[j].batch, rows[j].median,
+		       (unsigned long long)rows[j].ops);
+	}
+
+	printf("\nRatios in the VM\n");
+	if (bpf) {
+		ratio("check: bpf-map / ioctl at 4096 keys per call",
+		      rows[ROW_BPF_CHECK].median /
+		      rows[ROW_IOCTL_CHECK_4096].median, 20, false);
+		ratio("add: bpf-map / ioctl at 4096 keys per call",
+		      rows[ROW_BPF_ADD].median /
+		      rows[ROW_IOCTL_ADD_4096].median, 20, false);
+		ratio("check: bpf-map / ioctl at 1 key per call",
+		      rows[ROW_BPF_CHECK].median /
+		      rows[ROW_IOCTL_CHECK_1].median, 0, false);
+	}
+	ratio("check: ioctl at 4096 / core check_batch in the VM",
+	      rows[ROW_IOCTL_CHECK_4096].median /
+	      rows[ROW_CORE_CHECK_BATCH].median, 1.3, true);
+	ratio("add: ioctl at 4096 / core add_batch in the VM",
+	      rows[ROW_IOCTL_ADD_4096].median /
+	      rows[ROW_CORE_ADD_BATCH].median, 1.3, true);
+	ratio("check: ioctl at 64 / core check_batch",
+	      rows[ROW_IOCTL_CHECK_64].median /
+	      rows[ROW_CORE_CHECK_BATCH].median, 0, false);
+	ratio("check: ioctl at 1 / core check",
+	      rows[ROW_IOCTL_CHECK_1].median / rows[ROW_CORE_CHECK].median,
+	      0, false);
+	ratio("check: core single / core check_batch",
+	      rows[ROW_CORE_CHECK].median / rows[ROW_CORE_CHECK_BATCH].median,
+	      0, false);
+
+	printf("\n");
+	for (j = 0; j < ROW_COUNT; j++) {
+		bool is_bpf = j == ROW_BPF_ADD || j == ROW_BPF_CHECK;
+
+		if (is_bpf && !bpf)
+			continue;
+		json_row(&rows[j], n,
+			 is_bpf ? (double)shape.bits / n :
+				  (double)f.geo.nblocks * KBLOOM_BLOCK_BITS / n,
+			 is_bpf ? shape.k : f.geo.k, repeats);
+	}
+
+	if (bpf)
+		close(bpf_fd);
+	close(fd);
+	device_destroy();
+	kbloom_filter_free(&f);
+	return failures ? 1 : 0;
+}
