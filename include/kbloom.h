@@ -64,6 +64,8 @@ struct kbl_spec {
 int kbl_check_name(const char *name);
 /* Writes "/dev/kbloom/<name>" into buf; -ENAMETOOLONG if it does not fit. */
 int kbl_node_path(const char *name, char *buf, size_t size);
+/* A buffer size kbl_node_path() always fits in for a valid name. */
+#define KBL_NODE_PATH_MAX	(sizeof(KBL_DEV_DIR) + KBLOOM_NAME_MAX + 1)
 
 int kbl_create(const char *name, const struct kbl_spec *spec);
 int kbl_destroy(const char *name);

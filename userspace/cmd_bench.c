@@ -24,22 +24,15 @@ static uint64_t splitmix64(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-struct bench_keys {
-	char *data;
-	uint32_t *lens;
-	size_t count;
-	uint32_t len;
-};
-
 /* count distinct-with-overwhelming-odds random keys of len bytes. */
-static int make_keys(struct bench_keys *k, size_t count, uint32_t len,
+static int make_keys(struct key_batch *k, size_t count, uint32_t len,
 		     uint64_t stream)
 {
 	size_t i, j;
 
 	k->count = count;
-	k->len = len;
-	k->data = malloc(count * len);
+	k->bytes = count * len;
+	k->data = malloc(k->bytes);
 	k->lens = malloc(count * sizeof(*k->lens));
 	if (!k->data || !k->lens)
 		return fail("out of memory for %zu keys of %u bytes", count,
@@ -58,21 +51,16 @@ static int make_keys(struct bench_keys *k, size_t count, uint32_t len,
 	return 0;
 }
 
-static void free_keys(struct bench_keys *k)
-{
-	free(k->data);
-	free(k->lens);
-}
-
 struct bench_result {
 	double seconds;
 	uint64_t hits;
 	uint64_t ioctls;
 };
 
-static int timed(struct kbl *f, bool add, const struct bench_keys *k,
+static int timed(struct kbl *f, bool add, const struct key_batch *k,
 		 uint32_t batch, struct bench_result *r)
 {
+	size_t len = k->lens[0];	/* make_keys() makes them all alike */
 	uint64_t ioctls0 = kbl_ioctl_count(f);
 	double start = now_seconds();
 	size_t done;
@@ -83,9 +71,9 @@ static int timed(struct kbl *f, bool add, const struct bench_keys *k,
 		uint64_t hits;
 		int ret;
 
-		ret = add ? kbl_add(f, k->data + done * k->len,
+		ret = add ? kbl_add(f, k->data + done * len,
 				       k->lens + done, n, NULL, &hits) :
-			    kbl_check(f, k->data + done * k->len,
+			    kbl_check(f, k->data + done * len,
 				      k->lens + done, n, NULL, &hits);
 		if (ret)
 			return ret;
@@ -141,8 +129,8 @@ static int run_bench(int argc, char **argv)
 	};
 	const struct command *cmd = &cmd_bench;
 	struct kbl_spec spec = { .capacity = 1000000,
-				    .fp_ppb = 10000000 };
-	struct bench_keys present = { 0 }, absent = { 0 };
+				    .fp_ppb = DEFAULT_FP_PPB };
+	struct key_batch present = { 0 }, absent = { 0 };
 	struct bench_result add, hit, miss;
 	uint32_t batch = KEYS_DEFAULT_BATCH, key_bytes = 8;
 	char default_name[KBLOOM_NAME_MAX], extra[96], r1[32], r2[32];
@@ -172,9 +160,8 @@ static int run_bench(int argc, char **argv)
 						   optarg, KBLOOM_KEY_MAX);
 			break;
 		case 'p':
-			if (!parse_rate_ppb(optarg, &spec.fp_ppb))
-				return usage_error(cmd, "invalid --fp '%s': give a rate above 0 and below 1 (1%%, 0.01, 1e-3)",
-						   optarg);
+			if (fp_option(cmd, optarg, &spec.fp_ppb))
+				return EXIT_ERR;
 			break;
 		case 'N':
 			name = optarg;
@@ -209,13 +196,8 @@ static int run_bench(int argc, char **argv)
 	}
 	created = true;
 	f = open_filter(name, O_RDWR);
-	if (!f)
+	if (!f || filter_info(f, &info))
 		goto out;
-	ret = kbl_info(f, &info);
-	if (ret) {
-		fail_filter(ret, name, "get information on");
-		goto out;
-	}
 	printf("kbloom bench: filter '%s', %" PRIu64 " random keys of %u bytes, %u keys per ioctl\n",
 	       name, spec.capacity, key_bytes, batch);
 	printf("filter: %llu bits (%s), k %u, sized for %s\n\n",
@@ -246,8 +228,8 @@ static int run_bench(int argc, char **argv)
 		fail("false negatives: a key that was added was not found");
 out:
 	kbl_close(f);
-	free_keys(&present);
-	free_keys(&absent);
+	key_batch_free(&present);
+	key_batch_free(&absent);
 	if (created && !keep) {
 		ret = kbl_destroy(name);
 		if (ret)

@@ -36,19 +36,12 @@ static int fail_incompatible(const struct kbl *dst,
 static int combine(const struct command *cmd, int argc, char **argv,
 		   bool merge)
 {
-	static const struct option opts[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kbl *dst = NULL, *src = NULL;
 	bool quiet = false;
-	int c, ret, rc = EXIT_ERR;
+	int ret, rc = EXIT_ERR;
 
-	while ((c = parse_options(cmd, argc, argv, ":q", opts)) != -1) {
-		if (c != 'q')
-			return EXIT_ERR;
-		quiet = true;
-	}
+	if (parse_flag_option(cmd, argc, argv, 'q', "quiet", &quiet))
+		return EXIT_ERR;
 	if (optind + 2 != argc)
 		return usage_error(cmd, "give two filter names: DST SRC");
 	if (!strcmp(argv[optind], argv[optind + 1]))

@@ -13,17 +13,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kbloomctl.h"
 
-struct demo_keys {
-	char *data;
-	uint32_t *lens;
-	size_t count;
-};
-
-static int make_keys(struct demo_keys *k, const char *prefix, size_t count)
+static int make_keys(struct key_batch *k, const char *prefix, size_t count)
 {
 	size_t i, off = 0, width = strlen(prefix) + 21;
 
@@ -38,63 +31,37 @@ static int make_keys(struct demo_keys *k, const char *prefix, size_t count)
 		k->lens[i] = (uint32_t)n;
 		off += (size_t)n;
 	}
+	k->bytes = off;
 	return 0;
 }
 
-static void free_keys(struct demo_keys *k)
+/* A filter's statistics: its regular files but the device's own. */
+static bool is_statistic(int dir_fd, const struct dirent *de)
 {
-	free(k->data);
-	free(k->lens);
-}
-
-static int compare_strings(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	(void)dir_fd;
+	return de->d_type == DT_REG && strcmp(de->d_name, "uevent") &&
+	       strcmp(de->d_name, "dev");
 }
 
 /* Every statistic file of the filter's sysfs directory, sorted. */
 static void show_sysfs(const char *name)
 {
-	char dir_path[128], path[256], value[64], *names[64];
-	size_t n = 0, i;
-	struct dirent *de;
-	DIR *dir;
+	char dir_path[128], path[256], value[64], **names;
+	size_t n, i;
 
 	snprintf(dir_path, sizeof(dir_path), "%s/%s", KBL_SYSFS_DIR, name);
-	dir = opendir(dir_path);
-	if (!dir) {
+	if (sorted_names(dir_path, is_statistic, &names, &n)) {
 		printf("[sysfs]   %s: not readable\n", dir_path);
 		return;
 	}
-	while ((de = readdir(dir)) && n < 64) {
-		if (de->d_type != DT_REG || !strcmp(de->d_name, "uevent") ||
-		    !strcmp(de->d_name, "dev"))
-			continue;
-		names[n] = strdup(de->d_name);
-		if (names[n])
-			n++;
-	}
-	closedir(dir);
-	qsort(names, n, sizeof(*names), compare_strings);
 	printf("[sysfs]   %s/\n", dir_path);
 	for (i = 0; i < n; i++) {
-		ssize_t len = -1;
-		int fd;
-
 		snprintf(path, sizeof(path), "%s/%s", dir_path, names[i]);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			len = read(fd, value, sizeof(value) - 1);
-			close(fd);
-		}
-		if (len < 0)
+		if (read_value_file(path, value, sizeof(value)) < 0)
 			snprintf(value, sizeof(value), "(not readable)");
-		else
-			value[len] = '\0';
-		value[strcspn(value, "\n")] = '\0';
 		printf("            %-18s %s\n", names[i], value);
-		free(names[i]);
 	}
+	free_names(names, n);
 }
 
 static const char demo_usage[] =
@@ -123,13 +90,13 @@ static int run_demo(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct command *cmd = &cmd_demo;
-	struct kbl_spec spec = { .capacity = 1000, .fp_ppb = 10000000 };
-	struct demo_keys present = { 0 }, absent = { 0 };
+	struct kbl_spec spec = { .capacity = 1000, .fp_ppb = DEFAULT_FP_PPB };
+	struct key_batch present = { 0 }, absent = { 0 };
 	const char *name = "demo";
 	struct kbloom_info info;
 	struct kbl *f = NULL;
 	uint64_t nabsent = 10000, hits, fn, fp, ioctls0;
-	bool keep = false, created = false;
+	bool keep = false;
 	char a[32], b[32], c3[32], d[32], e[32];
 	double measured, theory, sigma;
 	int c, ret, rc = EXIT_ERR;
@@ -155,9 +122,8 @@ static int run_demo(int argc, char **argv)
 						   optarg);
 			break;
 		case 'p':
-			if (!parse_rate_ppb(optarg, &spec.fp_ppb))
-				return usage_error(cmd, "invalid --fp '%s': give a rate above 0 and below 1 (1%%, 0.01, 1e-3)",
-						   optarg);
+			if (fp_option(cmd, optarg, &spec.fp_ppb))
+				return EXIT_ERR;
 			break;
 		case 's':
 			if (!parse_u64(optarg, &spec.seed))
@@ -181,15 +147,9 @@ static int run_demo(int argc, char **argv)
 			    name, name);
 	if (ret)
 		return fail_control(ret, name, "create");
-	created = true;
 	f = open_filter(name, O_RDWR);
-	if (!f)
+	if (!f || filter_info(f, &info))
 		goto out;
-	ret = kbl_info(f, &info);
-	if (ret) {
-		fail_filter(ret, name, "get information on");
-		goto out;
-	}
 	printf("[config]  filter '%s' (%s/%s) sized for %" PRIu64 " keys at a %s target\n",
 	       name, KBL_DEV_DIR, name, spec.capacity,
 	       fmt_ppb(spec.fp_ppb, a, sizeof(a)));
@@ -231,11 +191,8 @@ static int run_demo(int argc, char **argv)
 		fail_filter(ret, name, "check keys in");
 		goto out;
 	}
-	ret = kbl_info(f, &info);
-	if (ret) {
-		fail_filter(ret, name, "get information on");
+	if (filter_info(f, &info))
 		goto out;
-	}
 	measured = (double)fp / absent.count;
 	theory = (double)info.fp_now_ppb / KBLOOM_PPB;
 	sigma = sqrt(theory * (1 - theory) / absent.count);
@@ -256,16 +213,17 @@ static int run_demo(int argc, char **argv)
 	rc = fn ? EXIT_ERR : EXIT_OK;
 out:
 	kbl_close(f);
-	free_keys(&present);
-	free_keys(&absent);
-	if (created && !keep) {
+	key_batch_free(&present);
+	key_batch_free(&absent);
+	/* Every way here is after the filter was created. */
+	if (!keep) {
 		ret = kbl_destroy(name);
 		if (ret)
 			rc = fail_control(ret, name, "destroy");
 		else
 			printf("[done]    destroyed filter '%s' (keep it next time with --keep)\n",
 			       name);
-	} else if (created) {
+	} else {
 		printf("[done]    kept filter '%s' (see: kbloomctl info %s)\n",
 		       name, name);
 	}

@@ -15,24 +15,13 @@
 #include "kbloomctl.h"
 
 #define MODULE_PARAMS	"/sys/module/kbloom/parameters"
-#define DEFAULT_FP_PPB	10000000U	/* 1 % when only a capacity is given */
 
 static bool read_u64_file(const char *path, uint64_t *out)
 {
 	char buf[64];
-	ssize_t n;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return parse_u64(buf, out);
+	return read_value_file(path, buf, sizeof(buf)) > 0 &&
+	       parse_u64(buf, out);
 }
 
 /* Says which of the module's memory caps a filter of bytes exceeds. */
@@ -133,39 +122,22 @@ static int run_create(int argc, char **argv)
 	const struct command *cmd = &cmd_create;
 	struct kbl_spec spec = { 0 };
 	struct sizing planned;
-	bool quiet = false, have_k = false;
+	bool quiet = false;
 	const char *name;
 	int c, ret;
 
 	while ((c = parse_options(cmd, argc, argv, ":n:p:b:c:k:s:m:q",
 				  opts)) != -1) {
+		ret = size_option(cmd, &spec, c);
+		if (ret == 0)
+			continue;
+		if (ret != 1)
+			return EXIT_ERR;
 		switch (c) {
-		case 'n':
-			if (!parse_count(optarg, &spec.capacity) ||
-			    !spec.capacity)
-				return usage_error(cmd, "invalid --capacity '%s': give a positive number of keys (1000, 10k, 1M, 1e6)",
-						   optarg);
-			break;
-		case 'p':
-			if (!parse_rate_ppb(optarg, &spec.fp_ppb))
-				return usage_error(cmd, "invalid --fp '%s': give a rate above 0 and below 1 (1%%, 0.01, 1e-3)",
-						   optarg);
-			break;
 		case 'b':
 			if (!parse_count(optarg, &spec.bits) || !spec.bits)
 				return usage_error(cmd, "invalid --bits '%s': give a positive number of bits (8192, 1Mi, 8M)",
 						   optarg);
-			break;
-		case 'c':
-			if (!parse_u32(optarg, 1, 64, &spec.bits_per_key))
-				return usage_error(cmd, "invalid --bits-per-key '%s': give 1 to 64",
-						   optarg);
-			break;
-		case 'k':
-			if (!parse_u32(optarg, 1, KBLOOM_K_MAX, &spec.k))
-				return usage_error(cmd, "invalid --k '%s': give 1 to %d",
-						   optarg, KBLOOM_K_MAX);
-			have_k = true;
 			break;
 		case 's':
 			if (!parse_u64(optarg, &spec.seed))
@@ -200,25 +172,18 @@ static int run_create(int argc, char **argv)
 	if (!spec.bits && !spec.bits_per_key && !spec.fp_ppb) {
 		if (!spec.capacity)
 			return usage_error(cmd, "give a size: --capacity N [--fp RATE], --bits B, or --capacity N --bits-per-key C");
-		if (have_k)
+		if (spec.k)
 			return usage_error(cmd, "--k needs --bits or --bits-per-key (with --fp, k is chosen for the rate)");
 		spec.fp_ppb = DEFAULT_FP_PPB;
 	}
-	if (spec.fp_ppb && have_k)
+	if (spec.fp_ppb && spec.k)
 		return usage_error(cmd, "--k cannot be combined with --fp (k is chosen for the rate; use --bits-per-key C --k K)");
 	if ((spec.fp_ppb || spec.bits_per_key) && !spec.capacity)
 		return usage_error(cmd, "%s needs --capacity N",
 				   spec.fp_ppb ? "--fp" : "--bits-per-key");
 
 	/* The module's sizing code, run here first for a precise message. */
-	if (spec.fp_ppb)
-		ret = sizing_from_rate(&planned, spec.capacity, spec.fp_ppb);
-	else if (spec.bits)
-		ret = sizing_from_bits(&planned, spec.bits, spec.k,
-				       spec.capacity);
-	else
-		ret = sizing_from_bits_per_key(&planned, spec.capacity,
-					       spec.bits_per_key, spec.k);
+	ret = sizing_from_spec(&planned, &spec);
 	if (ret == -E2BIG)
 		return fail("filter '%s' would exceed the largest filter kbloom can hold (2^31 blocks, 128 GiB); ask for fewer keys or a higher rate",
 			    name);
@@ -229,7 +194,7 @@ static int run_create(int argc, char **argv)
 	if (ret == -E2BIG)
 		return fail_too_big(name, planned.bytes);
 	if (ret == -EEXIST && access(KBL_SYSFS_DIR, F_OK) == 0) {
-		char path[sizeof(KBL_DEV_DIR) + KBLOOM_NAME_MAX + 1];
+		char path[KBL_NODE_PATH_MAX];
 
 		kbl_node_path(name, path, sizeof(path));
 		if (access(path, F_OK))
@@ -313,57 +278,26 @@ const struct command cmd_destroy = {
 "  kbloomctl destroy users\n",
 };
 
-static int compare_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * The filters are the entries of /sys/class/kbloom that are devices (links
  * or directories); its regular files are module-wide totals.
  */
-static int filter_names(char ***out, size_t *count)
+static bool is_filter_entry(int dir_fd, const struct dirent *de)
 {
-	struct dirent *de;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	DIR *dir;
+	struct stat st;
 
-	dir = opendir(KBL_SYSFS_DIR);
-	if (!dir) {
-		if (errno == ENOENT && !module_loaded())
-			return fail("kbloom module not loaded (%s missing; try: modprobe kbloom)",
-				    KBL_CONTROL_PATH);
-		return fail("cannot list %s: %s", KBL_SYSFS_DIR,
-			    strerror(errno));
-	}
-	while ((de = readdir(dir))) {
-		struct stat st;
+	return de->d_name[0] != '.' &&
+	       !fstatat(dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+	       (S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode));
+}
 
-		if (de->d_name[0] == '.')
-			continue;
-		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
-		    !(S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode)))
-			continue;
-		if (n == cap) {
-			char **grown;
-
-			cap = cap ? cap * 2 : 16;
-			grown = realloc(names, cap * sizeof(*names));
-			if (!grown)
-				break;
-			names = grown;
-		}
-		names[n] = strdup(de->d_name);
-		if (names[n])
-			n++;
-	}
-	closedir(dir);
-	if (n)
-		qsort(names, n, sizeof(*names), compare_names);
-	*out = names;
-	*count = n;
-	return 0;
+static int filter_names(char ***names, size_t *count)
+{
+	if (!sorted_names(KBL_SYSFS_DIR, is_filter_entry, names, count))
+		return 0;
+	if (errno == ENOENT && !module_loaded())
+		return fail_module_missing();
+	return fail("cannot list %s: %s", KBL_SYSFS_DIR, strerror(errno));
 }
 
 static bool sysfs_value(const char *name, const char *attr, uint64_t *v)
@@ -461,7 +395,7 @@ static int run_list(int argc, char **argv)
 		       "FILL", "FP NOW");
 	for (i = 0; i < n; i++) {
 		struct kbloom_info info;
-		char node[sizeof(KBL_DEV_DIR) + KBLOOM_NAME_MAX + 1];
+		char node[KBL_NODE_PATH_MAX];
 		char mem[32], fill[32], fp[32];
 
 		if (names_only) {
@@ -495,9 +429,7 @@ static int run_list(int argc, char **argv)
 	else if (!n && !names_only)
 		fprintf(stderr, "%s: no filters (create one: kbloomctl create NAME --capacity N --fp 1%%)\n",
 			PROG);
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	free_names(names, n);
 	return rc;
 }
 

@@ -17,23 +17,16 @@
 
 static int run_save(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const struct command *cmd = &cmd_save;
 	char *tmp = NULL;
 	const char *name, *file;
 	struct kbl *f = NULL;
 	bool quiet = false, to_stdout;
-	int c, out = -1, rc = EXIT_ERR;
+	int out = -1, rc = EXIT_ERR;
 	int64_t n;
 
-	while ((c = parse_options(cmd, argc, argv, ":q", opts)) != -1) {
-		if (c != 'q')
-			return EXIT_ERR;
-		quiet = true;
-	}
+	if (parse_flag_option(cmd, argc, argv, 'q', "quiet", &quiet))
+		return EXIT_ERR;
 	if (optind + 2 != argc)
 		return usage_error(cmd, "give a filter NAME and a FILE (- for stdout)");
 	name = argv[optind];

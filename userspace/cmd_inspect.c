@@ -12,7 +12,7 @@
 
 static void print_info_json(const struct kbloom_info *in)
 {
-	char node[sizeof(KBL_DEV_DIR) + KBLOOM_NAME_MAX + 1], mode[8];
+	char node[KBL_NODE_PATH_MAX], mode[8];
 
 	kbl_node_path(in->name, node, sizeof(node));
 	snprintf(mode, sizeof(mode), "%04o", in->node_mode & 07777);
@@ -91,30 +91,23 @@ static void print_info_table(const struct kbloom_info *in)
 
 static int run_info(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const struct command *cmd = &cmd_info;
 	struct kbloom_info info;
 	struct kbl *f;
 	bool json = false;
-	int c, ret;
+	int ret;
 
-	while ((c = parse_options(cmd, argc, argv, ":j", opts)) != -1) {
-		if (c != 'j')
-			return EXIT_ERR;
-		json = true;
-	}
+	if (parse_flag_option(cmd, argc, argv, 'j', "json", &json))
+		return EXIT_ERR;
 	if (optind + 1 != argc)
 		return usage_error(cmd, "give exactly one filter NAME");
 	f = open_filter(argv[optind], O_RDONLY);
 	if (!f)
 		return EXIT_ERR;
-	ret = kbl_info(f, &info);
+	ret = filter_info(f, &info);
 	kbl_close(f);
 	if (ret)
-		return fail_filter(ret, argv[optind], "get information on");
+		return EXIT_ERR;
 	if (json)
 		print_info_json(&info);
 	else

@@ -11,14 +11,15 @@
 
 #include "kbloomctl.h"
 
-/* What add and check share: where the keys come from, how they are cut. */
+/*
+ * The options add and check share: where the keys come from, how they are
+ * cut, and whether to print the ioctl statistics.
+ */
 struct key_options {
 	char **files;
 	size_t nfiles;
 	int delim;
 	uint32_t batch;
-	bool quiet;
-	bool verbose;
 	bool stats;
 };
 
@@ -34,7 +35,7 @@ static int key_options_add_file(struct key_options *o, char *file)
 }
 
 /* The short options of key_option(), and its long ones in each table. */
-#define KEY_SHORTOPTS	"f:0B:"
+#define KEY_SHORTOPTS	"f:0B:s"
 
 /* Handles the options common to add and check; 1 if c was not one. */
 static int key_option(const struct command *cmd, struct key_options *o,
@@ -50,6 +51,9 @@ static int key_option(const struct command *cmd, struct key_options *o,
 		if (!parse_u32(optarg, 1, KBLOOM_BATCH_MAX, &o->batch))
 			return usage_error(cmd, "invalid --batch '%s': give 1 to %d keys per ioctl",
 					   optarg, KBLOOM_BATCH_MAX);
+		return 0;
+	case 's':
+		o->stats = true;
 		return 0;
 	default:
 		return 1;
@@ -115,12 +119,84 @@ KEY_OPTIONS_HELP
 "  kbloomctl check users alice && echo 'alice may exist: ask the database'\n"
 "  kbloomctl check users -m -f requests.txt > worth-looking-up.txt\n";
 
-static void print_stats(const char *verb, uint64_t keys, uint64_t ioctls,
-			double seconds)
+/* One add or check: the filter, the keys on their way to it, the counts. */
+struct key_run {
+	bool add;
+	const char *name;
+	struct kbl *f;
+	struct key_input in;
+	struct key_batch b;
+	struct progress prog;
+	uint64_t ioctls0;	/* the handle's ioctl count when the run began */
+	uint64_t keys;		/* keys sent */
+	uint64_t hits;		/* of them: set a new bit, or may be present */
+};
+
+/*
+ * After the options: opens the filter NAME (the next argument) and the
+ * keys (the arguments after it, or the files).  0, or EXIT_ERR after
+ * printing why.
+ */
+static int key_run_start(struct key_run *r, const struct command *cmd,
+			 const struct key_options *o, int argc, char **argv,
+			 bool add, bool quiet)
 {
+	r->add = add;
+	if (optind == argc)
+		return usage_error(cmd, "missing the filter NAME");
+	r->name = argv[optind++];
+	r->f = open_filter(r->name, add ? O_RDWR : O_RDONLY);
+	if (!r->f)
+		return EXIT_ERR;
+	if (key_input_init(&r->in, argv + optind, argc - optind, o->files,
+			   o->nfiles, o->delim) ||
+	    key_batch_init(&r->b, o->batch))
+		return EXIT_ERR;
+	r->ioctls0 = kbl_ioctl_count(r->f);
+	progress_start(&r->prog, add ? "added" : "checked", quiet);
+	return 0;
+}
+
+/*
+ * Adds or checks the batch read last; check's answers go to res.  0, or
+ * EXIT_ERR after ending the progress line and printing why.
+ */
+static int key_run_send(struct key_run *r, uint64_t *res)
+{
+	const struct key_batch *b = &r->b;
+	uint64_t hits;
+	int ret;
+
+	if (r->add)
+		ret = kbl_add(r->f, b->data, b->lens, b->count, NULL, &hits);
+	else
+		ret = kbl_check(r->f, b->data, b->lens, b->count, res, &hits);
+	if (ret) {
+		progress_end(&r->prog);
+		return fail_filter(ret, r->name, r->add ? "add keys to" :
+				   "check keys in");
+	}
+	r->keys += b->count;
+	r->hits += hits;
+	return 0;
+}
+
+static void key_run_end(struct key_run *r)
+{
+	key_batch_free(&r->b);
+	key_input_free(&r->in);
+	kbl_close(r->f);
+}
+
+static void print_stats(const struct key_run *r)
+{
+	uint64_t ioctls = kbl_ioctl_count(r->f) - r->ioctls0;
+	double seconds = now_seconds() - r->prog.start;
+
 	fprintf(stdout, "%s %" PRIu64 " keys in %" PRIu64 " ioctls (%.1f keys per ioctl), %.3f s, %.2f M keys/s\n",
-		verb, keys, ioctls, ioctls ? (double)keys / ioctls : 0.0,
-		seconds, seconds > 0 ? keys / seconds / 1e6 : 0.0);
+		r->prog.verb, r->keys, ioctls,
+		ioctls ? (double)r->keys / ioctls : 0.0, seconds,
+		seconds > 0 ? r->keys / seconds / 1e6 : 0.0);
 }
 
 static int run_add(int argc, char **argv)
@@ -135,77 +211,45 @@ static int run_add(int argc, char **argv)
 	};
 	const struct command *cmd = &cmd_add;
 	struct key_options o = { .delim = '\n', .batch = KEYS_DEFAULT_BATCH };
-	struct key_input in = { .fd = -1 };
-	struct key_batch b = { 0 };
-	struct progress prog;
-	struct kbl *f = NULL;
-	uint64_t keys = 0, new_keys = 0, ioctls0;
-	const char *name;
+	struct key_run r = { .in.fd = -1 };
+	bool quiet = false;
 	int c, ret, rc = EXIT_ERR;
 
-	while ((c = parse_options(cmd, argc, argv, ":" KEY_SHORTOPTS "sq",
+	while ((c = parse_options(cmd, argc, argv, ":" KEY_SHORTOPTS "q",
 				  opts)) != -1) {
 		ret = key_option(cmd, &o, c);
 		if (ret == 0)
 			continue;
-		if (ret != 1)
+		if (ret != 1 || c != 'q')
 			goto out;
-		if (c == 's')
-			o.stats = true;
-		else if (c == 'q')
-			o.quiet = true;
-		else
-			goto out;
+		quiet = true;
 	}
-	if (optind == argc) {
-		usage_error(cmd, "missing the filter NAME");
+	if (key_run_start(&r, cmd, &o, argc, argv, true, quiet))
 		goto out;
-	}
-	name = argv[optind++];
-	f = open_filter(name, O_RDWR);
-	if (!f)
-		goto out;
-	if (key_input_init(&in, argv + optind, argc - optind, o.files,
-			   o.nfiles, o.delim) ||
-	    key_batch_init(&b, o.batch))
-		goto out;
-
-	ioctls0 = kbl_ioctl_count(f);
-	progress_start(&prog, "added", o.quiet);
-	while ((ret = key_input_next(&in, &b)) == 1) {
-		uint64_t hits;
-
-		ret = kbl_add(f, b.data, b.lens, b.count, NULL, &hits);
-		if (ret) {
-			progress_end(&prog);
-			fail_filter(ret, name, "add keys to");
-			if (keys)
+	while ((ret = key_input_next(&r.in, &r.b)) == 1) {
+		if (key_run_send(&r, NULL)) {
+			if (r.keys)
 				fprintf(stderr, "%s: %" PRIu64 " keys before the failure were added\n",
-					PROG, keys);
+					PROG, r.keys);
 			goto out;
 		}
-		keys += b.count;
-		new_keys += hits;
-		progress_update(&prog, keys);
+		progress_update(&r.prog, r.keys);
 	}
-	progress_end(&prog);
+	progress_end(&r.prog);
 	if (ret) {
-		if (keys)
+		if (r.keys)
 			fprintf(stderr, "%s: %" PRIu64 " keys before the bad input were added\n",
-				PROG, keys);
+				PROG, r.keys);
 		goto out;
 	}
-	if (!o.quiet)
+	if (!quiet)
 		printf("added %" PRIu64 " %s to '%s' (%" PRIu64 " set new bits)\n",
-		       keys, keys == 1 ? "key" : "keys", name, new_keys);
+		       r.keys, r.keys == 1 ? "key" : "keys", r.name, r.hits);
 	if (o.stats)
-		print_stats("added", keys, kbl_ioctl_count(f) - ioctls0,
-			    now_seconds() - prog.start);
+		print_stats(&r);
 	rc = EXIT_OK;
 out:
-	key_batch_free(&b);
-	key_input_free(&in);
-	kbl_close(f);
+	key_run_end(&r);
 	free(o.files);
 	return rc;
 }
@@ -254,15 +298,11 @@ static int run_check(int argc, char **argv)
 	const struct command *cmd = &cmd_check;
 	struct key_options o = { .delim = '\n', .batch = KEYS_DEFAULT_BATCH };
 	enum check_print mode = PRINT_SUMMARY;
-	struct key_input in = { .fd = -1 };
-	struct key_batch b = { 0 };
-	struct progress prog;
-	struct kbl *f = NULL;
-	uint64_t *res = NULL, keys = 0, maybe = 0, ioctls0;
-	const char *name;
+	struct key_run r = { .in.fd = -1 };
+	uint64_t *res = NULL;
 	int c, ret, rc = EXIT_ERR;
 
-	while ((c = parse_options(cmd, argc, argv, ":" KEY_SHORTOPTS "vamqs",
+	while ((c = parse_options(cmd, argc, argv, ":" KEY_SHORTOPTS "vamq",
 				  opts)) != -1) {
 		ret = key_option(cmd, &o, c);
 		if (ret == 0)
@@ -282,68 +322,42 @@ static int run_check(int argc, char **argv)
 		case 'q':
 			mode = PRINT_NOTHING;
 			break;
-		case 's':
-			o.stats = true;
-			break;
 		default:
 			goto out;
 		}
 	}
-	if (optind == argc) {
-		usage_error(cmd, "missing the filter NAME");
-		goto out;
-	}
-	name = argv[optind++];
-	f = open_filter(name, O_RDONLY);
-	if (!f)
-		goto out;
-	if (key_input_init(&in, argv + optind, argc - optind, o.files,
-			   o.nfiles, o.delim) ||
-	    key_batch_init(&b, o.batch))
+	if (key_run_start(&r, cmd, &o, argc, argv, false,
+			  mode == PRINT_NOTHING))
 		goto out;
 	res = malloc((o.batch + 63) / 64 * sizeof(*res));
 	if (!res) {
 		fail("out of memory");
 		goto out;
 	}
-
-	ioctls0 = kbl_ioctl_count(f);
-	progress_start(&prog, "checked", mode == PRINT_NOTHING);
-	while ((ret = key_input_next(&in, &b)) == 1) {
-		uint64_t hits;
-
-		ret = kbl_check(f, b.data, b.lens, b.count, res, &hits);
-		if (ret) {
-			progress_end(&prog);
-			fail_filter(ret, name, "check keys in");
+	while ((ret = key_input_next(&r.in, &r.b)) == 1) {
+		if (key_run_send(&r, res))
 			goto out;
-		}
 		if (mode != PRINT_SUMMARY && mode != PRINT_NOTHING)
-			print_answers(&b, res, mode, o.delim);
-		keys += b.count;
-		maybe += hits;
-		progress_update(&prog, keys);
+			print_answers(&r.b, res, mode, o.delim);
+		progress_update(&r.prog, r.keys);
 	}
-	progress_end(&prog);
+	progress_end(&r.prog);
 	if (ret)
 		goto out;
 	if (mode == PRINT_SUMMARY)
 		printf("%" PRIu64 " %s checked in '%s': %" PRIu64 " may be present, %" PRIu64 " definitely absent\n",
-		       keys, keys == 1 ? "key" : "keys", name, maybe,
-		       keys - maybe);
+		       r.keys, r.keys == 1 ? "key" : "keys", r.name, r.hits,
+		       r.keys - r.hits);
 	if (o.stats)
-		print_stats("checked", keys, kbl_ioctl_count(f) - ioctls0,
-			    now_seconds() - prog.start);
+		print_stats(&r);
 	if (fflush(stdout)) {
 		fail("cannot write the answers: %s", strerror(errno));
 		goto out;
 	}
-	rc = maybe == keys ? EXIT_OK : EXIT_ABSENT;
+	rc = r.hits == r.keys ? EXIT_OK : EXIT_ABSENT;
 out:
 	free(res);
-	key_batch_free(&b);
-	key_input_free(&in);
-	kbl_close(f);
+	key_run_end(&r);
 	free(o.files);
 	return rc;
 }
@@ -357,20 +371,13 @@ const struct command cmd_check = {
 
 static int run_clear(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const struct command *cmd = &cmd_clear;
 	bool quiet = false;
 	struct kbl *f;
-	int c, ret;
+	int ret;
 
-	while ((c = parse_options(cmd, argc, argv, ":q", opts)) != -1) {
-		if (c != 'q')
-			return EXIT_ERR;
-		quiet = true;
-	}
+	if (parse_flag_option(cmd, argc, argv, 'q', "quiet", &quiet))
+		return EXIT_ERR;
 	if (optind + 1 != argc)
 		return usage_error(cmd, "give exactly one filter NAME");
 	f = open_filter(argv[optind], O_RDWR);

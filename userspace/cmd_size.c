@@ -136,39 +136,23 @@ static int run_size(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct command *cmd = &cmd_size;
-	uint64_t capacity = 0, bits = 0;
-	uint32_t fp_ppb = 0, bpk = 0, k = 0;
+	struct kbl_spec spec = { 0 };
 	bool json = false, table = false;
 	struct sizing s;
 	int c, ret;
 
 	while ((c = parse_options(cmd, argc, argv, ":n:p:c:b:k:jt",
 				  opts)) != -1) {
+		ret = size_option(cmd, &spec, c);
+		if (ret == 0)
+			continue;
+		if (ret != 1)
+			return EXIT_ERR;
 		switch (c) {
-		case 'n':
-			if (!parse_count(optarg, &capacity) || !capacity)
-				return usage_error(cmd, "invalid --capacity '%s': give a positive number of keys (1000, 10k, 1M, 1e6)",
-						   optarg);
-			break;
-		case 'p':
-			if (!parse_rate_ppb(optarg, &fp_ppb))
-				return usage_error(cmd, "invalid --fp '%s': give a rate above 0 and below 1 (1%%, 0.01, 1e-3)",
-						   optarg);
-			break;
-		case 'c':
-			if (!parse_u32(optarg, 1, 64, &bpk))
-				return usage_error(cmd, "invalid --bits-per-key '%s': give 1 to 64",
-						   optarg);
-			break;
 		case 'b':
-			if (!parse_count(optarg, &bits) || !bits)
+			if (!parse_count(optarg, &spec.bits) || !spec.bits)
 				return usage_error(cmd, "invalid --bits '%s'",
 						   optarg);
-			break;
-		case 'k':
-			if (!parse_u32(optarg, 1, KBLOOM_K_MAX, &k))
-				return usage_error(cmd, "invalid --k '%s': give 1 to %d",
-						   optarg, KBLOOM_K_MAX);
 			break;
 		case 'j':
 			json = true;
@@ -181,18 +165,20 @@ static int run_size(int argc, char **argv)
 		}
 	}
 	if (table) {
-		if (optind != argc || capacity || fp_ppb || bpk || bits)
+		if (optind != argc || spec.capacity || spec.fp_ppb ||
+		    spec.bits_per_key || spec.bits)
 			return usage_error(cmd, "--table takes no other sizes");
 		return print_table();
 	}
-	if (optind < argc && !capacity) {
-		if (!parse_count(argv[optind], &capacity) || !capacity)
+	if (optind < argc && !spec.capacity) {
+		if (!parse_count(argv[optind], &spec.capacity) ||
+		    !spec.capacity)
 			return usage_error(cmd, "invalid capacity '%s': give a positive number of keys (1000, 10k, 1M, 1e6)",
 					   argv[optind]);
 		optind++;
 	}
-	if (optind < argc && !fp_ppb) {
-		if (!parse_rate_ppb(argv[optind], &fp_ppb))
+	if (optind < argc && !spec.fp_ppb) {
+		if (!parse_rate_ppb(argv[optind], &spec.fp_ppb))
 			return usage_error(cmd, "invalid rate '%s': give a rate above 0 and below 1 (1%%, 0.01, 1e-3)",
 					   argv[optind]);
 		optind++;
@@ -200,27 +186,22 @@ static int run_size(int argc, char **argv)
 	if (optind != argc)
 		return usage_error(cmd, "unexpected argument '%s'",
 				   argv[optind]);
-	if (!capacity)
+	if (!spec.capacity)
 		return usage_error(cmd, "give a capacity: kbloomctl size N RATE");
-	if (!!fp_ppb + !!bpk + !!bits != 1)
+	if (!!spec.fp_ppb + !!spec.bits_per_key + !!spec.bits != 1)
 		return usage_error(cmd, "give exactly one of a rate (--fp), --bits-per-key or --bits");
-	if (fp_ppb && k)
+	if (spec.fp_ppb && spec.k)
 		return usage_error(cmd, "--k cannot be combined with a rate (k is chosen for the rate)");
 
-	if (fp_ppb)
-		ret = sizing_from_rate(&s, capacity, fp_ppb);
-	else if (bpk)
-		ret = sizing_from_bits_per_key(&s, capacity, bpk, k);
-	else
-		ret = sizing_from_bits(&s, bits, k, capacity);
+	ret = sizing_from_spec(&s, &spec);
 	if (ret == -E2BIG)
 		return fail("that filter would exceed the largest kbloom can hold (2^31 blocks, 128 GiB)");
 	if (ret)
 		return usage_error(cmd, "these values are out of range");
 	if (json)
-		print_sizing_json(&s, fp_ppb);
+		print_sizing_json(&s, spec.fp_ppb);
 	else
-		print_sizing(&s, fp_ppb);
+		print_sizing(&s, spec.fp_ppb);
 	return EXIT_OK;
 }
 

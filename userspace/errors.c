@@ -34,7 +34,7 @@ bool module_loaded(void)
 	       stat(KBL_SYSFS_DIR, &st) == 0;
 }
 
-static int fail_module_missing(void)
+int fail_module_missing(void)
 {
 	return fail("kbloom module not loaded (%s missing; try: modprobe kbloom)",
 		    KBL_CONTROL_PATH);
@@ -78,7 +78,8 @@ static void user_name(uid_t uid, char *buf, size_t size)
 	fclose(pw);
 }
 
-void describe_node(const char *path, char *buf, size_t size)
+/* "mode 0600, owner root" of a node, or its stat error. */
+static void describe_node(const char *path, char *buf, size_t size)
 {
 	char owner[64];
 	struct stat st;
@@ -100,6 +101,21 @@ static int fail_permission(const char *path, const char *needs)
 		    path, desc, needs);
 }
 
+static int fail_not_found(const char *name)
+{
+	return fail("filter '%s' not found (see: kbloomctl list)", name);
+}
+
+/* What fail_filter() and fail_control() say of the errnos they share. */
+static int fail_request(int err, const char *name, const char *what)
+{
+	if (err == ENOMEM)
+		return fail("cannot %s filter '%s': out of kernel memory",
+			    what, name);
+	return fail("cannot %s filter '%s': %s", what, name,
+		    kbl_strerror(err));
+}
+
 int fail_name(const char *name)
 {
 	return fail("invalid filter name '%s': use 1 to %d characters of A-Z a-z 0-9 . _ -",
@@ -108,7 +124,7 @@ int fail_name(const char *name)
 
 int fail_open(int err, const char *name, int access)
 {
-	char path[sizeof(KBL_DEV_DIR) + KBLOOM_NAME_MAX + 1];
+	char path[KBL_NODE_PATH_MAX];
 
 	err = err < 0 ? -err : err;
 	kbl_node_path(name, path, sizeof(path));
@@ -116,8 +132,7 @@ int fail_open(int err, const char *name, int access)
 	case ENOENT:
 		if (!module_loaded())
 			return fail_module_missing();
-		return fail("filter '%s' not found (see: kbloomctl list)",
-			    name);
+		return fail_not_found(name);
 	case EACCES:
 	case EPERM:
 		return fail_permission(path, access == O_RDWR ?
@@ -152,12 +167,8 @@ int fail_filter(int err, const char *name, const char *what)
 	case EINVAL:
 		return fail("cannot %s filter '%s': the module rejected the request as invalid (%s)",
 			    what, name, strerror(err));
-	case ENOMEM:
-		return fail("cannot %s filter '%s': out of kernel memory",
-			    what, name);
 	default:
-		return fail("cannot %s filter '%s': %s", what, name,
-			    kbl_strerror(err));
+		return fail_request(err, name, what);
 	}
 }
 
@@ -168,8 +179,7 @@ int fail_control(int err, const char *name, const char *what)
 	case ENOENT:
 		if (access(KBL_CONTROL_PATH, F_OK))
 			return fail_module_missing();
-		return fail("filter '%s' not found (see: kbloomctl list)",
-			    name);
+		return fail_not_found(name);
 	case EACCES:
 	case EPERM:
 		return fail_permission(KBL_CONTROL_PATH, "creating and destroying filters needs write access to it; see the udev rule 60-kbloom.rules");
@@ -182,9 +192,6 @@ int fail_control(int err, const char *name, const char *what)
 	case ENOSPC:
 		return fail("cannot %s filter '%s': the module's limit on the number of filters is reached (destroy one; see: kbloomctl list)",
 			    what, name);
-	case ENOMEM:
-		return fail("cannot %s filter '%s': out of kernel memory",
-			    what, name);
 	case EINVAL:
 		return fail("cannot %s filter '%s': the module rejected its parameters (see: kbloomctl help %s)",
 			    what, name, what);
@@ -192,7 +199,6 @@ int fail_control(int err, const char *name, const char *what)
 		return fail("cannot %s filter '%s': %s does not understand the request (module and kbloomctl versions differ?)",
 			    what, name, KBL_CONTROL_PATH);
 	default:
-		return fail("cannot %s filter '%s': %s", what, name,
-			    kbl_strerror(err));
+		return fail_request(err, name, what);
 	}
 }

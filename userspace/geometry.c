@@ -27,8 +27,8 @@ int sizing_from_rate(struct sizing *s, uint64_t capacity, uint32_t fp_ppb)
 	return ret ? ret : fill_sizing(s, &geo, capacity);
 }
 
-int sizing_from_bits(struct sizing *s, uint64_t bits, uint32_t k,
-		     uint64_t capacity)
+static int sizing_from_bits(struct sizing *s, uint64_t bits, uint32_t k,
+			    uint64_t capacity)
 {
 	struct kbloom_geometry geo;
 	int ret = kbloom_geometry_from_bits(&geo, bits, k, capacity);
@@ -36,12 +36,22 @@ int sizing_from_bits(struct sizing *s, uint64_t bits, uint32_t k,
 	return ret ? ret : fill_sizing(s, &geo, capacity);
 }
 
-int sizing_from_bits_per_key(struct sizing *s, uint64_t capacity,
-			     uint32_t bits_per_key, uint32_t k)
+static int sizing_from_bits_per_key(struct sizing *s, uint64_t capacity,
+				    uint32_t bits_per_key, uint32_t k)
 {
 	struct kbloom_geometry geo;
 	int ret = kbloom_geometry_from_bits_per_key(&geo, capacity,
 						    bits_per_key, k);
 
 	return ret ? ret : fill_sizing(s, &geo, capacity);
+}
+
+int sizing_from_spec(struct sizing *s, const struct kbl_spec *spec)
+{
+	if (spec->fp_ppb)
+		return sizing_from_rate(s, spec->capacity, spec->fp_ppb);
+	if (spec->bits)
+		return sizing_from_bits(s, spec->bits, spec->k, spec->capacity);
+	return sizing_from_bits_per_key(s, spec->capacity, spec->bits_per_key,
+					spec->k);
 }

@@ -34,7 +34,7 @@ static const char main_usage_tail[] =
 "Exit status: 0 on success; check exits 1 when a key is definitely\n"
 "absent; 2 on any error.  See kbloomctl(1).\n";
 
-const struct command *find_command(const char *name)
+static const struct command *find_command(const char *name)
 {
 	size_t i;
 
@@ -94,6 +94,24 @@ int parse_options(const struct command *cmd, int argc, char **argv,
 	return '?';
 }
 
+int parse_flag_option(const struct command *cmd, int argc, char **argv,
+		      int short_name, const char *long_name, bool *set)
+{
+	const struct option opts[] = {
+		{ long_name, no_argument, NULL, short_name },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char shortopts[] = { ':', (char)short_name, '\0' };
+	int c;
+
+	while ((c = parse_options(cmd, argc, argv, shortopts, opts)) != -1) {
+		if (c != short_name)
+			return EXIT_ERR;
+		*set = true;
+	}
+	return 0;
+}
+
 struct kbl *open_filter(const char *name, int access)
 {
 	struct kbl *f;
@@ -109,6 +127,15 @@ struct kbl *open_filter(const char *name, int access)
 		return NULL;
 	}
 	return f;
+}
+
+int filter_info(const struct kbl *f, struct kbloom_info *info)
+{
+	int ret = kbl_info(f, info);
+
+	if (ret)
+		return fail_filter(ret, kbl_name(f), "get information on");
+	return 0;
 }
 
 static int run_help(int argc, char **argv)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "kbloom.h"
 
@@ -50,8 +51,6 @@ DECLARE_COMMAND(demo);
 DECLARE_COMMAND(bench);
 DECLARE_COMMAND(help);
 
-const struct command *find_command(const char *name);
-
 /*
  * Option parsing shared by the commands: getopt_long with our own
  * messages.  parse_options() returns the option character, -1 at the end,
@@ -60,11 +59,22 @@ const struct command *find_command(const char *name);
 struct option;
 int parse_options(const struct command *cmd, int argc, char **argv,
 		  const char *shortopts, const struct option *longopts);
+/*
+ * All the option parsing of a command whose one option is a flag (such as
+ * -q, --quiet): 0, or EXIT_ERR after printing why the command line is wrong.
+ */
+int parse_flag_option(const struct command *cmd, int argc, char **argv,
+		      int short_name, const char *long_name, bool *set);
 /* "kbloomctl CMD: <msg> (see: kbloomctl help CMD)"; returns EXIT_ERR. */
 int usage_error(const struct command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Prints the command's help to stdout; returns EXIT_OK. */
 int show_help(const struct command *cmd);
+
+/* Opens a filter, printing the explanation on failure (returns NULL). */
+struct kbl *open_filter(const char *name, int access);
+/* kbl_info(), printing the explanation on failure (returns EXIT_ERR). */
+int filter_info(const struct kbl *f, struct kbloom_info *info);
 
 /* errors.c: every message names the problem and the way out. */
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -76,8 +86,8 @@ int fail_filter(int err, const char *name, const char *what);
 int fail_control(int err, const char *name, const char *what);
 int fail_name(const char *name);
 bool module_loaded(void);
-/* "mode 0600, owner root" of a node, or its stat error. */
-void describe_node(const char *path, char *buf, size_t size);
+/* The module is not loaded: how to load it. */
+int fail_module_missing(void);
 
 /* parse.c: values given on the command line; false means invalid. */
 bool parse_count(const char *s, uint64_t *out);
@@ -90,7 +100,6 @@ bool parse_mode(const char *s, uint32_t *out);
 const char *fmt_ppb(uint32_t ppb, char *buf, size_t size);
 const char *fmt_rate(double rate, char *buf, size_t size);
 const char *fmt_bytes(uint64_t bytes, char *buf, size_t size);
-const char *fmt_keys(uint64_t n, char *buf, size_t size);
 void json_string(FILE *out, const char *s);
 /* ,"key":value — an object's fields after its first, on stdout. */
 void json_u64(const char *key, unsigned long long value);
@@ -106,7 +115,6 @@ struct progress {
 	const char *verb;
 	double start;
 	double last;
-	uint64_t done;
 };
 
 double now_seconds(void);
@@ -118,6 +126,10 @@ void progress_end(struct progress *p);
 #define KEYS_DEFAULT_BATCH	4096
 #define KEYS_DEFAULT_BYTES	(256U << 10)
 
+/*
+ * Keys as kbl_add() and kbl_check() take them.  bench and demo make theirs
+ * whole; the key reader fills one batch at a time, up to the max_ bounds.
+ */
 struct key_batch {
 	char *data;		/* keys back to back */
 	uint32_t *lens;
@@ -133,7 +145,6 @@ struct key_input {
 	char **files;		/* -f FILE, "-" for stdin */
 	size_t nfiles;
 	int delim;		/* '\n', or '\0' with -0 */
-	bool stdin_only;	/* no arguments and no files were given */
 
 	size_t next_arg;
 	size_t next_file;
@@ -159,10 +170,24 @@ int key_input_next(struct key_input *in, struct key_batch *b);
 int key_batch_init(struct key_batch *b, size_t max_keys);
 void key_batch_free(struct key_batch *b);
 
-/* Opens a filter, printing the explanation on failure (returns NULL). */
-struct kbl *open_filter(const char *name, int access);
+/* sysfs.c: the module's files. */
+struct dirent;
+/*
+ * The first line of a small file such as a sysfs attribute, without its
+ * newline: the bytes read, or -1 with errno set.
+ */
+ssize_t read_value_file(const char *path, char *buf, size_t size);
+/*
+ * The names of the entries of the directory path that keep() accepts,
+ * sorted (free them with free_names()).  0, or -1 with errno set when the
+ * directory cannot be opened.  A name that finds no memory is left out.
+ */
+int sorted_names(const char *path,
+		 bool (*keep)(int dir_fd, const struct dirent *de),
+		 char ***names, size_t *count);
+void free_names(char **names, size_t count);
 
-/* cmd_size.c: geometry through the module's own code (kmod/). */
+/* geometry.c: geometry through the module's own code (kmod/). */
 struct sizing {
 	uint64_t capacity;
 	uint64_t nblocks;
@@ -173,9 +198,17 @@ struct sizing {
 
 /* 0, or -EINVAL / -E2BIG from the core's geometry functions. */
 int sizing_from_rate(struct sizing *s, uint64_t capacity, uint32_t fp_ppb);
-int sizing_from_bits(struct sizing *s, uint64_t bits, uint32_t k,
-		     uint64_t capacity);
-int sizing_from_bits_per_key(struct sizing *s, uint64_t capacity,
-			     uint32_t bits_per_key, uint32_t k);
+/* spec sizes one way, as kbl_create() takes it: a rate, bits or bits/key. */
+int sizing_from_spec(struct sizing *s, const struct kbl_spec *spec);
+
+/*
+ * size_options.c: the sizing options, read alike by every command that
+ * takes them.  Both return 0 or EXIT_ERR (after saying why); size_option()
+ * returns 1 when c is none of -n (--capacity), -p (--fp),
+ * -c (--bits-per-key) and -k (--k).
+ */
+#define DEFAULT_FP_PPB	10000000U	/* 1 %: create without --fp, demo, bench */
+int fp_option(const struct command *cmd, const char *arg, uint32_t *fp_ppb);
+int size_option(const struct command *cmd, struct kbl_spec *spec, int c);
 
 #endif /* KBLOOMCTL_H */

@@ -56,7 +56,6 @@ int key_input_init(struct key_input *in, char **args, size_t nargs,
 	in->nargs = nargs;
 	in->files = files;
 	in->nfiles = nfiles;
-	in->stdin_only = !nargs && !nfiles;
 	in->delim = delim;
 	in->fd = -1;
 	in->buf = malloc(KEYS_READ_BUF);
@@ -117,7 +116,7 @@ static int open_next_stream(struct key_input *in)
 {
 	const char *name;
 
-	if (in->stdin_only && in->next_file == 0) {
+	if (!in->nargs && !in->nfiles && in->next_file == 0) {
 		in->next_file++;
 		name = "-";
 	} else if (in->next_file < in->nfiles) {

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,16 +34,24 @@ static int neg_errno(void)
 	return errno ? -errno : -EIO;
 }
 
-static int do_ioctl(const struct kbl *f, unsigned long cmd, void *arg)
+/* ioctl(), restarted when a signal interrupts it. */
+static int restarting_ioctl(int fd, unsigned long cmd, void *arg)
 {
-	struct kbl *mf = (struct kbl *)f;
 	int ret;
 
 	do {
-		ret = ioctl(f->fd, cmd, arg);
+		ret = ioctl(fd, cmd, arg);
 	} while (ret < 0 && errno == EINTR);
-	__atomic_fetch_add(&mf->ioctls, 1, __ATOMIC_RELAXED);
 	return ret < 0 ? neg_errno() : ret;
+}
+
+static int do_ioctl(const struct kbl *f, unsigned long cmd, void *arg)
+{
+	struct kbl *mf = (struct kbl *)f;
+	int ret = restarting_ioctl(f->fd, cmd, arg);
+
+	__atomic_fetch_add(&mf->ioctls, 1, __ATOMIC_RELAXED);
+	return ret;
 }
 
 int kbl_check_name(const char *name)
@@ -79,32 +88,37 @@ int kbl_node_path(const char *name, char *buf, size_t size)
 
 static int control_ioctl(unsigned long cmd, void *arg)
 {
-	int fd, ret, saved;
+	int fd, ret;
 
 	fd = open(KBL_CONTROL_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return neg_errno();
-	do {
-		ret = ioctl(fd, cmd, arg);
-	} while (ret < 0 && errno == EINTR);
-	saved = errno;
+	ret = restarting_ioctl(fd, cmd, arg);
 	close(fd);
-	if (ret < 0)
-		return saved ? -saved : -EIO;
-	return 0;
+	return ret < 0 ? ret : 0;
+}
+
+/* Copies a valid name into a zeroed request, which NUL-pads it. */
+static int request_name(char *field, const char *name)
+{
+	int ret = kbl_check_name(name);
+
+	if (!ret)
+		memcpy(field, name, strlen(name));
+	return ret;
 }
 
 int kbl_create(const char *name, const struct kbl_spec *spec)
 {
 	struct kbloom_create req;
-	int ret = kbl_check_name(name);
+	int ret;
 
+	memset(&req, 0, sizeof(req));
+	ret = request_name(req.name, name);
 	if (ret)
 		return ret;
 	if (!spec)
 		return -EINVAL;
-	memset(&req, 0, sizeof(req));
-	memcpy(req.name, name, strlen(name));
 	req.capacity = spec->capacity;
 	req.bits = spec->bits;
 	req.seed = spec->seed;
@@ -121,18 +135,18 @@ int kbl_create(const char *name, const struct kbl_spec *spec)
 int kbl_destroy(const char *name)
 {
 	struct kbloom_name req;
-	int ret = kbl_check_name(name);
+	int ret;
 
+	memset(&req, 0, sizeof(req));
+	ret = request_name(req.name, name);
 	if (ret)
 		return ret;
-	memset(&req, 0, sizeof(req));
-	memcpy(req.name, name, strlen(name));
 	return control_ioctl(KBLOOM_CTL_DESTROY, &req);
 }
 
 int kbl_open(const char *name, int access, struct kbl **out)
 {
-	char path[sizeof(KBL_DEV_DIR) + KBLOOM_NAME_MAX + 1];
+	char path[KBL_NODE_PATH_MAX];
 	struct kbl *f;
 	int ret;
 
@@ -184,14 +198,29 @@ uint64_t kbl_ioctl_count(const struct kbl *f)
 	return __atomic_load_n(&f->ioctls, __ATOMIC_RELAXED);
 }
 
+static bool key_len_valid(size_t len)
+{
+	return len >= 1 && len <= KBLOOM_KEY_MAX;
+}
+
 static int check_lens(const uint32_t *lens, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (lens[i] == 0 || lens[i] > KBLOOM_KEY_MAX)
+		if (!key_len_valid(lens[i]))
 			return -EINVAL;
 	return 0;
+}
+
+/*
+ * Whether one more key of len bytes joins an ioctl that holds count keys
+ * of bytes bytes.  The first key always does, so every ioctl moves on.
+ */
+static bool chunk_has_room(size_t count, uint64_t bytes, size_t len)
+{
+	return count < KBLOOM_BATCH_MAX &&
+	       (count == 0 || bytes + len <= KBL_CHUNK_BYTES);
 }
 
 /* Copies n result bits of a chunk into the caller's bitmap at bit base. */
@@ -209,11 +238,38 @@ static void merge_bits(uint64_t *dst, size_t base, const uint64_t *src,
 			dst[(base + i) / 64] |= 1ULL << ((base + i) % 64);
 }
 
+/*
+ * One ioctl of count keys that chunk_has_room() let in.  Their result bits
+ * go to results (when not NULL) from bit base on; their hits add to *hits.
+ */
+static int chunk_ioctl(struct kbl *f, unsigned long cmd, const char *data,
+		       const uint32_t *lens, size_t count, uint64_t bytes,
+		       uint64_t *results, size_t base, uint64_t *hits)
+{
+	uint64_t chunk_bits[KBLOOM_BATCH_MAX / 64];
+	struct kbloom_batch b;
+	int ret;
+
+	memset(&b, 0, sizeof(b));
+	b.keys = (uintptr_t)data;
+	b.lens = (uintptr_t)lens;
+	b.keys_len = bytes;
+	b.count = count;
+	if (results)
+		b.results = (uintptr_t)chunk_bits;
+	ret = do_ioctl(f, cmd, &b);
+	if (ret < 0)
+		return ret;
+	if (results)
+		merge_bits(results, base, chunk_bits, count);
+	*hits += b.hits;
+	return 0;
+}
+
 static int batch_ioctl(struct kbl *f, unsigned long cmd, const char *data,
 		       const uint32_t *lens, size_t n, uint64_t *results,
 		       uint64_t *hits)
 {
-	uint64_t chunk_bits[KBLOOM_BATCH_MAX / 64];
 	uint64_t total = 0;
 	size_t done = 0;
 	int ret;
@@ -231,29 +287,16 @@ static int batch_ioctl(struct kbl *f, unsigned long cmd, const char *data,
 		memset(results, 0, (n + 63) / 64 * sizeof(*results));
 
 	while (done < n) {
-		struct kbloom_batch b;
 		uint64_t bytes = 0;
 		size_t count = 0;
 
-		while (done + count < n && count < KBLOOM_BATCH_MAX &&
-		       (count == 0 ||
-			bytes + lens[done + count] <= KBL_CHUNK_BYTES)) {
-			bytes += lens[done + count];
-			count++;
-		}
-		memset(&b, 0, sizeof(b));
-		b.keys = (uintptr_t)data;
-		b.lens = (uintptr_t)(lens + done);
-		b.keys_len = bytes;
-		b.count = count;
-		if (results)
-			b.results = (uintptr_t)chunk_bits;
-		ret = do_ioctl(f, cmd, &b);
-		if (ret < 0)
+		while (done + count < n &&
+		       chunk_has_room(count, bytes, lens[done + count]))
+			bytes += lens[done + count++];
+		ret = chunk_ioctl(f, cmd, data, lens + done, count, bytes,
+				  results, done, &total);
+		if (ret)
 			return ret;
-		if (results)
-			merge_bits(results, done, chunk_bits, count);
-		total += b.hits;
 		data += bytes;
 		done += count;
 	}
@@ -296,8 +339,7 @@ static int keys_ioctl(struct kbl *f, unsigned long cmd,
 		      const void *const *keys, const size_t *lens, size_t n,
 		      uint64_t *results, uint64_t *hits)
 {
-	uint64_t chunk_bits[KBLOOM_BATCH_MAX / 64];
-	uint64_t total = 0, chunk_hits;
+	uint64_t total = 0;
 	size_t done = 0, i;
 	int ret;
 
@@ -308,7 +350,7 @@ static int keys_ioctl(struct kbl *f, unsigned long cmd,
 	if (!keys || !lens)
 		return -EINVAL;
 	for (i = 0; i < n; i++)
-		if (!keys[i] || lens[i] == 0 || lens[i] > KBLOOM_KEY_MAX)
+		if (!keys[i] || !key_len_valid(lens[i]))
 			return -EINVAL;
 	if (results)
 		memset(results, 0, (n + 63) / 64 * sizeof(*results));
@@ -316,12 +358,9 @@ static int keys_ioctl(struct kbl *f, unsigned long cmd,
 	while (done < n) {
 		size_t count = 0, bytes = 0;
 
-		while (done + count < n && count < KBLOOM_BATCH_MAX &&
-		       (count == 0 ||
-			bytes + lens[done + count] <= KBL_CHUNK_BYTES)) {
-			bytes += lens[done + count];
-			count++;
-		}
+		while (done + count < n &&
+		       chunk_has_room(count, bytes, lens[done + count]))
+			bytes += lens[done + count++];
 		ret = grow((void **)&f->scratch, &f->scratch_cap, bytes);
 		if (!ret)
 			ret = grow((void **)&f->scratch_lens,
@@ -336,13 +375,10 @@ static int keys_ioctl(struct kbl *f, unsigned long cmd,
 			bytes += lens[done + i];
 			f->scratch_lens[i] = lens[done + i];
 		}
-		ret = batch_ioctl(f, cmd, f->scratch, f->scratch_lens, count,
-				  results ? chunk_bits : NULL, &chunk_hits);
+		ret = chunk_ioctl(f, cmd, f->scratch, f->scratch_lens, count,
+				  bytes, results, done, &total);
 		if (ret)
 			return ret;
-		if (results)
-			merge_bits(results, done, chunk_bits, count);
-		total += chunk_hits;
 		done += count;
 	}
 	if (hits)
@@ -371,7 +407,7 @@ static int one_ioctl(struct kbl *f, unsigned long cmd, const void *key,
 	uint64_t hits;
 	int ret;
 
-	if (len == 0 || len > KBLOOM_KEY_MAX)
+	if (!key_len_valid(len))
 		return -EINVAL;
 	ret = batch_ioctl(f, cmd, key, &len32, 1, NULL, &hits);
 	return ret ? ret : hits != 0;
@@ -462,9 +498,35 @@ static int rewind_node(const struct kbl *f)
 	return 0;
 }
 
+/*
+ * Copies in_fd to out_fd through buf (KBLOOM_IO_CHUNK bytes) until the end
+ * of the input; *total receives the number of bytes copied.
+ */
+static int copy_stream(int in_fd, int out_fd, char *buf, uint64_t *total)
+{
+	int ret;
+
+	*total = 0;
+	for (;;) {
+		ssize_t n = read(in_fd, buf, KBLOOM_IO_CHUNK);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return neg_errno();
+		}
+		if (n == 0)
+			return 0;
+		ret = write_all(out_fd, buf, (size_t)n);
+		if (ret)
+			return ret;
+		*total += (uint64_t)n;
+	}
+}
+
 int64_t kbl_save(const struct kbl *f, int out_fd)
 {
-	int64_t total = 0;
+	uint64_t total;
 	char *buf;
 	int ret;
 
@@ -474,24 +536,9 @@ int64_t kbl_save(const struct kbl *f, int out_fd)
 	buf = malloc(KBLOOM_IO_CHUNK);
 	if (!buf)
 		return -ENOMEM;
-	for (;;) {
-		ssize_t n = read(f->fd, buf, KBLOOM_IO_CHUNK);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = neg_errno();
-			break;
-		}
-		if (n == 0)
-			break;
-		ret = write_all(out_fd, buf, (size_t)n);
-		if (ret)
-			break;
-		total += n;
-	}
+	ret = copy_stream(f->fd, out_fd, buf, &total);
 	free(buf);
-	return ret ? ret : total;
+	return ret ? ret : (int64_t)total;
 }
 
 /*
@@ -503,7 +550,7 @@ int64_t kbl_save(const struct kbl *f, int out_fd)
 int kbl_load(struct kbl *f, int in_fd)
 {
 	struct kbloom_info info;
-	uint64_t want, total = 0;
+	uint64_t want, total;
 	char *buf;
 	int ret;
 
@@ -517,22 +564,7 @@ int kbl_load(struct kbl *f, int in_fd)
 	buf = malloc(KBLOOM_IO_CHUNK);
 	if (!buf)
 		return -ENOMEM;
-	for (;;) {
-		ssize_t n = read(in_fd, buf, KBLOOM_IO_CHUNK);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = neg_errno();
-			break;
-		}
-		if (n == 0)
-			break;
-		ret = write_all(f->fd, buf, (size_t)n);
-		if (ret)
-			break;
-		total += (uint64_t)n;
-	}
+	ret = copy_stream(in_fd, f->fd, buf, &total);
 	if (!ret && total < want) {
 		struct kbloom_image_header hdr;
 

@@ -46,19 +46,6 @@ const char *fmt_bytes(uint64_t bytes, char *buf, size_t size)
 	return buf;
 }
 
-const char *fmt_keys(uint64_t n, char *buf, size_t size)
-{
-	if (n >= 1000000000 && n % 1000000000 == 0)
-		snprintf(buf, size, "%" PRIu64 " G", n / 1000000000);
-	else if (n >= 1000000 && n % 1000000 == 0)
-		snprintf(buf, size, "%" PRIu64 " M", n / 1000000);
-	else if (n >= 1000 && n % 1000 == 0)
-		snprintf(buf, size, "%" PRIu64 " k", n / 1000);
-	else
-		snprintf(buf, size, "%" PRIu64, n);
-	return buf;
-}
-
 void json_string(FILE *out, const char *s)
 {
 	fputc('"', out);

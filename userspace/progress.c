@@ -28,14 +28,12 @@ void progress_start(struct progress *p, const char *verb, bool quiet)
 	p->verb = verb;
 	p->start = now_seconds();
 	p->last = 0;
-	p->done = 0;
 }
 
 void progress_update(struct progress *p, uint64_t done)
 {
 	double now, elapsed;
 
-	p->done = done;
 	if (!p->on)
 		return;
 	now = now_seconds();
