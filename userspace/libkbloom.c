@@ -472,6 +472,26 @@ uint64_t kbl_image_size(const struct kbloom_info *info)
 	       info->nblocks * KBLOOM_IMAGE_BLOCK + KBLOOM_IMAGE_TRAILER;
 }
 
+/* Reads until len bytes or the end of input; bytes read or -errno. */
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = read(fd, (char *)buf + done, len - done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return neg_errno();
+		}
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
 static int write_all(int fd, const char *buf, size_t len)
 {
 	while (len) {
@@ -549,8 +569,10 @@ int64_t kbl_save(const struct kbl *f, int out_fd)
  */
 int kbl_load(struct kbl *f, int in_fd)
 {
+	struct kbloom_image_header hdr;
 	struct kbloom_info info;
 	uint64_t want, total;
+	ssize_t head;
 	char *buf;
 	int ret;
 
@@ -561,24 +583,32 @@ int kbl_load(struct kbl *f, int in_fd)
 	ret = rewind_node(f);
 	if (ret)
 		return ret;
+	/*
+	 * Keep the first bytes whole, however the input is split into
+	 * reads: an input too short for the kernel to judge its header is
+	 * judged here from them.
+	 */
+	memset(&hdr, 0, sizeof(hdr));
+	head = read_full(in_fd, &hdr, sizeof(hdr));
+	if (head < 0)
+		return (int)head;
+	ret = write_all(f->fd, (const char *)&hdr, (size_t)head);
+	if (ret)
+		return ret;
 	buf = malloc(KBLOOM_IO_CHUNK);
 	if (!buf)
 		return -ENOMEM;
 	ret = copy_stream(in_fd, f->fd, buf, &total);
+	free(buf);
+	total += (uint64_t)head;
 	if (!ret && total < want) {
-		struct kbloom_image_header hdr;
-
-		/* Too short for the kernel to have judged the header. */
-		memset(&hdr, 0, sizeof(hdr));
-		memcpy(&hdr, buf, total < sizeof(hdr) ? total : 0);
-		if (total < sizeof(hdr.magic) ||
-		    (total < sizeof(hdr) &&
+		if ((size_t)head < sizeof(hdr.magic) ||
+		    ((size_t)head < sizeof(hdr) &&
 		     le32toh(hdr.magic) != KBLOOM_IMAGE_MAGIC))
 			ret = -ENOEXEC;
 		else
 			ret = -ENODATA;
 	}
-	free(buf);
 	return ret;
 }
 

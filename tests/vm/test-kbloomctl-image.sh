@@ -98,6 +98,14 @@ kb_unchanged load-truncated-unchanged
 head -c 40 "$kb_tmp/img.kbloom" >"$kb_tmp/short-header"
 kb_expect load-truncated-header 2 "truncated kbloom image" \
 	load img "$kb_tmp/short-header"
+# The same header arriving in two reads (a pipe): it must be judged whole,
+# not by its last piece.
+mkfifo "$kb_tmp/split"
+{ head -c 20 "$kb_tmp/short-header"; sleep 1
+  tail -c 20 "$kb_tmp/short-header"; } >"$kb_tmp/split" &
+kb_expect load-truncated-header-split 2 "truncated kbloom image" \
+	load img "$kb_tmp/split"
+wait
 
 cp "$kb_tmp/img.kbloom" "$kb_tmp/long"
 echo extra >>"$kb_tmp/long"
