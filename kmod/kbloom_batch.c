@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KBLOOM_IOC_ADD and KBLOOM_IOC_CHECK: up to KBLOOM_BATCH_MAX keys per call,
- * copied from userspace through a fixed-size buffer, never through one
- * sized by the caller.
+ * KBLOOM_IOC_ADD, KBLOOM_IOC_CHECK and KBLOOM_IOC_DELETE: up to
+ * KBLOOM_BATCH_MAX keys per call, copied from userspace through a
+ * fixed-size buffer, never through one sized by the caller.
  *
  * Every length is validated before any key is touched, and the result
  * bitmap is zeroed up front, so a malformed batch or a bad results pointer
@@ -39,7 +39,7 @@ struct kbloom_batch_call {
 	u64 key_offset;		/* bytes of keys consumed so far */
 	u32 count;
 	u32 hits;
-	bool add;
+	enum kbloom_batch_op op;
 };
 
 static struct kbloom_batch_buf *kbloom_batch_buf_alloc(void)
@@ -153,15 +153,25 @@ static int kbloom_batch_step(struct kbloom_batch_call *call, u32 first,
 		up_read(&kd->lock);
 		return -ENODEV;
 	}
-	if (call->add)
+	switch (call->op) {
+	case KBLOOM_BATCH_ADD:
 		call->hits += kbloom_add_batch(&kd->filter, buf->keys + first,
 					       last - first,
 					       buf->step_answers);
-	else
+		break;
+	case KBLOOM_BATCH_CHECK:
 		call->hits += kbloom_check_batch(&kd->filter,
 						 buf->keys + first,
 						 last - first,
 						 buf->step_answers);
+		break;
+	case KBLOOM_BATCH_DELETE:
+		call->hits += kbloom_delete_batch(&kd->filter,
+						  buf->keys + first,
+						  last - first,
+						  buf->step_answers);
+		break;
+	}
 	up_read(&kd->lock);
 
 	for_each_set_bit(bit, buf->step_answers, last - first)
@@ -202,9 +212,10 @@ static int kbloom_batch_group(struct kbloom_batch_call *call, u32 group,
 }
 
 long kbloom_batch_ioctl(struct kbloom_file *kf,
-			struct kbloom_batch __user *ubatch, bool add)
+			struct kbloom_batch __user *ubatch,
+			enum kbloom_batch_op op)
 {
-	struct kbloom_batch_call call = { .kd = kf->kd, .add = add };
+	struct kbloom_batch_call call = { .kd = kf->kd, .op = op };
 	struct kbloom_batch b;
 	bool borrowed;
 	u32 group, n;

@@ -36,6 +36,9 @@ typedef __s64 s64;
 #define BITS_PER_LONG	((int)(sizeof(long) * CHAR_BIT))
 #define BITS_TO_LONGS(n) (((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#ifndef __always_inline		/* glibc's <sys/cdefs.h> has one */
+#define __always_inline	inline __attribute__((__always_inline__))
+#endif
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define BIT_ULL(n)	(1ULL << (n))

@@ -72,21 +72,22 @@ static int kbloom_create_geometry(const struct kbloom_create *req,
 	if (req->fp_ppb) {
 		if (!req->capacity || req->k)
 			return -EINVAL;
-		err = kbloom_geometry_from_rate(geo, req->capacity,
-						req->fp_ppb);
+		err = kbloom_geometry_from_rate_type(geo, req->type,
+						     req->capacity,
+						     req->fp_ppb);
 	} else if (req->bits) {
-		err = kbloom_geometry_from_bits(geo, req->bits, req->k,
-						req->capacity);
+		err = kbloom_geometry_from_bits_type(geo, req->type, req->bits,
+						     req->k, req->capacity);
 	} else {
 		if (!req->capacity)
 			return -EINVAL;
-		err = kbloom_geometry_from_bits_per_key(geo, req->capacity,
-							req->bits_per_key,
-							req->k);
+		err = kbloom_geometry_from_bits_per_key_type(geo, req->type,
+							     req->capacity,
+							     req->bits_per_key,
+							     req->k);
 	}
 	if (err)
 		return err;
-	geo->type = req->type;
 	if (req->flags & KBLOOM_CREATE_SEED)
 		geo->seed = req->seed;
 	else
@@ -106,7 +107,8 @@ static int kbloom_create_check(const struct kbloom_create *req)
 	/* A seed without its flag is a caller's mistake, not a request. */
 	if (req->seed && !(req->flags & KBLOOM_CREATE_SEED))
 		return -EINVAL;
-	if (req->type != KBLOOM_TYPE_BITS)
+	if (req->type != KBLOOM_TYPE_BITS &&
+	    req->type != KBLOOM_TYPE_COUNTING)
 		return -EINVAL;
 	if (req->node_mode & ~0777U)
 		return -EINVAL;

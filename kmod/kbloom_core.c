@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The filter itself: allocation, hashing, add and check (single and
+ * The filter itself: allocation, hashing, add, check and delete (single and
  * batched), and the whole-filter operations clear, merge and intersect.
  *
  * Where a key goes: h = xxh64(key, seed).  The block is fastrange over all
@@ -9,7 +9,9 @@
  * i the 64-bit value x_i = g1 + i * g2, where g1 and g2 are remixes of h
  * (an odd multiply puts every bit of h into their top bits, so they do not
  * follow the block choice, which only h's top bits drive).  Each x_i is
- * mapped to a cell by a xorshift-multiply whose top 9 bits are the cell.
+ * mapped to a cell by a xorshift-multiply whose top bits are the cell: 9
+ * bits for the 512 one-bit cells of KBLOOM_TYPE_BITS, 7 for the 128 4-bit
+ * counters of KBLOOM_TYPE_COUNTING.
  *
  * Why not take the cells as (a + i * b) mod 512 directly: a block then has
  * only 2^17 probe patterns, keys sharing or overlapping a pattern are common
@@ -19,7 +21,21 @@
  * still measured 2.8x at 20, as nearby (g1, g2) give nearby cells.  The
  * finalising multiply (1.00x, within sampling error, at 6 to 20) makes
  * the k cells behave as independent uniform draws, which is what
- * kbloom_formula.c models (cells may repeat within a key).
+ * kbloom_formula.c models (cells may repeat within a key).  Its top 7
+ * bits do as well for 128 counters: within 0.6 % of the 128-cell model
+ * from 2 to 16 counters per key.
+ *
+ * One code path serves both types: a cell is a field of width 2^order bits
+ * of a 64-bit word, adding increments it unless it holds its maximum (for
+ * one bit, "increment unless set" is "set"), and a check asks for a
+ * non-zero field.  The probe functions take the order as a constant, so
+ * each type gets code as tight as if it were written for it alone.
+ *
+ * Counters stick at their maximum: once a counter has overflowed, the
+ * number of keys behind it is unknown, and decrementing it could take it to
+ * 0 while keys still need it.  A cell probed twice by one key is
+ * incremented twice, and delete decrements it twice, so add and delete
+ * stay mirror images.
  */
 #include "kbloom_core.h"
 
@@ -41,11 +57,18 @@
 #define KBLOOM_MIX_G1		0xd6e8feb86659fd93ULL
 #define KBLOOM_MIX_G2		0x9e3779b97f4a7c15ULL
 #define KBLOOM_MIX_CELL		0xff51afd7ed558ccdULL
+/* A bits block's 512 cells take the top 9 bits; 128 counters the top 7. */
 #define KBLOOM_CELL_SHIFT	(64 - 9)
 /* Keys hashed and prefetched before the first of them is probed. */
 #define KBLOOM_BATCH_AHEAD	32
 /* Blocks handled by whole-filter loops between chances to reschedule. */
 #define KBLOOM_RESCHED_BLOCKS	4096
+
+enum kbloom_op {
+	KBLOOM_OP_ADD,
+	KBLOOM_OP_CHECK,
+	KBLOOM_OP_DELETE,
+};
 
 static u64 *block_of(const struct kbloom_filter *f, u64 h)
 {
@@ -66,33 +89,64 @@ static void probe_start(u64 h, struct kbloom_probe *p)
 	p->step = (h * KBLOOM_MIX_G2) | 1;
 }
 
-static u32 probe_next(struct kbloom_probe *p)
+/* Where a cell lives: a word of the block and a shift within it. */
+struct kbloom_cell {
+	u32 word;
+	u32 shift;
+};
+
+/* The next cell of cells 2^order bits wide (order 0: bits, 2: counters). */
+static __always_inline struct kbloom_cell probe_next(struct kbloom_probe *p,
+						     u32 order)
 {
 	u32 cell = ((p->x ^ (p->x >> 32)) * KBLOOM_MIX_CELL) >>
-		   KBLOOM_CELL_SHIFT;
+		   (KBLOOM_CELL_SHIFT + order);
 
 	p->x += p->step;
-	return cell;
+	return (struct kbloom_cell){
+		.word = cell >> (6 - order),
+		.shift = (cell << order) % 64,
+	};
 }
 
-/* Atomically ORs mask into *word; returns true if that set a new bit. */
-static bool word_or(u64 *word, u64 mask)
+/* The largest value of a cell 2^order bits wide, also its mask. */
+static __always_inline u64 cell_max(u32 order)
 {
-	u64 old = READ_ONCE(*word);
-
-	/* Setting nothing new must not dirty a line other CPUs read. */
-	do {
-		if ((old & mask) == mask)
-			return false;
-	} while (!try_cmpxchg(word, &old, old | mask));
-	return true;
+	return (1ULL << (1U << order)) - 1;
 }
 
 /*
- * One atomic per cell that is still clear: a cell already set (most of
- * them, once the filter fills) costs only a load.
+ * Atomically increments the cell unless it holds max; returns true when it
+ * went from 0 to 1.  A full cell (most of them, once bits fill) costs only
+ * a load and never dirties a line other CPUs read.
  */
-static bool probe_add(const struct kbloom_filter *f, u64 h)
+static __always_inline bool cell_inc(u64 *word, u32 shift, u64 max)
+{
+	u64 old = READ_ONCE(*word), val;
+
+	do {
+		val = (old >> shift) & max;
+		if (val == max)
+			return false;
+	} while (!try_cmpxchg(word, &old, old + (1ULL << shift)));
+	return !val;
+}
+
+/* Atomically decrements the cell unless it is 0 or stuck at max. */
+static __always_inline void cell_dec(u64 *word, u32 shift, u64 max)
+{
+	u64 old = READ_ONCE(*word), val;
+
+	do {
+		val = (old >> shift) & max;
+		if (!val || val == max)
+			return;
+	} while (!try_cmpxchg(word, &old, old - (1ULL << shift)));
+}
+
+/* One atomic per cell that is not yet full. */
+static __always_inline bool probe_add(const struct kbloom_filter *f, u64 h,
+				      u32 order)
 {
 	u64 *block = block_of(f, h);
 	struct kbloom_probe p;
@@ -101,16 +155,17 @@ static bool probe_add(const struct kbloom_filter *f, u64 h)
 
 	probe_start(h, &p);
 	for (i = 0; i < f->geo.k; i++) {
-		u32 cell = probe_next(&p);
+		struct kbloom_cell c = probe_next(&p, order);
 
-		if (word_or(&block[cell / 64], 1ULL << (cell % 64)))
+		if (cell_inc(&block[c.word], c.shift, cell_max(order)))
 			set_new = true;
 	}
 	return set_new;
 }
 
-/* Most checks are of absent keys: stop at the first clear cell. */
-static bool probe_check(const struct kbloom_filter *f, u64 h)
+/* Most checks are of absent keys: stop at the first empty cell. */
+static __always_inline bool probe_check(const struct kbloom_filter *f, u64 h,
+					u32 order)
 {
 	const u64 *block = block_of(f, h);
 	struct kbloom_probe p;
@@ -118,12 +173,58 @@ static bool probe_check(const struct kbloom_filter *f, u64 h)
 
 	probe_start(h, &p);
 	for (i = 0; i < f->geo.k; i++) {
-		u32 cell = probe_next(&p);
+		struct kbloom_cell c = probe_next(&p, order);
 
-		if (!(READ_ONCE(block[cell / 64]) & (1ULL << (cell % 64))))
+		if (!((READ_ONCE(block[c.word]) >> c.shift) & cell_max(order)))
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Only a key that looks present is taken out: decrementing the counters of
+ * a key with an empty cell would take from keys that are there.
+ */
+static __always_inline bool probe_delete(const struct kbloom_filter *f,
+					 u64 h, u32 order)
+{
+	u64 *block = block_of(f, h);
+	struct kbloom_probe p;
+	u32 i;
+
+	if (!probe_check(f, h, order))
+		return false;
+	probe_start(h, &p);
+	for (i = 0; i < f->geo.k; i++) {
+		struct kbloom_cell c = probe_next(&p, order);
+
+		cell_dec(&block[c.word], c.shift, cell_max(order));
+	}
+	return true;
+}
+
+static __always_inline bool probe_op(const struct kbloom_filter *f, u64 h,
+				     enum kbloom_op op, u32 order)
+{
+	switch (op) {
+	case KBLOOM_OP_ADD:
+		return probe_add(f, h, order);
+	case KBLOOM_OP_CHECK:
+		return probe_check(f, h, order);
+	default:
+		return probe_delete(f, h, order);
+	}
+}
+
+/* A bits filter has nothing to decrement: delete finds no key. */
+static inline bool probe(const struct kbloom_filter *f, u64 h,
+			 enum kbloom_op op)
+{
+	if (f->geo.type == KBLOOM_TYPE_COUNTING)
+		return probe_op(f, h, op, KBLOOM_COUNTER_CELL_ORDER);
+	if (op == KBLOOM_OP_DELETE)
+		return false;
+	return probe_op(f, h, op, KBLOOM_BITS_CELL_ORDER);
 }
 
 int kbloom_filter_init(struct kbloom_filter *f,
@@ -165,7 +266,7 @@ u64 kbloom_hash(const struct kbloom_filter *f, const void *key, u32 len)
 
 bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len)
 {
-	bool set_new = probe_add(f, kbloom_hash(f, key, len));
+	bool set_new = probe(f, kbloom_hash(f, key, len), KBLOOM_OP_ADD);
 
 	atomic64_inc(&f->add_calls);
 	if (set_new)
@@ -175,7 +276,7 @@ bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len)
 
 bool kbloom_check(struct kbloom_filter *f, const void *key, u32 len)
 {
-	bool maybe = probe_check(f, kbloom_hash(f, key, len));
+	bool maybe = probe(f, kbloom_hash(f, key, len), KBLOOM_OP_CHECK);
 
 	atomic64_inc(&f->check_calls);
 	if (maybe)
@@ -183,12 +284,30 @@ bool kbloom_check(struct kbloom_filter *f, const void *key, u32 len)
 	return maybe;
 }
 
+int kbloom_delete_supported(const struct kbloom_filter *f)
+{
+	return f->geo.type == KBLOOM_TYPE_COUNTING ? 0 : -EOPNOTSUPP;
+}
+
+bool kbloom_delete(struct kbloom_filter *f, const void *key, u32 len)
+{
+	bool removed;
+
+	if (kbloom_delete_supported(f))
+		return false;
+	removed = probe(f, kbloom_hash(f, key, len), KBLOOM_OP_DELETE);
+	atomic64_inc(&f->delete_calls);
+	if (removed)
+		atomic64_inc(&f->delete_hits);
+	return removed;
+}
+
 /*
  * Hashing a window of keys and prefetching their blocks before probing the
  * first turns n dependent cache misses into overlapped ones.
  */
 static u32 batch_probe(struct kbloom_filter *f, const struct kbloom_key *keys,
-		       u32 n, unsigned long *results, bool add)
+		       u32 n, unsigned long *results, enum kbloom_op op)
 {
 	u64 hashes[KBLOOM_BATCH_AHEAD];
 	u32 done, i, hits = 0;
@@ -205,10 +324,7 @@ static u32 batch_probe(struct kbloom_filter *f, const struct kbloom_key *keys,
 			prefetch(block_of(f, hashes[i]));
 		}
 		for (i = 0; i < window; i++) {
-			bool hit = add ? probe_add(f, hashes[i]) :
-					 probe_check(f, hashes[i]);
-
-			if (!hit)
+			if (!probe(f, hashes[i], op))
 				continue;
 			hits++;
 			if (results)
@@ -221,7 +337,7 @@ static u32 batch_probe(struct kbloom_filter *f, const struct kbloom_key *keys,
 u32 kbloom_add_batch(struct kbloom_filter *f, const struct kbloom_key *keys,
 		     u32 n, unsigned long *results)
 {
-	u32 hits = batch_probe(f, keys, n, results, true);
+	u32 hits = batch_probe(f, keys, n, results, KBLOOM_OP_ADD);
 
 	atomic64_add(n, &f->add_calls);
 	atomic64_add(hits, &f->add_new);
@@ -231,10 +347,27 @@ u32 kbloom_add_batch(struct kbloom_filter *f, const struct kbloom_key *keys,
 u32 kbloom_check_batch(struct kbloom_filter *f, const struct kbloom_key *keys,
 		       u32 n, unsigned long *results)
 {
-	u32 hits = batch_probe(f, keys, n, results, false);
+	u32 hits = batch_probe(f, keys, n, results, KBLOOM_OP_CHECK);
 
 	atomic64_add(n, &f->check_calls);
 	atomic64_add(hits, &f->check_hits);
+	return hits;
+}
+
+u32 kbloom_delete_batch(struct kbloom_filter *f,
+			const struct kbloom_key *keys, u32 n,
+			unsigned long *results)
+{
+	u32 hits;
+
+	if (kbloom_delete_supported(f)) {
+		if (results)
+			bitmap_zero(results, n);
+		return 0;
+	}
+	hits = batch_probe(f, keys, n, results, KBLOOM_OP_DELETE);
+	atomic64_add(n, &f->delete_calls);
+	atomic64_add(hits, &f->delete_hits);
 	return hits;
 }
 
@@ -254,6 +387,8 @@ void kbloom_clear(struct kbloom_filter *f)
 	atomic64_set(&f->add_new, 0);
 	atomic64_set(&f->check_calls, 0);
 	atomic64_set(&f->check_hits, 0);
+	atomic64_set(&f->delete_calls, 0);
+	atomic64_set(&f->delete_hits, 0);
 }
 
 bool kbloom_compatible(const struct kbloom_filter *a,
@@ -264,26 +399,75 @@ bool kbloom_compatible(const struct kbloom_filter *a,
 }
 
 /*
- * Both combine word by word with atomic updates, so adds racing a merge or
- * an intersect on dst are never lost.
+ * Counters, 4 bits each, are combined 16 to a word, in two passes of 8 so
+ * that every counter has a byte to itself and sums cannot carry into a
+ * neighbour.
+ */
+#define KBLOOM_LOW_NIBBLES	0x0f0f0f0f0f0f0f0fULL
+#define KBLOOM_NIBBLE_CARRY	0x1010101010101010ULL
+
+/* Per byte lane, values 0..15: min(a + b, 15). */
+static u64 lanes_add_saturating(u64 a, u64 b)
+{
+	u64 sum = a + b;
+	u64 over = ((sum & KBLOOM_NIBBLE_CARRY) >> 4) * 0x0f;
+
+	return (sum | over) & KBLOOM_LOW_NIBBLES;
+}
+
+/* Per byte lane, values 0..15: min(a, b). */
+static u64 lanes_min(u64 a, u64 b)
+{
+	/* 16 + a - b keeps bit 4 exactly when a >= b. */
+	u64 diff = (a | KBLOOM_NIBBLE_CARRY) - b;
+	u64 b_lower = ((diff & KBLOOM_NIBBLE_CARRY) >> 4) * 0x0f;
+
+	return (b & b_lower) | (a & ~b_lower);
+}
+
+static u64 counters_union(u64 a, u64 b)
+{
+	return lanes_add_saturating(a & KBLOOM_LOW_NIBBLES,
+				    b & KBLOOM_LOW_NIBBLES) |
+	       lanes_add_saturating((a >> 4) & KBLOOM_LOW_NIBBLES,
+				    (b >> 4) & KBLOOM_LOW_NIBBLES) << 4;
+}
+
+static u64 counters_common(u64 a, u64 b)
+{
+	return lanes_min(a & KBLOOM_LOW_NIBBLES, b & KBLOOM_LOW_NIBBLES) |
+	       lanes_min((a >> 4) & KBLOOM_LOW_NIBBLES,
+			 (b >> 4) & KBLOOM_LOW_NIBBLES) << 4;
+}
+
+/* One word of dst combined with one of src: a union, or what both hold. */
+static u64 combine_word(u32 type, u64 dst, u64 src, bool keep_common)
+{
+	if (type == KBLOOM_TYPE_COUNTING)
+		return keep_common ? counters_common(dst, src) :
+				     counters_union(dst, src);
+	return keep_common ? dst & src : dst | src;
+}
+
+/*
+ * Both combine word by word with atomic updates, so adds and deletes
+ * racing a merge or an intersect on dst are never lost.
  */
 static void combine(struct kbloom_filter *dst, const struct kbloom_filter *src,
 		    bool keep_common)
 {
 	u64 words = dst->geo.nblocks * KBLOOM_BLOCK_WORDS, i;
+	u32 type = dst->geo.type;
 
 	for (i = 0; i < words; i++) {
 		u64 other = READ_ONCE(src->words[i]);
 		u64 *word = &dst->words[i];
-		u64 old = READ_ONCE(*word);
+		u64 old = READ_ONCE(*word), new;
 
-		if (keep_common) {
-			while ((old & other) != old &&
-			       !try_cmpxchg(word, &old, old & other))
-				;
-		} else {
-			word_or(word, other);
-		}
+		/* Leaving a word as it is must not dirty its line. */
+		do {
+			new = combine_word(type, old, other, keep_common);
+		} while (new != old && !try_cmpxchg(word, &old, new));
 		if (!((i + 1) % (KBLOOM_RESCHED_BLOCKS * KBLOOM_BLOCK_WORDS)))
 			cond_resched();
 	}
@@ -299,6 +483,8 @@ int kbloom_merge(struct kbloom_filter *dst, const struct kbloom_filter *src)
 	/* The union holds every key submitted to either side. */
 	atomic64_add(atomic64_read(&src->add_calls), &dst->add_calls);
 	atomic64_add(atomic64_read(&src->add_new), &dst->add_new);
+	atomic64_add(atomic64_read(&src->delete_calls), &dst->delete_calls);
+	atomic64_add(atomic64_read(&src->delete_hits), &dst->delete_hits);
 	return 0;
 }
 

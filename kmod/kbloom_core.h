@@ -1,18 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The filter core: a blocked Bloom filter with one 512-bit, cache-line
+ * The filter core: a blocked Bloom filter with one 64-byte, cache-line
  * aligned block per key.  Plain C with no device code, so the same source
  * builds into the module, the KUnit suite, the host tests and the benchmark
  * (userspace gets kernel types from kbloom_compat.h).
  *
- * Concurrency: add and check are lock-free (atomic OR of 64-bit words); a
- * key whose add completed before a check began is always found.  clear,
- * merge, intersect and image load must be serialised against each other by
- * the caller; racing them with add/check cannot crash but may lose adds
- * that race a clear, which is what clear means.  Merge and intersect update
- * words atomically, so adds racing them are kept.  clear, merge, intersect,
- * image load and get_stats walk the whole filter and may sleep
- * (cond_resched): call them from process context, never under a spinlock.
+ * A block holds 512 one-bit cells (KBLOOM_TYPE_BITS) or 128 four-bit
+ * counters (KBLOOM_TYPE_COUNTING); everything else, hashing and probing
+ * included, is the same code for both, parameterised by the cell width.
+ *
+ * Concurrency: add, check and delete are lock-free (compare-and-swap of
+ * 64-bit words); a key whose add completed before a check began is always
+ * found, unless a delete of it (or of a key never added) ran meanwhile.
+ * clear, merge, intersect and image load must be serialised against each
+ * other by the caller; racing them with add/check/delete cannot crash but
+ * may lose adds that race a clear, which is what clear means.  Merge and
+ * intersect update words atomically, so adds and deletes racing them are
+ * kept.  clear, merge, intersect, image load and get_stats walk the whole
+ * filter and may sleep (cond_resched): call them from process context,
+ * never under a spinlock.
  */
 #ifndef KBLOOM_CORE_H
 #define KBLOOM_CORE_H
@@ -33,11 +39,32 @@
 #define KBLOOM_K_MIN		1
 /* Hard limits of the core; the module caps memory further by parameter. */
 #define KBLOOM_MAX_BLOCKS	BIT_ULL(31)	/* 128 GiB of bits */
-#define KBLOOM_MAX_BITS_PER_KEY	64
+#define KBLOOM_MAX_BITS_PER_KEY	64		/* bits of memory */
 #define KBLOOM_MIN_FP_PPB	1
 
+/* log2 of the bits of one cell: 0 for KBLOOM_TYPE_BITS, 2 for counters. */
+#define KBLOOM_BITS_CELL_ORDER		0
+#define KBLOOM_COUNTER_CELL_ORDER	2
+
+static inline u32 kbloom_cell_order(u32 type)
+{
+	return type == KBLOOM_TYPE_COUNTING ? KBLOOM_COUNTER_CELL_ORDER :
+					      KBLOOM_BITS_CELL_ORDER;
+}
+
+/* log2 of the cells of a block: 9 (512 bits) or 7 (128 counters). */
+static inline u32 kbloom_cells_order(u32 type)
+{
+	return 9 - kbloom_cell_order(type);
+}
+
+static inline u32 kbloom_block_cells(u32 type)
+{
+	return 1U << kbloom_cells_order(type);
+}
+
 struct kbloom_geometry {
-	u64 nblocks;		/* 512-bit blocks, >= 1 */
+	u64 nblocks;		/* 64-byte blocks, >= 1 */
 	u64 capacity;		/* design keys, 0 when unknown */
 	u64 seed;		/* xxh64 seed */
 	u32 k;			/* probes per key, 1..KBLOOM_K_MAX */
@@ -53,6 +80,8 @@ struct kbloom_filter {
 	atomic64_t add_new;
 	atomic64_t check_calls;
 	atomic64_t check_hits;
+	atomic64_t delete_calls;
+	atomic64_t delete_hits;
 };
 
 /* A key handed to the batch operations. */
@@ -66,38 +95,70 @@ struct kbloom_stats {
 	u64 add_new;
 	u64 check_calls;
 	u64 check_hits;
-	u64 bits_set;
+	u64 delete_calls;
+	u64 delete_hits;
+	u64 bits_set;		/* cells non-zero: bits set, counters > 0 */
 	u64 est_keys;		/* distinct keys estimated from block fill */
-	u32 fill_ppb;		/* bits_set / bits */
+	u32 fill_ppb;		/* bits_set / cells */
 	u32 fp_now_ppb;		/* mean over blocks of P(all k probes set),
-				 * (x/512)^k for a block with x bits set
+				 * (x/cells)^k for a block with x cells set
 				 */
 	u32 fp_design_ppb;	/* formula rate at capacity (0: no capacity) */
-	u32 saturated;		/* add_new over capacity, or fp_now above
-				 * target
+	u32 saturated;		/* add_new - delete_hits over capacity, or
+				 * fp_now above target
 				 */
 };
 
 /*
- * Geometry.  Each returns 0 or a negative errno: -EINVAL for parameters
- * out of range, -E2BIG when the filter would exceed KBLOOM_MAX_BLOCKS.
- * The seed and type of *geo are left to the caller (zeroed here).
- * A k of 0 means the best k for capacity keys (for 10 bits per key when
- * capacity is 0).  from_rate picks k and the fewest blocks meeting fp_ppb
- * at capacity * (1 + 1/128) keys: the slack puts measured rates at capacity
- * under the target, for under 0.8 % more memory.
+ * Geometry of a filter of a given type.  Each returns 0 or a negative
+ * errno: -EINVAL for parameters or a type out of range, -E2BIG when the
+ * filter would exceed KBLOOM_MAX_BLOCKS.  *geo gets the type; its seed is
+ * left to the caller (zeroed here).  bits and bits_per_key count memory, so
+ * a counting filter has a quarter as many cells as a bits filter of the
+ * same bits.  A k of 0 means the best k for capacity keys (for 10 cells per
+ * key when capacity is 0).  from_rate picks k and the fewest blocks meeting
+ * fp_ppb at capacity * (1 + 1/128) keys: the slack puts measured rates at
+ * capacity under the target, for under 0.8 % more memory.
  */
-int kbloom_geometry_from_rate(struct kbloom_geometry *geo, u64 capacity,
-			      u32 fp_ppb);
-int kbloom_geometry_from_bits(struct kbloom_geometry *geo, u64 bits, u32 k,
-			      u64 capacity);
-int kbloom_geometry_from_bits_per_key(struct kbloom_geometry *geo,
-				      u64 capacity, u32 bits_per_key, u32 k);
+int kbloom_geometry_from_rate_type(struct kbloom_geometry *geo, u32 type,
+				   u64 capacity, u32 fp_ppb);
+int kbloom_geometry_from_bits_type(struct kbloom_geometry *geo, u32 type,
+				   u64 bits, u32 k, u64 capacity);
+int kbloom_geometry_from_bits_per_key_type(struct kbloom_geometry *geo,
+					   u32 type, u64 capacity,
+					   u32 bits_per_key, u32 k);
+
+/* The same for KBLOOM_TYPE_BITS, the type that takes no asking for. */
+static inline int kbloom_geometry_from_rate(struct kbloom_geometry *geo,
+					    u64 capacity, u32 fp_ppb)
+{
+	return kbloom_geometry_from_rate_type(geo, KBLOOM_TYPE_BITS, capacity,
+					      fp_ppb);
+}
+
+static inline int kbloom_geometry_from_bits(struct kbloom_geometry *geo,
+					    u64 bits, u32 k, u64 capacity)
+{
+	return kbloom_geometry_from_bits_type(geo, KBLOOM_TYPE_BITS, bits, k,
+					      capacity);
+}
+
+static inline int
+kbloom_geometry_from_bits_per_key(struct kbloom_geometry *geo, u64 capacity,
+				  u32 bits_per_key, u32 k)
+{
+	return kbloom_geometry_from_bits_per_key_type(geo, KBLOOM_TYPE_BITS,
+						      capacity, bits_per_key,
+						      k);
+}
+
 int kbloom_geometry_validate(const struct kbloom_geometry *geo);
 /*
- * Blocked-filter formula rate for n keys in nblocks blocks with k probes
- * (kbloom_formula.c); KBLOOM_PPB for k out of range or no blocks.
+ * Blocked-filter formula rate for n keys in nblocks blocks of the type's
+ * cells with k probes (kbloom_formula.c); KBLOOM_PPB for k or type out of
+ * range or no blocks.  kbloom_formula_fp_ppb() is the bits type's.
  */
+u32 kbloom_formula_fp_ppb_type(u32 type, u64 nblocks, u64 n, u32 k);
 u32 kbloom_formula_fp_ppb(u64 nblocks, u64 n, u32 k);
 u64 kbloom_geometry_bytes(const struct kbloom_geometry *geo);
 
@@ -106,25 +167,45 @@ int kbloom_filter_init(struct kbloom_filter *f,
 		       const struct kbloom_geometry *geo);
 void kbloom_filter_free(struct kbloom_filter *f);
 
-/* Single keys.  add returns true when the key set at least one new bit. */
+/*
+ * Single keys.  add returns true when the key set at least one new bit
+ * (took a counter from 0 to 1).  A counting filter's add increments each
+ * of the key's k counters, once per probe, except those at
+ * KBLOOM_COUNTER_MAX, which stay there for good.  delete returns true when
+ * the key was removed: all k counters were non-zero, and each was then
+ * decremented, once per probe, except sticky ones (and any a racing delete
+ * took to 0 meanwhile: counters never wrap).  A key not added can be
+ * "removed" when it is a false positive, and then other keys may be lost:
+ * delete only what was added.  On a bits filter, delete changes nothing and
+ * returns false; kbloom_delete_supported() says which.
+ */
 u64 kbloom_hash(const struct kbloom_filter *f, const void *key, u32 len);
 bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len);
 bool kbloom_check(struct kbloom_filter *f, const void *key, u32 len);
+bool kbloom_delete(struct kbloom_filter *f, const void *key, u32 len);
+/* 0 when f's cells are counters, else -EOPNOTSUPP. */
+int kbloom_delete_supported(const struct kbloom_filter *f);
 
 /*
  * Batches: hash every key, prefetch the blocks ahead, then probe.  Bit i of
  * results (may be NULL; n bits, zeroed here) is set for key i: new bits set
- * (add) or maybe present (check).  Returns the number of bits set.
+ * (add), maybe present (check) or removed (delete).  Returns the number of
+ * bits set.
  */
 u32 kbloom_add_batch(struct kbloom_filter *f, const struct kbloom_key *keys,
 		     u32 n, unsigned long *results);
 u32 kbloom_check_batch(struct kbloom_filter *f, const struct kbloom_key *keys,
 		       u32 n, unsigned long *results);
+u32 kbloom_delete_batch(struct kbloom_filter *f,
+			const struct kbloom_key *keys, u32 n,
+			unsigned long *results);
 
 /*
  * Whole-filter operations; merge/intersect return -EXDEV if incompatible
- * and then change nothing.  Merge also adds src's add_calls and add_new to
- * dst's; intersect leaves the counters alone.
+ * and then change nothing.  Merge ORs bits and adds counters (stopping at
+ * KBLOOM_COUNTER_MAX); intersect ANDs bits and keeps the lower counter.
+ * Merge also adds src's add and delete counts to dst's; intersect leaves
+ * the counts alone.
  */
 void kbloom_clear(struct kbloom_filter *f);
 bool kbloom_compatible(const struct kbloom_filter *a,
@@ -156,7 +237,11 @@ size_t kbloom_image_emit(const struct kbloom_filter *f,
 /* Checks header (len >= sizeof header) against f; 0 or an image errno. */
 int kbloom_image_check_header(const struct kbloom_filter *f, const void *img,
 			      size_t len);
-/* Validates the whole image, then loads it: all or nothing. */
+/*
+ * Validates the whole image, then loads it: all or nothing.  The image
+ * restores add_calls and add_new; the delete counts, which it does not
+ * carry, restart from 0.
+ */
 int kbloom_image_load(struct kbloom_filter *f, const void *img, size_t len);
 
 #endif /* KBLOOM_CORE_H */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One character device per filter, /dev/kbloom/<name>: its lifetime, its
- * open files and its ioctls (ADD and CHECK live in kbloom_batch.c, read()
- * and write() in kbloom_image_io.c).
+ * open files and its ioctls (ADD, CHECK and DELETE live in kbloom_batch.c,
+ * read() and write() in kbloom_image_io.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -167,6 +167,8 @@ void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info)
 	info->add_new = st.add_new;
 	info->check_calls = st.check_calls;
 	info->check_hits = st.check_hits;
+	info->delete_calls = st.delete_calls;
+	info->delete_hits = st.delete_hits;
 	info->bits_set = st.bits_set;
 	info->est_keys = st.est_keys;
 	spin_lock(&kd->report_lock);
@@ -329,7 +331,7 @@ static long kbloom_dev_combine(struct kbloom_dev *kd, void __user *uarg,
 	} else {
 		err = merge ? kbloom_merge(&kd->filter, &other->filter) :
 			      kbloom_intersect(&kd->filter, &other->filter);
-		/* A merge only sets bits: an image read across it is sound. */
+		/* A merge only adds to cells: a read across it is sound. */
 		if (!err && !merge)
 			kd->generation++;
 	}
@@ -349,6 +351,7 @@ static long kbloom_dev_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case KBLOOM_IOC_ADD:
+	case KBLOOM_IOC_DELETE:
 	case KBLOOM_IOC_CLEAR:
 	case KBLOOM_IOC_MERGE:
 	case KBLOOM_IOC_INTERSECT:
@@ -370,9 +373,14 @@ static long kbloom_dev_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case KBLOOM_IOC_ADD:
-		return kbloom_batch_ioctl(kf, uarg, true);
+		return kbloom_batch_ioctl(kf, uarg, KBLOOM_BATCH_ADD);
 	case KBLOOM_IOC_CHECK:
-		return kbloom_batch_ioctl(kf, uarg, false);
+		return kbloom_batch_ioctl(kf, uarg, KBLOOM_BATCH_CHECK);
+	case KBLOOM_IOC_DELETE:
+		/* The type never changes: no lock needed to ask. */
+		if (kbloom_delete_supported(&kd->filter))
+			return -EOPNOTSUPP;
+		return kbloom_batch_ioctl(kf, uarg, KBLOOM_BATCH_DELETE);
 	case KBLOOM_IOC_CLEAR:
 		return kbloom_dev_clear(kd, arg);
 	case KBLOOM_IOC_MERGE:

@@ -2,21 +2,25 @@
 /*
  * The false-positive rate of the core's scheme, in integer arithmetic.
  *
- * A key's k probes behave as k independent uniform cells of its 512-cell
- * block (kbloom_core.c explains why that holds), so a block holding i keys
- * has had k * i uniform draws, and a query whose probes cover S distinct
- * cells is a false positive when all S are among them.  By
- * inclusion-exclusion over the query's cells, with one key leaving j given
- * cells all clear with probability (1 - j/512)^k, and with Poisson block
- * loads of mean lambda = n / nblocks (so E[q^load] = exp(-lambda (1 - q))):
+ * A key's k probes behave as k independent uniform cells of its block of c
+ * cells (c = 512 bits, or 128 counters; kbloom_core.c explains why that
+ * holds), so a block holding i keys has had k * i uniform draws, and a
+ * query whose probes cover S distinct cells is a false positive when all S
+ * are among them.  By inclusion-exclusion over the query's cells, with one
+ * key leaving j given cells all clear with probability (1 - j/c)^k, and
+ * with Poisson block loads of mean lambda = n / nblocks (so E[q^load] =
+ * exp(-lambda (1 - q))):
  *
  *	FP(lambda, k) = sum_{j=0..k} (-1)^j E[C(S, j)]
- *				* exp(-lambda * (1 - (1 - j/512)^k)).
+ *				* exp(-lambda * (1 - (1 - j/c)^k)).
  *
- * This is exactly E[(X/512)^k] for X the set cells of the query's block,
- * the rate kbloom_get_stats() reports for the current bits.  The textbook
- * blocked formula (Putze, Sanders, Singler; anchors section 1) replaces that
- * by (E[X]/512)^k and is a little optimistic.  The host tests check this
+ * This is exactly E[(X/c)^k] for X the non-zero cells of the query's block,
+ * the rate kbloom_get_stats() reports for the current cells.  A counter is
+ * non-zero exactly when a bit in its place would be set (with only adds,
+ * or deletes of keys that were added, since a counter at its maximum stays
+ * non-zero), so one formula serves both types.  The textbook blocked
+ * formula (Putze, Sanders, Singler; anchors section 1) replaces that by
+ * (E[X]/c)^k and is a little optimistic.  The host tests check this
  * against measurement and against a floating-point occupancy computation.
  *
  * The alternating sum cancels terms up to C(16, 8) ~ 2^14 times larger than
@@ -79,32 +83,37 @@ static u64 exp_neg_fx(u64 x48)
 	return result;
 }
 
-/* P(S = s), scaled by 2^62: distinct cells among k uniform draws of 512. */
-static void distinct_cells_dist(u32 k, u64 *p62)
+/*
+ * P(S = s), scaled by 2^62: distinct cells among k uniform draws of
+ * 2^cells_order.
+ */
+static void distinct_cells_dist(u32 k, u32 cells_order, u64 *p62)
 {
-	u32 t, s;
+	u32 cells = 1U << cells_order, t, s;
 
 	memset(p62, 0, sizeof(*p62) * (KBLOOM_K_MAX + 1));
 	p62[0] = FX62_ONE;
 	for (t = 0; t < k; t++) {
 		/* draw t + 1 repeats one of s cells or finds a new one */
 		for (s = t + 1; s > 0; s--)
-			p62[s] = mul_u64_u64_shr(p62[s], s, 9) +
-				 mul_u64_u64_shr(p62[s - 1],
-						 KBLOOM_BLOCK_BITS - (s - 1), 9);
+			p62[s] = mul_u64_u64_shr(p62[s], s, cells_order) +
+				 mul_u64_u64_shr(p62[s - 1], cells - (s - 1),
+						 cells_order);
 		p62[0] = 0;
 	}
 }
 
-void kbloom_fp_model_init(struct kbloom_fp_model *m, u32 k)
+void kbloom_fp_model_init_cells(struct kbloom_fp_model *m, u32 k,
+				u32 cells_order)
 {
 	u64 p62[KBLOOM_K_MAX + 1];
 	u32 j, s, t;
 
 	m->k = k;
 	for (j = 0; j <= k; j++) {
-		/* 1 - j/512 is exact at this scale */
-		u64 cell_clear62 = FX62_ONE - ((u64)j << (62 - 9));
+		/* 1 - j/cells is exact at this scale */
+		u64 cell_clear62 = FX62_ONE -
+				   ((u64)j << (62 - cells_order));
 		u64 clear62 = FX62_ONE;
 
 		for (t = 0; t < k; t++)
@@ -112,7 +121,7 @@ void kbloom_fp_model_init(struct kbloom_fp_model *m, u32 k)
 		m->miss62[j] = FX62_ONE - clear62;
 		m->weight48[j] = 0;
 	}
-	distinct_cells_dist(k, p62);
+	distinct_cells_dist(k, cells_order, p62);
 	for (s = 1; s <= k; s++) {
 		u64 binom = 1;
 
@@ -160,12 +169,23 @@ u64 kbloom_fp_model_ppb16(const struct kbloom_fp_model *m, u64 n,
 	return mul_u64_u64_shr(fp48, KBLOOM_PPB16_ONE, 48);
 }
 
-u32 kbloom_formula_fp_ppb(u64 nblocks, u64 n, u32 k)
+void kbloom_fp_model_init(struct kbloom_fp_model *m, u32 k)
+{
+	kbloom_fp_model_init_cells(m, k, kbloom_cells_order(KBLOOM_TYPE_BITS));
+}
+
+u32 kbloom_formula_fp_ppb_type(u32 type, u64 nblocks, u64 n, u32 k)
 {
 	struct kbloom_fp_model m;
 
-	if (k < KBLOOM_K_MIN || k > KBLOOM_K_MAX)
+	if (k < KBLOOM_K_MIN || k > KBLOOM_K_MAX ||
+	    (type != KBLOOM_TYPE_BITS && type != KBLOOM_TYPE_COUNTING))
 		return KBLOOM_PPB;
-	kbloom_fp_model_init(&m, k);
+	kbloom_fp_model_init_cells(&m, k, kbloom_cells_order(type));
 	return (u32)((kbloom_fp_model_ppb16(&m, n, nblocks) + 0x8000) >> 16);
+}
+
+u32 kbloom_formula_fp_ppb(u64 nblocks, u64 n, u32 k)
+{
+	return kbloom_formula_fp_ppb_type(KBLOOM_TYPE_BITS, nblocks, n, k);
 }

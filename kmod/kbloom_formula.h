@@ -26,6 +26,9 @@ struct kbloom_fp_model {
 	u64 weight48[KBLOOM_K_MAX + 1];
 };
 
+/* For blocks of 2^cells_order cells; kbloom_fp_model_init() for 512. */
+void kbloom_fp_model_init_cells(struct kbloom_fp_model *m, u32 k,
+				u32 cells_order);
 void kbloom_fp_model_init(struct kbloom_fp_model *m, u32 k);
 u64 kbloom_fp_model_ppb16(const struct kbloom_fp_model *m, u64 n,
 			  u64 nblocks);

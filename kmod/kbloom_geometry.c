@@ -5,6 +5,11 @@
  * of bits per key.  Sizing searches the blocked-filter model directly
  * (kbloom_formula.c) rather than the textbook formula, which under-sizes a
  * blocked filter by up to a factor of two in rate.
+ *
+ * Bits always mean memory: a counting filter spends 4 bits on each cell,
+ * so the same bits give it a quarter of the cells, and a rate costs it more
+ * than 4 times the memory of a bits filter (its 128-cell blocks also load
+ * less evenly than 512-cell ones).
  */
 #include "kbloom_formula.h"
 
@@ -15,7 +20,7 @@
 #endif
 
 /* With no capacity to design for, k is the best one at this budget. */
-#define KBLOOM_DEFAULT_BITS_PER_KEY	10
+#define KBLOOM_DEFAULT_CELLS_PER_KEY	10
 /*
  * Sizing for a target rate designs for 1/128 more keys than asked.  The
  * formula is an average over filters and queries; the slack makes the rate
@@ -29,8 +34,13 @@ static void geometry_reset(struct kbloom_geometry *geo)
 	*geo = (struct kbloom_geometry){ 0 };
 }
 
+static bool type_valid(u32 type)
+{
+	return type == KBLOOM_TYPE_BITS || type == KBLOOM_TYPE_COUNTING;
+}
+
 /* The k with the lowest rate for n keys in nblocks; ties go to fewer probes. */
-static u32 best_k(u64 nblocks, u64 n)
+static u32 best_k(u32 type, u64 nblocks, u64 n)
 {
 	struct kbloom_fp_model m;
 	u64 best_fp = U64_MAX;
@@ -39,7 +49,7 @@ static u32 best_k(u64 nblocks, u64 n)
 	for (k = KBLOOM_K_MIN; k <= KBLOOM_K_MAX; k++) {
 		u64 fp;
 
-		kbloom_fp_model_init(&m, k);
+		kbloom_fp_model_init_cells(&m, k, kbloom_cells_order(type));
 		fp = kbloom_fp_model_ppb16(&m, n, nblocks);
 		if (fp < best_fp) {
 			best_fp = fp;
@@ -73,15 +83,16 @@ static u64 fewest_blocks(const struct kbloom_fp_model *m, u64 n,
 	return hi;
 }
 
-int kbloom_geometry_from_rate(struct kbloom_geometry *geo, u64 capacity,
-			      u32 fp_ppb)
+int kbloom_geometry_from_rate_type(struct kbloom_geometry *geo, u32 type,
+				   u64 capacity, u32 fp_ppb)
 {
 	struct kbloom_fp_model m;
 	u64 best_blocks = 0, design;
 	u32 k, best = 0;
 
 	geometry_reset(geo);
-	if (!capacity || fp_ppb < KBLOOM_MIN_FP_PPB || fp_ppb >= KBLOOM_PPB)
+	if (!type_valid(type) || !capacity || fp_ppb < KBLOOM_MIN_FP_PPB ||
+	    fp_ppb >= KBLOOM_PPB)
 		return -EINVAL;
 	if (check_add_overflow(capacity, capacity / KBLOOM_SIZING_SLACK,
 			       &design))
@@ -90,7 +101,7 @@ int kbloom_geometry_from_rate(struct kbloom_geometry *geo, u64 capacity,
 	for (k = KBLOOM_K_MIN; k <= KBLOOM_K_MAX; k++) {
 		u64 blocks;
 
-		kbloom_fp_model_init(&m, k);
+		kbloom_fp_model_init_cells(&m, k, kbloom_cells_order(type));
 		blocks = fewest_blocks(&m, design, (u64)fp_ppb << 16);
 		if (blocks && (!best_blocks || blocks < best_blocks)) {
 			best_blocks = blocks;
@@ -102,18 +113,19 @@ int kbloom_geometry_from_rate(struct kbloom_geometry *geo, u64 capacity,
 
 	geo->nblocks = best_blocks;
 	geo->k = best;
+	geo->type = type;
 	geo->capacity = capacity;
 	geo->fp_target_ppb = fp_ppb;
 	return 0;
 }
 
-int kbloom_geometry_from_bits(struct kbloom_geometry *geo, u64 bits, u32 k,
-			      u64 capacity)
+int kbloom_geometry_from_bits_type(struct kbloom_geometry *geo, u32 type,
+				   u64 bits, u32 k, u64 capacity)
 {
 	u64 nblocks;
 
 	geometry_reset(geo);
-	if (!bits || k > KBLOOM_K_MAX)
+	if (!type_valid(type) || !bits || k > KBLOOM_K_MAX)
 		return -EINVAL;
 	nblocks = bits / KBLOOM_BLOCK_BITS + !!(bits % KBLOOM_BLOCK_BITS);
 	if (nblocks > KBLOOM_MAX_BLOCKS)
@@ -124,28 +136,30 @@ int kbloom_geometry_from_bits(struct kbloom_geometry *geo, u64 bits, u32 k,
 
 		/* nblocks <= 2^31, so this cannot overflow. */
 		if (!design)
-			design = nblocks * KBLOOM_BLOCK_BITS /
-				 KBLOOM_DEFAULT_BITS_PER_KEY;
-		k = best_k(nblocks, design);
+			design = nblocks * kbloom_block_cells(type) /
+				 KBLOOM_DEFAULT_CELLS_PER_KEY;
+		k = best_k(type, nblocks, design);
 	}
 	geo->nblocks = nblocks;
 	geo->k = k;
+	geo->type = type;
 	geo->capacity = capacity;
 	return 0;
 }
 
-int kbloom_geometry_from_bits_per_key(struct kbloom_geometry *geo,
-				      u64 capacity, u32 bits_per_key, u32 k)
+int kbloom_geometry_from_bits_per_key_type(struct kbloom_geometry *geo,
+					   u32 type, u64 capacity,
+					   u32 bits_per_key, u32 k)
 {
 	u64 bits;
 
 	geometry_reset(geo);
-	if (!capacity || !bits_per_key ||
+	if (!type_valid(type) || !capacity || !bits_per_key ||
 	    bits_per_key > KBLOOM_MAX_BITS_PER_KEY || k > KBLOOM_K_MAX)
 		return -EINVAL;
 	if (check_mul_overflow(capacity, (u64)bits_per_key, &bits))
 		return -E2BIG;
-	return kbloom_geometry_from_bits(geo, bits, k, capacity);
+	return kbloom_geometry_from_bits_type(geo, type, bits, k, capacity);
 }
 
 int kbloom_geometry_validate(const struct kbloom_geometry *geo)
@@ -156,7 +170,7 @@ int kbloom_geometry_validate(const struct kbloom_geometry *geo)
 		return -E2BIG;
 	if (geo->k < KBLOOM_K_MIN || geo->k > KBLOOM_K_MAX)
 		return -EINVAL;
-	if (geo->type != KBLOOM_TYPE_BITS)
+	if (!type_valid(geo->type))
 		return -EINVAL;
 	if (geo->fp_target_ppb >= KBLOOM_PPB)
 		return -EINVAL;

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The filter image: a struct kbloom_image_header, the bits as 64-bit
- * little-endian words, then the CRC32C of everything before it, stored
- * little-endian.
+ * The filter image: a struct kbloom_image_header, the cells as 64-bit
+ * little-endian words (a counting filter's 4-bit counters are nibbles of
+ * those words, just as they are in memory), then the CRC32C of everything
+ * before it, stored little-endian.  Any nibble is a valid counter, so the
+ * header's type is all that differs between the two kinds of image.
+ *
+ * The header has room for add_calls and add_new only; the delete counts
+ * stay out, so the reserved fields stay 0 and an image of a bits filter is
+ * byte for byte what it always was.  A load restarts them from 0.
  *
  * The CRC is the standard CRC32C (Castagnoli, reflected polynomial
  * 0x82F63B78, initial value ~0, final inversion; "123456789" gives
@@ -124,7 +130,8 @@ static bool header_fields_valid(const struct kbloom_image_header *hdr)
 			return false;
 	if (k < KBLOOM_K_MIN || k > KBLOOM_K_MAX)
 		return false;
-	if (le32_to_cpu(hdr->type) != KBLOOM_TYPE_BITS)
+	if (le32_to_cpu(hdr->type) != KBLOOM_TYPE_BITS &&
+	    le32_to_cpu(hdr->type) != KBLOOM_TYPE_COUNTING)
 		return false;
 	if (!nblocks || nblocks > KBLOOM_MAX_BLOCKS)
 		return false;
@@ -192,5 +199,7 @@ int kbloom_image_load(struct kbloom_filter *f, const void *img, size_t len)
 			offsetof(struct kbloom_image_header, add_calls)));
 	atomic64_set(&f->add_new, get_unaligned_le64(start +
 			offsetof(struct kbloom_image_header, add_new)));
+	atomic64_set(&f->delete_calls, 0);
+	atomic64_set(&f->delete_hits, 0);
 	return 0;
 }

@@ -4,10 +4,12 @@
  *
  * read() streams from offset 0 through the core's cursor, a bounce buffer
  * at a time, taking the filter lock shared only while copying words out:
- * adds go on meanwhile and a key added before the read began is in the
- * image.  An operation that clears bits (clear, intersect, load) during
- * the stream would splice two filters together, so it ends the stream
- * with -ESTALE instead, unless nothing was handed out yet.
+ * adds and deletes go on meanwhile and a key added before the read began
+ * (and not deleted) is in the image.  An operation that clears cells of
+ * keys still present (clear, intersect, load) during the stream would
+ * splice two filters together, so it ends the stream with -ESTALE instead,
+ * unless nothing was handed out yet.  A delete takes only its own key out,
+ * as if it had run before or after the words it touches were copied.
  *
  * write() stages the header, checks it against the filter, then stages
  * the rest in a buffer sized from this filter's own geometry, never from
@@ -102,7 +104,7 @@ static ssize_t kbloom_image_emit_locked(struct kbloom_file *kf, size_t len)
 			ret = -ESTALE;
 			goto unlock;
 		}
-		/* Nothing handed out yet: start over from the new bits. */
+		/* Nothing handed out yet: start over from the new cells. */
 		kbloom_image_start(&kd->filter, &kf->cursor);
 		kf->read_generation = kd->generation;
 	}

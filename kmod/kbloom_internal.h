@@ -27,15 +27,19 @@
 struct kbloom_dev {
 	struct kbloom_filter filter;
 	/*
-	 * Shared: add, check, image read, stats.  Exclusive: clear, merge,
-	 * intersect, image load, destroy.  The core's add and check are
-	 * lock-free; the shared side only keeps them out of the operations
-	 * that rewrite every word.  Never held across a user copy, so a
-	 * faulting user buffer cannot stall destroy.
+	 * Shared: add, check, delete, image read, stats.  Exclusive: clear,
+	 * merge, intersect, image load, destroy.  The core's add, check and
+	 * delete are lock-free; the shared side only keeps them out of the
+	 * operations that rewrite every word.  Never held across a user copy,
+	 * so a faulting user buffer cannot stall destroy.
 	 */
 	struct rw_semaphore lock;
 	bool dead;		/* destroyed; set with lock held exclusive */
-	u64 generation;		/* bumped by every op that clears bits */
+	/*
+	 * Bumped by every op that may clear cells of keys still present
+	 * (clear, intersect, load); a delete only takes out its own key.
+	 */
+	u64 generation;
 
 	spinlock_t report_lock;	/* the three sums below */
 	u64 reported_fp;
@@ -110,9 +114,16 @@ int kbloom_dev_add(struct kbloom_dev *kd);
 void kbloom_dev_remove(struct kbloom_dev *kd);
 void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info);
 
-/* kbloom_batch.c: ADD and CHECK. */
+/* kbloom_batch.c: ADD, CHECK and DELETE. */
+enum kbloom_batch_op {
+	KBLOOM_BATCH_ADD,
+	KBLOOM_BATCH_CHECK,
+	KBLOOM_BATCH_DELETE,
+};
+
 long kbloom_batch_ioctl(struct kbloom_file *kf,
-			struct kbloom_batch __user *ubatch, bool add);
+			struct kbloom_batch __user *ubatch,
+			enum kbloom_batch_op op);
 void kbloom_batch_buf_free(struct kbloom_batch_buf *buf);
 
 /* kbloom_image_io.c: read() and write() of images. */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Statistics that describe the filter's current bits rather than its
+ * Statistics that describe the filter's current cells rather than its
  * history: fill, the false-positive rate a random absent key sees right now,
- * and how many distinct keys the bits suggest.  All are computed per block
+ * and how many distinct keys the cells suggest.  All are computed per block
  * because a blocked filter's rate depends on how unevenly blocks fill, not
- * just on the overall fill.
+ * just on the overall fill.  A cell counts when it is non-zero: a set bit,
+ * or a counter above 0.
  */
 #include "kbloom_core.h"
 #include "kbloom_log_table.h"
@@ -18,14 +19,15 @@
 
 #define FX63_ONE		BIT_ULL(63)
 #define KBLOOM_STATS_RESCHED	4096
+#define KBLOOM_TABLE_CELLS_ORDER	9	/* the log table is for 512 */
 
 /*
- * (x/512)^k, scaled by 2^32: the chance that k independent uniform probes
- * all land among the x set cells of a block.
+ * (x/cells)^k, scaled by 2^32: the chance that k independent uniform probes
+ * all land among the x non-zero cells of a block of 2^cells_order.
  */
-static u64 all_set_fx32(u32 x, u32 k)
+static u64 all_set_fx32(u32 x, u32 k, u32 cells_order)
 {
-	u64 fill63 = (u64)x << (63 - 9);
+	u64 fill63 = (u64)x << (63 - cells_order);
 	u64 r = FX63_ONE;
 	u32 t;
 
@@ -34,53 +36,96 @@ static u64 all_set_fx32(u32 x, u32 k)
 	return (r + BIT_ULL(30)) >> 31;
 }
 
+/*
+ * Non-zero cells, width bits wide, of one word: each cell is folded onto
+ * its lowest bit, and those bits (low_bits) are counted.
+ */
+static u32 nonzero_cells(u64 word, u32 width, u64 low_bits)
+{
+	u32 s;
+
+	for (s = 1; s < width; s <<= 1)
+		word |= word >> s;
+	return hweight64(word & low_bits);
+}
+
+/*
+ * -ln(1 - x/cells) * 2^29: the table is for 512 cells, and x/cells is
+ * (x * 512/cells)/512.  A full block of fewer cells counts as half a cell
+ * short, as the table's full 512 does.
+ */
+static u64 neg_log_clear(u32 x, u32 cells_order)
+{
+	u32 scale = KBLOOM_TABLE_CELLS_ORDER - cells_order;
+	u32 i = x << scale;
+
+	if (i == KBLOOM_BLOCK_BITS && scale)
+		i -= 1U << (scale - 1);
+	return kbloom_neg_log_clear[i];
+}
+
 void kbloom_get_stats(const struct kbloom_filter *f, struct kbloom_stats *st)
 {
-	u64 nblocks = f->geo.nblocks, b;
+	u64 nblocks = f->geo.nblocks, b, net;
 	u64 all_set_sum = 0, neg_log_sum = 0, bits_set = 0, fp_now32, per_key;
-	u32 k = f->geo.k, w;
+	u32 k = f->geo.k, width = 1U << kbloom_cell_order(f->geo.type), w;
+	u32 cells_order = kbloom_cells_order(f->geo.type);
+	/* 1 every width bits: all ones for bits, 0x1111... for counters. */
+	u64 low_bits = div64_u64(U64_MAX, U64_MAX >> (64 - width));
 
 	memset(st, 0, sizeof(*st));
 	st->add_calls = atomic64_read(&f->add_calls);
 	st->add_new = atomic64_read(&f->add_new);
 	st->check_calls = atomic64_read(&f->check_calls);
 	st->check_hits = atomic64_read(&f->check_hits);
+	st->delete_calls = atomic64_read(&f->delete_calls);
+	st->delete_hits = atomic64_read(&f->delete_hits);
 
 	for (b = 0; b < nblocks; b++) {
 		const u64 *block = f->words + b * KBLOOM_BLOCK_WORDS;
 		u32 x = 0;
 
 		for (w = 0; w < KBLOOM_BLOCK_WORDS; w++)
-			x += hweight64(READ_ONCE(block[w]));
+			x += nonzero_cells(READ_ONCE(block[w]), width,
+					   low_bits);
 		bits_set += x;
 		/* At most 2^31 blocks * 2^32 and 2^31 * 2^32: no overflow. */
-		all_set_sum += all_set_fx32(x, k);
-		neg_log_sum += kbloom_neg_log_clear[x];
+		all_set_sum += all_set_fx32(x, k, cells_order);
+		neg_log_sum += neg_log_clear(x, cells_order);
 		if (!((b + 1) % KBLOOM_STATS_RESCHED))
 			cond_resched();
 	}
 
 	st->bits_set = bits_set;
-	/* 10^9 / 512 is exactly 1953125, and bits_set <= 2^40. */
-	st->fill_ppb = (u32)div64_u64(bits_set * (KBLOOM_PPB / 512), nblocks);
+	/*
+	 * 10^9 is a multiple of 512, so 10^9 / cells is exact, and
+	 * bits_set * 10^9 / cells <= 2^31 blocks * 10^9: no overflow.
+	 */
+	st->fill_ppb = (u32)div64_u64(bits_set * (KBLOOM_PPB >> cells_order),
+				      nblocks);
 	fp_now32 = div64_u64(all_set_sum, nblocks);
 	st->fp_now_ppb = (u32)mul_u64_u64_shr(fp_now32, KBLOOM_PPB, 32);
 	/*
 	 * A block's k * i probes leave a cell clear with chance
-	 * (1 - 1/512)^(k i), so x set cells suggest i = ln(1 - x/512) /
-	 * (k ln(1 - 1/512)) keys; summing the logs first costs one division.
+	 * (1 - 1/cells)^(k i), so x non-zero cells suggest i =
+	 * ln(1 - x/cells) / (k ln(1 - 1/cells)) keys; summing the logs first
+	 * costs one division.
 	 */
-	per_key = (u64)k * kbloom_neg_log_clear[1];
+	per_key = (u64)k * neg_log_clear(1, cells_order);
 	st->est_keys = div64_u64(neg_log_sum + per_key / 2, per_key);
 	if (f->geo.capacity)
-		st->fp_design_ppb = kbloom_formula_fp_ppb(nblocks,
-							  f->geo.capacity, k);
+		st->fp_design_ppb = kbloom_formula_fp_ppb_type(f->geo.type,
+							       nblocks,
+							       f->geo.capacity,
+							       k);
 	/*
 	 * Over capacity means more keys changed the filter than it was built
-	 * for: duplicates never count, and unlike the estimate the count
-	 * cannot drift past capacity when exactly capacity keys went in.
+	 * for, less those deleted since: duplicates never count, and unlike
+	 * the estimate the count cannot drift past capacity when exactly
+	 * capacity keys went in.
 	 */
-	st->saturated = (f->geo.capacity && st->add_new > f->geo.capacity) ||
+	net = st->add_new > st->delete_hits ? st->add_new - st->delete_hits : 0;
+	st->saturated = (f->geo.capacity && net > f->geo.capacity) ||
 			(f->geo.fp_target_ppb &&
 			 st->fp_now_ppb > f->geo.fp_target_ppb);
 }

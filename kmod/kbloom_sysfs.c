@@ -94,6 +94,8 @@ static KBLOOM_STAT_ATTR(add_calls, true);
 static KBLOOM_STAT_ATTR(add_new, true);
 static KBLOOM_STAT_ATTR(check_calls, true);
 static KBLOOM_STAT_ATTR(check_hits, true);
+static KBLOOM_STAT_ATTR(delete_calls, true);
+static KBLOOM_STAT_ATTR(delete_hits, true);
 static KBLOOM_STAT_ATTR(bits_set, true);
 static KBLOOM_STAT_ATTR(est_keys, true);
 static KBLOOM_STAT_ATTR(reported_fp, true);
@@ -118,6 +120,8 @@ static struct attribute *kbloom_dev_attrs[] = {
 	&kbloom_stat_add_new.dev_attr.attr,
 	&kbloom_stat_check_calls.dev_attr.attr,
 	&kbloom_stat_check_hits.dev_attr.attr,
+	&kbloom_stat_delete_calls.dev_attr.attr,
+	&kbloom_stat_delete_hits.dev_attr.attr,
 	&kbloom_stat_bits_set.dev_attr.attr,
 	&kbloom_stat_fill_ppb.dev_attr.attr,
 	&kbloom_stat_est_keys.dev_attr.attr,

@@ -583,7 +583,8 @@ static const struct kbloom_test_geo_case kbloom_test_geo_cases[] = {
 	{ "validate_blocks_0", KBLOOM_TEST_VALIDATE, 0, 0, 0, 7, 0, -EINVAL },
 	{ "validate_blocks_over", KBLOOM_TEST_VALIDATE, 0,
 	  KBLOOM_MAX_BLOCKS + 1, 0, 7, 0, -E2BIG },
-	{ "validate_type_1", KBLOOM_TEST_VALIDATE, 0, 8, 0, 7, 1, -EINVAL },
+	{ "validate_type_unknown", KBLOOM_TEST_VALIDATE, 0, 8, 0, 7,
+	  KBLOOM_TYPE_COUNTING + 1, -EINVAL },
 	{ "validate_ok", KBLOOM_TEST_VALIDATE, 0, 8, 0, 7, 0, 0, 8 },
 };
 
@@ -744,6 +745,7 @@ enum kbloom_test_defect {
 	KBLOOM_TEST_K_ZERO,
 	KBLOOM_TEST_K_17,
 	KBLOOM_TEST_TYPE,
+	KBLOOM_TEST_OTHER_TYPE,
 	KBLOOM_TEST_NBLOCKS_ZERO,
 	KBLOOM_TEST_OTHER_SEED,
 	KBLOOM_TEST_OTHER_K,
@@ -774,6 +776,7 @@ static const struct kbloom_test_bad_image kbloom_test_bad_images[] = {
 	{ "k_0", KBLOOM_TEST_K_ZERO, -EINVAL, true },
 	{ "k_17", KBLOOM_TEST_K_17, -EINVAL, true },
 	{ "type", KBLOOM_TEST_TYPE, -EINVAL, true },
+	{ "other_type", KBLOOM_TEST_OTHER_TYPE, -EXDEV, true },
 	{ "nblocks_0", KBLOOM_TEST_NBLOCKS_ZERO, -EINVAL, true },
 	{ "other_seed", KBLOOM_TEST_OTHER_SEED, -EXDEV, true },
 	{ "other_k", KBLOOM_TEST_OTHER_K, -EXDEV, true },
@@ -855,7 +858,10 @@ static void image_rejects(struct kunit *test)
 		h->k = cpu_to_le32(KBLOOM_K_MAX + 1);
 		break;
 	case KBLOOM_TEST_TYPE:
-		h->type = cpu_to_le32(KBLOOM_TYPE_BITS + 1);
+		h->type = cpu_to_le32(KBLOOM_TYPE_COUNTING + 1);
+		break;
+	case KBLOOM_TEST_OTHER_TYPE:
+		h->type = cpu_to_le32(KBLOOM_TYPE_COUNTING);
 		break;
 	case KBLOOM_TEST_NBLOCKS_ZERO:
 		h->nblocks = 0;

@@ -74,7 +74,10 @@ void make_filter(struct kbloom_filter *f, u64 nblocks, u32 k, u64 seed)
 
 #define CHUNK 4096
 
-static u64 counter_batch(struct kbloom_filter *f, u64 base, u64 n, bool add)
+enum counter_op { COUNTER_ADD, COUNTER_CHECK, COUNTER_DELETE };
+
+static u64 counter_batch(struct kbloom_filter *f, u64 base, u64 n,
+			 enum counter_op op)
 {
 	static __thread u64 vals[CHUNK];
 	static __thread struct kbloom_key keys[CHUNK];
@@ -89,22 +92,29 @@ static u64 counter_batch(struct kbloom_filter *f, u64 base, u64 n, bool add)
 			keys[i].data = &vals[i];
 			keys[i].len = sizeof(vals[i]);
 		}
-		if (add)
+		if (op == COUNTER_ADD)
 			hits += kbloom_add_batch(f, keys, m, NULL);
-		else
+		else if (op == COUNTER_CHECK)
 			hits += kbloom_check_batch(f, keys, m, NULL);
+		else
+			hits += kbloom_delete_batch(f, keys, m, NULL);
 	}
 	return hits;
 }
 
 void add_counter_keys(struct kbloom_filter *f, u64 base, u64 n)
 {
-	counter_batch(f, base, n, true);
+	counter_batch(f, base, n, COUNTER_ADD);
 }
 
 u64 count_counter_hits(struct kbloom_filter *f, u64 base, u64 n)
 {
-	return counter_batch(f, base, n, false);
+	return counter_batch(f, base, n, COUNTER_CHECK);
+}
+
+u64 delete_counter_keys(struct kbloom_filter *f, u64 base, u64 n)
+{
+	return counter_batch(f, base, n, COUNTER_DELETE);
 }
 
 double now_seconds(void)

@@ -47,6 +47,8 @@ void make_filter_geo(struct kbloom_filter *f, const struct kbloom_geometry *g,
 void add_counter_keys(struct kbloom_filter *f, u64 base, u64 n);
 /* Counts "maybe" answers for keys mix64(base + i), i < n (batched). */
 u64 count_counter_hits(struct kbloom_filter *f, u64 base, u64 n);
+/* Deletes keys mix64(base + i), i < n (batched); returns those removed. */
+u64 delete_counter_keys(struct kbloom_filter *f, u64 base, u64 n);
 
 double now_seconds(void);
 

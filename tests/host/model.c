@@ -3,37 +3,44 @@
 #include <stdlib.h>
 #include "model.h"
 
-#define CELLS	512
+#define BLOCK_BITS	512
 #define K_MAX	16
 #define LOADS	1150	/* MODEL_LAMBDA_MAX + 20 sqrt(MODEL_LAMBDA_MAX) + 50 */
 
-/* all_set[k][i]: E[(X/512)^k] for a block holding i keys. */
-static double *all_set[K_MAX + 1];
-
-static void build_occupancy(unsigned int k)
+/* Caches per cell count: [0] for 512 cells, [1] for 128. */
+static unsigned int cache_slot(unsigned int cells)
 {
-	static double dist[CELLS + 1];
-	int x, i;
+	return cells == MODEL_CELLS_COUNTING;
+}
+
+/* all_set[slot][k][i]: E[(X/cells)^k] for a block holding i keys. */
+static double *all_set[2][K_MAX + 1];
+
+static void build_occupancy(unsigned int k, unsigned int cells)
+{
+	static double dist[BLOCK_BITS + 1];
+	double *f = malloc(sizeof(double) * LOADS);
+	int x, i, c = (int)cells;
 	unsigned int d;
 
-	all_set[k] = malloc(sizeof(double) * LOADS);
-	for (x = 0; x <= CELLS; x++)
+	for (x = 0; x <= c; x++)
 		dist[x] = 0;
 	dist[0] = 1;
 	for (i = 0; i < LOADS; i++) {
 		double s = 0;
 
-		for (x = 0; x <= CELLS; x++)
-			s += dist[x] * pow((double)x / CELLS, k);
-		all_set[k][i] = s;
+		for (x = 0; x <= c; x++)
+			s += dist[x] * pow((double)x / c, k);
+		f[i] = s;
 		/* the block's next key: k more uniform draws */
 		for (d = 0; d < k; d++) {
-			for (x = CELLS; x > 0; x--)
-				dist[x] = dist[x] * x / CELLS +
-					  dist[x - 1] * (CELLS - x + 1) / CELLS;
+			for (x = c; x > 0; x--)
+				dist[x] = dist[x] * x / c +
+					  dist[x - 1] * (c - x + 1) / c;
 			dist[0] = 0;
 		}
 	}
+	all_set[cache_slot(cells)][k] = f;
 }
 
 /* Sum over Poisson(lambda) loads i of f(i), from the mode outwards. */
@@ -57,29 +64,43 @@ static double poisson_mix(double lambda, const double *f, int nf)
 	return s;
 }
 
+double model_fp_scheme_cells(double lambda, unsigned int k,
+			     unsigned int cells)
+{
+	if (!all_set[cache_slot(cells)][k])
+		build_occupancy(k, cells);
+	return poisson_mix(lambda, all_set[cache_slot(cells)][k], LOADS);
+}
+
 double model_fp_scheme(double lambda, unsigned int k)
 {
-	if (!all_set[k])
-		build_occupancy(k);
-	return poisson_mix(lambda, all_set[k], LOADS);
+	return model_fp_scheme_cells(lambda, k, MODEL_CELLS_BITS);
+}
+
+double model_fp_textbook_cells(double lambda, unsigned int k,
+			       unsigned int cells)
+{
+	static double f[2][K_MAX + 1][LOADS];
+	static int ready[2][K_MAX + 1];
+	unsigned int slot = cache_slot(cells);
+	int i;
+
+	if (!ready[slot][k]) {
+		for (i = 0; i < LOADS; i++)
+			f[slot][k][i] = pow(1 - pow(1 - 1.0 / cells,
+						    (double)k * i), k);
+		ready[slot][k] = 1;
+	}
+	return poisson_mix(lambda, f[slot][k], LOADS);
 }
 
 double model_fp_textbook(double lambda, unsigned int k)
 {
-	static double f[K_MAX + 1][LOADS];
-	static int ready[K_MAX + 1];
-	int i;
-
-	if (!ready[k]) {
-		for (i = 0; i < LOADS; i++)
-			f[k][i] = pow(1 - pow(1 - 1.0 / CELLS, (double)k * i),
-				      k);
-		ready[k] = 1;
-	}
-	return poisson_mix(lambda, f[k], LOADS);
+	return model_fp_textbook_cells(lambda, k, MODEL_CELLS_BITS);
 }
 
-double model_fp_closed(double lambda, unsigned int k)
+double model_fp_closed_cells(double lambda, unsigned int k,
+			     unsigned int cells)
 {
 	long double p[K_MAX + 1] = { 1 }, s = 0;
 	unsigned int j, t, n;
@@ -87,8 +108,8 @@ double model_fp_closed(double lambda, unsigned int k)
 	/* p[n]: chance that the query's k probes cover n distinct cells */
 	for (t = 0; t < k; t++) {
 		for (n = t + 1; n > 0; n--)
-			p[n] = p[n] * n / CELLS +
-			       p[n - 1] * (CELLS - n + 1) / CELLS;
+			p[n] = p[n] * n / cells +
+			       p[n - 1] * (cells - n + 1) / cells;
 		p[0] = 0;
 	}
 	for (j = 0; j <= k; j++) {
@@ -102,12 +123,18 @@ double model_fp_closed(double lambda, unsigned int k)
 			weight += p[n] * binom;
 		}
 		s += (j & 1 ? -weight : weight) *
-		     expl(-lambda * (1 - powl(1 - (long double)j / CELLS, k)));
+		     expl(-lambda * (1 - powl(1 - (long double)j / cells, k)));
 	}
 	return (double)s;
 }
 
-double model_min_bits_per_key(double p, unsigned int *best_k)
+double model_fp_closed(double lambda, unsigned int k)
+{
+	return model_fp_closed_cells(lambda, k, MODEL_CELLS_BITS);
+}
+
+double model_min_bits_per_key_cells(double p, unsigned int cells,
+				    unsigned int *best_k)
 {
 	double best = INFINITY;
 	unsigned int k;
@@ -116,22 +143,27 @@ double model_min_bits_per_key(double p, unsigned int *best_k)
 		double lo = 1e-3, hi = MODEL_LAMBDA_MAX;
 		int it;
 
-		if (model_fp_scheme(lo, k) > p)
+		if (model_fp_scheme_cells(lo, k, cells) > p)
 			continue;
 		/* the largest load per block that still meets p */
 		for (it = 0; it < 100; it++) {
 			double mid = (lo + hi) / 2;
 
-			if (model_fp_scheme(mid, k) <= p)
+			if (model_fp_scheme_cells(mid, k, cells) <= p)
 				lo = mid;
 			else
 				hi = mid;
 		}
-		if (CELLS / lo < best) {
-			best = CELLS / lo;
+		if (BLOCK_BITS / lo < best) {
+			best = BLOCK_BITS / lo;
 			if (best_k)
 				*best_k = k;
 		}
 	}
 	return best;
+}
+
+double model_min_bits_per_key(double p, unsigned int *best_k)
+{
+	return model_min_bits_per_key_cells(p, MODEL_CELLS_BITS, best_k);
 }

@@ -176,6 +176,7 @@ static void reseal(u8 *img, size_t len)
 enum tamper {
 	T_MAGIC, T_VERSION, T_FLAGS, T_RESERVED, T_K0, T_K17, T_HDR_BYTES,
 	T_TYPE, T_NBLOCKS0, T_TARGET, T_GEO_NBLOCKS, T_GEO_K, T_GEO_SEED,
+	T_GEO_TYPE,
 	T_TRUNC_ONE, T_TRUNC_HEADER, T_TRUNC_TINY, T_LONGER, T_BIT_FLIP,
 	T_CRC_FLIP, T_COUNTER_FLIP,
 };
@@ -198,6 +199,7 @@ static const struct {
 	{ "other_nblocks_exdev", T_GEO_NBLOCKS, -EXDEV },
 	{ "other_k_exdev", T_GEO_K, -EXDEV },
 	{ "other_seed_exdev", T_GEO_SEED, -EXDEV },
+	{ "other_type_exdev", T_GEO_TYPE, -EXDEV },
 	{ "truncated_by_one_enodata", T_TRUNC_ONE, -ENODATA },
 	{ "header_only_enodata", T_TRUNC_HEADER, -ENODATA },
 	{ "shorter_than_header_enodata", T_TRUNC_TINY, -ENODATA },
@@ -257,7 +259,11 @@ static void test_bad_images(void)
 			img[OFF(header_bytes)] = 96;
 			break;
 		case T_TYPE:
-			put_unaligned_le32(1, img + OFF(type));
+			put_unaligned_le32(2, img + OFF(type));
+			break;
+		case T_GEO_TYPE:
+			put_unaligned_le32(KBLOOM_TYPE_COUNTING,
+					   img + OFF(type));
 			break;
 		case T_NBLOCKS0:
 			put_unaligned_le64(0, img + OFF(nblocks));

@@ -217,12 +217,13 @@ static void test_incompatible(void)
 		struct kbloom_filter dst, src, copy;
 		int m, x;
 
+		struct kbloom_geometry g = { .nblocks = cases[i].nblocks,
+					     .k = cases[i].k,
+					     .type = cases[i].type };
+
 		make_filter(&dst, 100, 7, 1);
 		make_filter(&copy, 100, 7, 1);
-		make_filter(&src, cases[i].nblocks, cases[i].k,
-			    cases[i].seed);
-		/* No creatable type differs yet; the label is what counts. */
-		src.geo.type = cases[i].type;
+		make_filter_geo(&src, &g, cases[i].seed);
 		kbloom_add_batch(&dst, keys, 500, NULL);
 		kbloom_add_batch(&src, keys + 500, 500, NULL);
 		memcpy(copy.words, dst.words, 100 * 64);
@@ -363,6 +364,85 @@ static void test_concurrent_adds(void)
 	kbloom_filter_free(&serial);
 }
 
+/*
+ * Counting filters: one thread adds its keys while the other deletes keys
+ * added before the round.  Increments and decrements of one word race, so
+ * a lost update would leave the block unlike the serial build of the added
+ * keys alone.  One block of 128 counters stays far from 15, so the order
+ * of the two threads' updates cannot matter.
+ */
+struct deleter {
+	struct kbloom_filter *f;
+	u32 removed;		/* keys the deleter removed, all rounds */
+};
+
+static void *delete_thread(void *arg)
+{
+	struct deleter *d = arg;
+	unsigned int generation = 0;
+	struct kbloom_key rk[RACE_KEYS];
+	u64 vals[RACE_KEYS], round;
+
+	pin_to_cpu(1);
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		race_keys(round, 1, vals, rk);
+		race_barrier(&generation);	/* filter holds its keys */
+		d->removed += kbloom_delete_batch(d->f, rk, RACE_KEYS, NULL);
+		race_barrier(&generation);	/* adds and deletes done */
+		race_barrier(&generation);	/* checked and reset */
+	}
+	return NULL;
+}
+
+static void test_concurrent_add_delete(void)
+{
+	struct kbloom_geometry g = { .nblocks = 1, .k = 3,
+				     .type = KBLOOM_TYPE_COUNTING };
+	struct kbloom_filter shared, serial;
+	struct deleter d = { &shared, 0 };
+	struct kbloom_key rk[RACE_KEYS];
+	unsigned int generation = 0, lost_rounds = 0, id;
+	u64 vals[RACE_KEYS], round;
+	cpu_set_t all;
+	pthread_t t;
+
+	__atomic_store_n(&race_arrived, 0, __ATOMIC_SEQ_CST);
+	make_filter_geo(&shared, &g, 8);
+	make_filter_geo(&serial, &g, 8);
+	/* The first round's keys to delete, before the deleter waits. */
+	race_keys(0, 1, vals, rk);
+	kbloom_add_batch(&shared, rk, RACE_KEYS, NULL);
+	pthread_create(&t, NULL, delete_thread, &d);
+	pin_to_cpu(0);
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		unsigned int j;
+
+		race_keys(round, 0, vals, rk);
+		race_barrier(&generation);
+		for (j = 0; j < RACE_KEYS; j++)
+			kbloom_add(&shared, rk[j].data, rk[j].len);
+		race_barrier(&generation);
+		kbloom_clear(&serial);
+		kbloom_add_batch(&serial, rk, RACE_KEYS, NULL);
+		lost_rounds += !same_bits(&shared, &serial);
+		kbloom_clear(&shared);
+		race_keys(round + 1, 1, vals, rk);
+		kbloom_add_batch(&shared, rk, RACE_KEYS, NULL);
+		race_barrier(&generation);
+	}
+	pthread_join(t, NULL);
+	CPU_ZERO(&all);
+	for (id = 0; id < CPU_SETSIZE; id++)
+		CPU_SET(id, &all);
+	pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
+	expect(!lost_rounds && d.removed == RACE_ROUNDS * RACE_KEYS, SUITE,
+	       "concurrent_add_delete_lose_nothing",
+	       "%u of %u rounds differ, %u of %u deletes found their key",
+	       lost_rounds, RACE_ROUNDS, d.removed, RACE_ROUNDS * RACE_KEYS);
+	kbloom_filter_free(&shared);
+	kbloom_filter_free(&serial);
+}
+
 int main(void)
 {
 	test_batch_equals_single();
@@ -371,5 +451,6 @@ int main(void)
 	test_merge_intersect();
 	test_incompatible();
 	test_concurrent_adds();
+	test_concurrent_add_delete();
 	return harness_exit();
 }

@@ -72,9 +72,10 @@ static const char *create_by_rate(void)
 	       "design %u", info.fp_design_ppb);
 	EXPECT(info.node_mode == 0600, "mode %o", info.node_mode);
 	EXPECT(info.type == KBLOOM_TYPE_BITS, "type %u", info.type);
-	EXPECT(!info.add_calls && !info.bits_set && !info.saturated,
+	EXPECT(!info.add_calls && !info.bits_set && !info.saturated &&
+	       !info.delete_calls && !info.delete_hits,
 	       "new filter not empty");
-	EXPECT(!info.pad && !info.reserved[0] && !info.reserved[7],
+	EXPECT(!info.pad && !info.reserved[0] && !info.reserved[5],
 	       "padding not zeroed");
 	return done(fd, "abi-rate", NULL);
 }
@@ -342,9 +343,13 @@ static const char *reject_create_type(void)
 {
 	struct kbloom_create req;
 
+	/* 0 is bits and 1 counting: the next one is unknown. */
 	vt_create_req(&req, "abi-type", 1000, FP_1PC);
-	req.type = 1;
+	req.type = KBLOOM_TYPE_COUNTING + 1;
 	EXPECT_ERRNO(vt_create_raw(&req), EINVAL);
+	req.type = UINT32_MAX;
+	EXPECT_ERRNO(vt_create_raw(&req), EINVAL);
+	EXPECT(access("/dev/kbloom/abi-type", F_OK), "filter created");
 	return NULL;
 }
 
@@ -1090,6 +1095,8 @@ static const char *reject_filter_unknown_command(void)
 		return done(fd, "abi-enotty", msg);
 	memset(&b, 0, sizeof(b));
 	EXPECT_ERRNO(ioctl(fd, _IO(KBLOOM_IOC_MAGIC, 0x17), 0), ENOTTY);
+	EXPECT_ERRNO(ioctl(fd, _IOWR(KBLOOM_IOC_MAGIC, 0x18,
+				     struct kbloom_batch), &b), ENOTTY);
 	EXPECT_ERRNO(ioctl(fd, _IOWR(KBLOOM_IOC_MAGIC, 0x10, __u64), &b),
 		     ENOTTY);
 	EXPECT_ERRNO(ioctl(fd, _IOWR('x', 0x10, struct kbloom_batch), &b),
@@ -1118,6 +1125,8 @@ static const char *reject_read_only_writes(void)
 	EXPECT_OK(vt_keys_make(&k, "ro", 0, 10));
 	vt_batch(&b, &k, NULL);
 	EXPECT_ERRNO(ioctl(ro, KBLOOM_IOC_ADD, &b), EBADF);
+	/* EBADF before EOPNOTSUPP: this is a bits filter. */
+	EXPECT_ERRNO(ioctl(ro, KBLOOM_IOC_DELETE, &b), EBADF);
 	EXPECT_ERRNO(ioctl(ro, KBLOOM_IOC_CLEAR, 0), EBADF);
 	EXPECT_ERRNO(combine(ro, KBLOOM_IOC_MERGE, fd), EBADF);
 	EXPECT_ERRNO(combine(ro, KBLOOM_IOC_INTERSECT, fd), EBADF);
@@ -1183,6 +1192,7 @@ static const char *destroyed_filter_enodev(void)
 	vt_batch(&b, &k, NULL);
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_ADD, &b), ENODEV);
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_CHECK, &b), ENODEV);
+	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_DELETE, &b), ENODEV);
 	EXPECT_ERRNO(ioctl(ro, KBLOOM_IOC_CHECK, &b), ENODEV);
 	vt_keys_free(&k);
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_CLEAR, 0), ENODEV);
@@ -1239,7 +1249,8 @@ static const char *sysfs_matches_info(void)
 #define F32(f) { #f, offsetof(struct kbloom_info, f), false }
 		F64(capacity), F64(nblocks), F64(bits), F64(bytes), F64(seed),
 		F64(add_calls), F64(add_new), F64(check_calls),
-		F64(check_hits), F64(bits_set), F64(est_keys),
+		F64(check_hits), F64(delete_calls), F64(delete_hits),
+		F64(bits_set), F64(est_keys),
 		F64(reported_fp), F64(reported_tp), F64(reported_tn),
 		F32(k), F32(type), F32(fp_target_ppb), F32(fp_design_ppb),
 		F32(fp_now_ppb), F32(fill_ppb), F32(observed_fp_ppb),

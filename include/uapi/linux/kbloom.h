@@ -7,10 +7,31 @@
  *                         default).
  *   /dev/kbloom/<name>    one character device per filter.  Read permission
  *                         allows CHECK, GET_INFO, REPORT and read(); write
- *                         permission allows ADD, CLEAR, MERGE, INTERSECT and
- *                         write().
+ *                         permission allows ADD, DELETE, CLEAR, MERGE,
+ *                         INTERSECT and write().
  *
  * Rates are integers in parts per billion (ppb): 1 % is 10000000.
+ *
+ * Filter types.  Every filter is an array of 64-byte blocks, one block per
+ * key, and a key probes k cells of its block.
+ *   KBLOOM_TYPE_BITS      512 one-bit cells per block.  No DELETE.
+ *   KBLOOM_TYPE_COUNTING  128 four-bit counters per block, so that keys can
+ *                         be deleted.  ADD increments the key's k counters
+ *                         (once per probe: a cell two of its probes share
+ *                         counts twice, and DELETE takes it down twice),
+ *                         stopping at KBLOOM_COUNTER_MAX, where a counter
+ *                         stays for good: DELETE never decrements it, so
+ *                         overflow cannot cause false negatives.  CHECK
+ *                         asks that all k counters be non-zero.  A counting
+ *                         filter needs 4 times the memory of a bits filter
+ *                         with as many cells, and its smaller blocks load
+ *                         less evenly; sizing by rate accounts for both (a
+ *                         filter for 1 % takes 4.4 times the bytes of a
+ *                         bits one, for 0.1 % 4.9 times).
+ *   For both types, "bits" and "bits_per_key" (create) and "bits" and
+ *   "bytes" (info) count memory; "bits_set" and "fill_ppb" count cells that
+ *   are non-zero (bits set, or counters above 0) against nblocks * 512 or
+ *   nblocks * 128 cells.
  *
  * Control node commands (the node must be open for writing, else EBADF)
  *   KBLOOM_CTL_CREATE   struct kbloom_create.  Exactly one way of choosing
@@ -18,7 +39,8 @@
  *                         capacity + fp_ppb         (k chosen, k must be 0)
  *                         bits [+ k]                (capacity optional)
  *                         capacity + bits_per_key [+ k]
- *                       A zero k means "best k for the geometry".  The
+ *                       A zero k means "best k for the geometry".  type
+ *                       is KBLOOM_TYPE_BITS or KBLOOM_TYPE_COUNTING.  The
  *                       seed must be 0 without KBLOOM_CREATE_SEED.  The
  *                       node belongs to the caller's fsuid and fsgid;
  *                       node_mode holds permission bits only (0777).
@@ -36,14 +58,31 @@
  *
  * Filter node commands
  *   KBLOOM_IOC_ADD      struct kbloom_batch.  Adds count keys.  Bit i of
- *                       results is set when key i set at least one new bit;
- *                       hits counts those keys.  Needs write permission.
+ *                       results is set when key i set at least one new bit
+ *                       (took a counter from 0 to 1); hits counts those
+ *                       keys.  Needs write permission.
  *   KBLOOM_IOC_CHECK    struct kbloom_batch.  Bit i of results is set when
  *                       key i may be present; hits counts those keys.
- *   KBLOOM_IOC_CLEAR    no argument (must be 0).  Resets every bit and
+ *   KBLOOM_IOC_DELETE   struct kbloom_batch, counting filters only (else
+ *                       EOPNOTSUPP, checked before the batch, nothing
+ *                       changed).  A key whose k counters are all non-zero
+ *                       is removed: each counter is decremented (except
+ *                       sticky ones at KBLOOM_COUNTER_MAX) and bit i of
+ *                       results is set; hits counts those keys.  Any other
+ *                       key is reported absent and changes nothing.  Delete
+ *                       only keys that were added, as often as they were
+ *                       added: deleting another key that happens to look
+ *                       present (a false positive) decrements counters that
+ *                       other keys need, and those keys may then be
+ *                       reported absent (false negatives), which no
+ *                       counting filter can prevent.  Needs write
+ *                       permission.
+ *   KBLOOM_IOC_CLEAR    no argument (must be 0).  Resets every cell and
  *                       counter.  Needs write permission.
- *   KBLOOM_IOC_MERGE    struct kbloom_other.  This |= other (union).
- *   KBLOOM_IOC_INTERSECT struct kbloom_other. This &= other.  Both need
+ *   KBLOOM_IOC_MERGE    struct kbloom_other.  Union: bits are ORed,
+ *                       counters added (stopping at KBLOOM_COUNTER_MAX).
+ *   KBLOOM_IOC_INTERSECT struct kbloom_other. Bits are ANDed, counters
+ *                       take the lower of the two.  Both need
  *                       write permission here and the other filter open
  *                       for reading (else EBADF).  Filters must be
  *                       compatible (same blocks, k, seed, type): otherwise
@@ -54,30 +93,37 @@
  *                       the observed false-positive ratio can be shown:
  *                       observed = false_positives /
  *                                  (false_positives + true_negatives).
- *   ADD and CHECK validate every length and zero the results bitmap
- *   before touching the filter, so those errors leave it unchanged; only a
- *   keys buffer that faults part way (EFAULT) may leave earlier keys added.
+ *   ADD, CHECK and DELETE validate every length and zero the results
+ *   bitmap before touching the filter, so those errors leave it unchanged;
+ *   only a keys buffer that faults part way (EFAULT) may leave earlier keys
+ *   added or deleted.
  *   Errors of the filter commands: EINVAL (count 0 or over
  *   KBLOOM_BATCH_MAX, a key length of 0 or over KBLOOM_KEY_MAX, lengths not
  *   summing to keys_len, flags, pad or reserved field, a CLEAR argument),
  *   EFAULT (bad pointer), EBADF (the node is not open with the access the
  *   command needs, or the MERGE/INTERSECT fd is not a kbloom filter open
- *   for reading), ENODEV (filter destroyed), ENOTTY (unknown command).
+ *   for reading), ENODEV (filter destroyed), EOPNOTSUPP (DELETE on a bits
+ *   filter), ENOTTY (unknown command).
  *
  * Images
  *   read() on a filter node streams its image from offset 0: a
- *   struct kbloom_image_header, nblocks * 64 bytes of bits (64-bit
- *   little-endian words), then a little-endian CRC32C over all that came
- *   before.  Reads must be sequential: lseek() only rewinds to 0 and a
- *   read or write at any other offset than the stream's is ESPIPE.  Adds
- *   may run during a read, and keys added before it began are in the
+ *   struct kbloom_image_header, nblocks * 64 bytes of cells (64-bit
+ *   little-endian words; a counting filter's counter i of a block is bits
+ *   4 * (i % 16) to 4 * (i % 16) + 3 of the block's word i / 16), then a
+ *   little-endian CRC32C over all that came before.  Reads must be
+ *   sequential: lseek() only rewinds to 0 and a read or write at any other
+ *   offset than the stream's is ESPIPE.  Adds and deletes may run during a
+ *   read, and keys added before it began and not deleted are in the
  *   image, as are keys merged in; a CLEAR, INTERSECT or image load during
- *   a read ends the stream with ESTALE (read again from offset 0).
+ *   a read ends the stream with ESTALE (read again from offset 0).  The
+ *   image carries add_calls and add_new but not the delete counters,
+ *   which a load resets to 0.
  *   write() of a whole image, starting at offset 0, restores it into a
  *   compatible filter at the final byte, with the report counters reset;
  *   the filter is unchanged if the image is rejected:
  *     ENOEXEC  wrong magic          EPROTO   unsupported version
- *     EINVAL   invalid header field EXDEV    geometry or seed differs
+ *     EINVAL   invalid header field EXDEV    geometry, type or seed
+ *                                             differs
  *     EMSGSIZE longer than its header says (also: any byte written after
  *              an image was loaded, until a write at offset 0 starts anew)
  *     EBADMSG  CRC mismatch
@@ -94,12 +140,14 @@
 
 #define KBLOOM_NAME_MAX		32	/* includes the terminating NUL */
 #define KBLOOM_KEY_MAX		4096	/* bytes per key */
-#define KBLOOM_BATCH_MAX	65536	/* keys per ADD/CHECK call */
+#define KBLOOM_BATCH_MAX	65536	/* keys per ADD/CHECK/DELETE call */
 #define KBLOOM_K_MAX		16
 #define KBLOOM_PPB		1000000000U	/* a rate of 1.0 */
 
 /* Filter types: how the cells of a block are used. */
 #define KBLOOM_TYPE_BITS	0	/* one bit per cell */
+#define KBLOOM_TYPE_COUNTING	1	/* a 4-bit counter per cell */
+#define KBLOOM_COUNTER_MAX	15	/* where a counter sticks */
 
 /* struct kbloom_create.flags */
 #define KBLOOM_CREATE_SEED	(1U << 0)	/* use .seed, else random */
@@ -108,7 +156,7 @@
 struct kbloom_create {
 	char name[KBLOOM_NAME_MAX];	/* 1-31 of [A-Za-z0-9._-], NUL-padded */
 	__u64 capacity;			/* keys the filter is designed for */
-	__u64 bits;			/* total bits, rounded up to 512 */
+	__u64 bits;			/* memory bits, rounded up to 512 */
 	__u64 seed;			/* with KBLOOM_CREATE_SEED */
 	__u32 fp_ppb;			/* target false-positive rate */
 	__u32 k;			/* probes per key, 0 = best */
@@ -133,7 +181,7 @@ struct kbloom_batch {
 	__u64 keys_len;		/* bytes at keys: the sum of lens */
 	__u32 count;		/* keys in the batch */
 	__u32 flags;		/* must be 0 */
-	__u32 hits;		/* out: see KBLOOM_IOC_ADD / KBLOOM_IOC_CHECK */
+	__u32 hits;		/* out: see KBLOOM_IOC_ADD, _CHECK, _DELETE */
 	__u32 pad;		/* must be 0 */
 	__u64 reserved[2];	/* must be 0 */
 };
@@ -156,15 +204,15 @@ struct kbloom_report {
 struct kbloom_info {
 	char name[KBLOOM_NAME_MAX];
 	__u64 capacity;		/* design capacity, 0 if none given */
-	__u64 nblocks;		/* 512-bit blocks */
-	__u64 bits;		/* nblocks * 512 */
-	__u64 bytes;		/* kernel memory held by the bits */
+	__u64 nblocks;		/* 64-byte blocks */
+	__u64 bits;		/* nblocks * 512, memory */
+	__u64 bytes;		/* kernel memory held by the cells */
 	__u64 seed;
 	__u64 add_calls;	/* keys submitted to ADD since create/clear */
 	__u64 add_new;		/* of those, keys that set a new bit */
 	__u64 check_calls;	/* keys submitted to CHECK */
 	__u64 check_hits;	/* of those, "maybe present" answers */
-	__u64 bits_set;
+	__u64 bits_set;		/* cells non-zero (bits set, counters > 0) */
 	__u64 est_keys;		/* distinct keys, estimated from block fill */
 	__u64 reported_fp;	/* sums of KBLOOM_IOC_REPORT */
 	__u64 reported_tp;
@@ -173,13 +221,17 @@ struct kbloom_info {
 	__u32 type;
 	__u32 fp_target_ppb;	/* asked for at create (0 if none) */
 	__u32 fp_design_ppb;	/* formula rate at capacity */
-	__u32 fp_now_ppb;	/* exact rate of the current bits */
-	__u32 fill_ppb;		/* bits_set / bits */
+	__u32 fp_now_ppb;	/* exact rate of the current cells */
+	__u32 fill_ppb;		/* bits_set / cells */
 	__u32 observed_fp_ppb;	/* reported_fp / (reported_fp + reported_tn) */
-	__u32 saturated;	/* 1: over capacity or fp_now above target */
+	__u32 saturated;	/* 1: over capacity (add_new - delete_hits >
+				 * capacity) or fp_now above target
+				 */
 	__u32 node_mode;
 	__u32 pad;
-	__u64 reserved[8];
+	__u64 delete_calls;	/* keys submitted to DELETE */
+	__u64 delete_hits;	/* of those, keys removed */
+	__u64 reserved[6];
 };
 
 #define KBLOOM_CTL_CREATE	_IOW(KBLOOM_IOC_MAGIC, 0x00, struct kbloom_create)
@@ -192,8 +244,9 @@ struct kbloom_info {
 #define KBLOOM_IOC_INTERSECT	_IOW(KBLOOM_IOC_MAGIC, 0x14, struct kbloom_other)
 #define KBLOOM_IOC_GET_INFO	_IOR(KBLOOM_IOC_MAGIC, 0x15, struct kbloom_info)
 #define KBLOOM_IOC_REPORT	_IOW(KBLOOM_IOC_MAGIC, 0x16, struct kbloom_report)
+#define KBLOOM_IOC_DELETE	_IOWR(KBLOOM_IOC_MAGIC, 0x17, struct kbloom_batch)
 
-/* The image: little-endian, followed by the bits and a CRC32C. */
+/* The image: little-endian, followed by the cells and a CRC32C. */
 #define KBLOOM_IMAGE_MAGIC	0x4d4c424bU	/* "KBLM" */
 #define KBLOOM_IMAGE_VERSION	1
 
