@@ -14,9 +14,9 @@
  * kbloom meaning (see include/uapi/linux/kbloom.h).
  *
  * A struct kbl handle may be shared between threads for every call except
- * kbl_add_keys() and kbl_check_keys(), which use a scratch buffer held in
- * the handle.  The packed calls (kbl_add(), kbl_check()) need nothing but
- * the caller's memory.
+ * kbl_add_keys(), kbl_check_keys() and kbl_delete_keys(), which use a
+ * scratch buffer held in the handle.  The packed calls (kbl_add(),
+ * kbl_check(), kbl_delete()) need nothing but the caller's memory.
  */
 #ifndef KBLOOM_H
 #define KBLOOM_H
@@ -47,7 +47,9 @@ struct kbl;
  *   capacity + fp_ppb              (k must be 0: the best k is chosen)
  *   bits [+ k] [+ capacity]
  *   capacity + bits_per_key [+ k]
- * A zero k means the best k for the geometry.
+ * A zero k means the best k for the geometry.  bits and bits_per_key count
+ * memory whatever the type: a counting filter of the same bits holds a
+ * quarter as many cells (see include/uapi/linux/kbloom.h).
  */
 struct kbl_spec {
 	uint64_t capacity;	/* keys the filter is designed for */
@@ -58,6 +60,7 @@ struct kbl_spec {
 	uint32_t bits_per_key;
 	uint32_t mode;		/* node permission bits, 0 = 0600 */
 	int use_seed;
+	uint32_t type;		/* KBLOOM_TYPE_BITS (0) or _COUNTING */
 };
 
 /* 0 when name is a valid filter name (1-31 of [A-Za-z0-9._-]). */
@@ -72,7 +75,7 @@ int kbl_destroy(const char *name);
 
 /*
  * Opens /dev/kbloom/<name>.  access is O_RDONLY (check, info, save, report)
- * or O_RDWR (also add, clear, merge, intersect, load).
+ * or O_RDWR (also add, delete, clear, merge, intersect, load).
  */
 int kbl_open(const char *name, int access, struct kbl **out);
 void kbl_close(struct kbl *f);
@@ -82,8 +85,9 @@ const char *kbl_name(const struct kbl *f);
 /*
  * Batches.  The keys are packed back to back in data; lens[i] is the
  * length of key i (1..KBLOOM_KEY_MAX).  results, when not NULL, receives
- * (n + 63) / 64 words: bit i set when key i set a new bit (add) or may be
- * present (check).  *hits, when not NULL, receives the number of set bits.
+ * (n + 63) / 64 words: bit i set when key i set a new bit (add), may be
+ * present (check) or was removed (delete).  *hits, when not NULL, receives
+ * the number of set bits.
  * Inputs of any size are cut into ioctls of at most KBLOOM_BATCH_MAX keys
  * and KBL_CHUNK_BYTES bytes.  Lengths are validated before the first
  * ioctl (-EINVAL); if a later ioctl fails, earlier chunks were applied.
@@ -92,6 +96,14 @@ int kbl_add(struct kbl *f, const void *data, const uint32_t *lens,
 	    size_t n, uint64_t *results, uint64_t *hits);
 int kbl_check(struct kbl *f, const void *data, const uint32_t *lens,
 	      size_t n, uint64_t *results, uint64_t *hits);
+/*
+ * Counting filters only (-EOPNOTSUPP on a bits filter, which is left
+ * unchanged).  A key is removed when all its counters are non-zero.  Delete
+ * only keys that were added, as often as they were added: deleting a key
+ * that merely looks present (a false positive) can make other keys absent.
+ */
+int kbl_delete(struct kbl *f, const void *data, const uint32_t *lens,
+	       size_t n, uint64_t *results, uint64_t *hits);
 
 /* The same with one pointer per key (copied into a scratch buffer). */
 int kbl_add_keys(struct kbl *f, const void *const *keys,
@@ -100,13 +112,23 @@ int kbl_add_keys(struct kbl *f, const void *const *keys,
 int kbl_check_keys(struct kbl *f, const void *const *keys,
 		   const size_t *lens, size_t n, uint64_t *results,
 		      uint64_t *hits);
+int kbl_delete_keys(struct kbl *f, const void *const *keys,
+		    const size_t *lens, size_t n, uint64_t *results,
+		    uint64_t *hits);
 
-/* One key: 1 (new bit set / may be present), 0, or a negative errno. */
+/*
+ * One key: 1 (new bit set / may be present / removed), 0, or a negative
+ * errno.
+ */
 int kbl_add_one(struct kbl *f, const void *key, size_t len);
 int kbl_check_one(struct kbl *f, const void *key, size_t len);
+int kbl_delete_one(struct kbl *f, const void *key, size_t len);
 
 int kbl_clear(struct kbl *f);
-/* dst |= src and dst &= src; -EXDEV when the filters are not compatible. */
+/*
+ * dst |= src and dst &= src (counters: added, saturating, and the lower of
+ * the two); -EXDEV when the filters differ in blocks, k, seed or type.
+ */
 int kbl_merge(struct kbl *dst, const struct kbl *src);
 int kbl_intersect(struct kbl *dst, const struct kbl *src);
 int kbl_info(const struct kbl *f, struct kbloom_info *info);
@@ -124,13 +146,16 @@ int64_t kbl_save(const struct kbl *f, int out_fd);
 /*
  * Reads one image from in_fd and restores it into the filter, all or
  * nothing.  Image errnos: ENOEXEC (not a kbloom image), EPROTO (version),
- * EINVAL (bad header field), EXDEV (geometry or seed differs), ENODATA
+ * EINVAL (bad header field), EXDEV (geometry, type or seed differs), ENODATA
  * (truncated), EMSGSIZE (longer than its header says), EBADMSG (CRC).
  */
 int kbl_load(struct kbl *f, int in_fd);
 
 /* ioctls issued through this handle so far. */
 uint64_t kbl_ioctl_count(const struct kbl *f);
+
+/* "bits" or "counting"; "unknown" for a type this library does not know. */
+const char *kbl_type_name(uint32_t type);
 
 /* A message for a negative (or positive) errno, with kbloom meanings. */
 const char *kbl_strerror(int err);

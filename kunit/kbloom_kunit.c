@@ -180,6 +180,61 @@ static u64 kbloom_test_check_range(struct kbloom_filter *f,
 	return hits;
 }
 
+/* A counting filter of nblocks blocks of 128 four-bit counters. */
+static struct kbloom_filter *kbloom_test_new_counting(struct kunit *test,
+						      u64 nblocks, u32 k,
+						      u64 seed)
+{
+	struct kbloom_geometry geo;
+
+	KUNIT_ASSERT_EQ(test,
+			kbloom_geometry_from_bits_type(&geo,
+						       KBLOOM_TYPE_COUNTING,
+						       nblocks * 512, k, 0),
+			0);
+	KUNIT_ASSERT_EQ(test, geo.nblocks, nblocks);
+	geo.seed = seed;
+	return kbloom_test_filter(test, &geo);
+}
+
+/* Counter i of a word: the uapi's nibble order, i % 16 of word i / 16. */
+static u32 kbloom_test_nibble(u64 word, u32 i)
+{
+	return (word >> (i * 4)) & 0xf;
+}
+
+/* Counter cells that are above 0, or at exactly value when value > 0. */
+static u64 kbloom_test_count_counters(const struct kbloom_filter *f,
+				      u32 value)
+{
+	u64 i, n = 0;
+	u32 j;
+
+	for (i = 0; i < kbloom_test_words(f); i++)
+		for (j = 0; j < 16; j++) {
+			u32 c = kbloom_test_nibble(f->words[i], j);
+
+			n += value ? c == value : c != 0;
+		}
+	return n;
+}
+
+/* Deletes keys first .. first + n - 1 in batches; returns the removed. */
+static u64 kbloom_test_delete_range(struct kbloom_filter *f,
+				    struct kbloom_test_batch *b, u64 first,
+				    u64 n, bool varlen)
+{
+	u64 i, removed = 0;
+
+	for (i = 0; i < n; i += KBLOOM_TEST_CHUNK) {
+		u32 m = min_t(u64, n - i, KBLOOM_TEST_CHUNK);
+
+		kbloom_test_fill(b, first + i, m, varlen);
+		removed += kbloom_delete_batch(f, b->keys, m, NULL);
+	}
+	return removed;
+}
+
 static void xxh64_known_answer(struct kunit *test)
 {
 	struct kbloom_filter *f;
@@ -1064,6 +1119,330 @@ static void stats_from_bits(struct kunit *test)
 }
 
 /*
+ * Counting filters, batch against single: adds with repeats, checks of
+ * present and absent keys, then deletes of added and never-added keys,
+ * all giving the same answers and leaving the same counters.
+ */
+static void counting_batch_matches_single(struct kunit *test)
+{
+	struct kbloom_test_batch *b = kbloom_test_batch(test);
+	u32 mismatch = 0, hits_mismatch = 0;
+	struct kbloom_filter *batched, *single;
+	struct kbloom_stats bst, sst;
+	u64 i, j, removed = 0;
+
+	batched = kbloom_test_new_counting(test, 160, 6, KBLOOM_TEST_SEED);
+	single = kbloom_test_new_counting(test, 160, 6, KBLOOM_TEST_SEED);
+
+	for (i = 0; i < KBLOOM_TEST_SEQ_KEYS; i += KBLOOM_TEST_CHUNK) {
+		u32 m = min_t(u64, KBLOOM_TEST_SEQ_KEYS - i, KBLOOM_TEST_CHUNK);
+		u32 hits;
+
+		for (j = 0; j < m; j++) {
+			u64 key = (i + j) % KBLOOM_TEST_SEQ_DISTINCT;
+
+			kbloom_test_make_key(key, true, &b->raw[j]);
+			b->keys[j].data = b->raw[j].bytes;
+			b->keys[j].len = b->raw[j].len;
+		}
+		memset(b->results, 0xa5, sizeof(b->results));
+		hits = kbloom_add_batch(batched, b->keys, m, b->results);
+		for (j = 0; j < m; j++)
+			if (kbloom_add(single, b->keys[j].data,
+				       b->keys[j].len) !=
+			    test_bit(j, b->results))
+				mismatch++;
+		if (hits != bitmap_weight(b->results, m))
+			hits_mismatch++;
+	}
+	KUNIT_EXPECT_EQ(test, mismatch, 0);
+	KUNIT_EXPECT_EQ(test, memcmp(batched->words, single->words,
+				     kbloom_test_words(single) * 8), 0);
+
+	for (i = 0; i < 2 * KBLOOM_TEST_SEQ_DISTINCT; i += KBLOOM_TEST_CHUNK) {
+		u32 m = min_t(u64, 2 * KBLOOM_TEST_SEQ_DISTINCT - i,
+			      KBLOOM_TEST_CHUNK);
+		u32 hits;
+
+		kbloom_test_fill(b, i, m, true);
+		memset(b->results, 0x5a, sizeof(b->results));
+		hits = kbloom_check_batch(batched, b->keys, m, b->results);
+		for (j = 0; j < m; j++)
+			if (kbloom_check(single, b->keys[j].data,
+					 b->keys[j].len) !=
+			    test_bit(j, b->results))
+				mismatch++;
+		if (hits != bitmap_weight(b->results, m))
+			hits_mismatch++;
+	}
+	KUNIT_EXPECT_EQ(test, mismatch, 0);
+
+	/* Keys 1000..2999: half were added (twice for 1000..1999). */
+	for (i = 1000; i < 3000; i += KBLOOM_TEST_CHUNK) {
+		u32 m = min_t(u64, 3000 - i, KBLOOM_TEST_CHUNK);
+		u32 hits;
+
+		kbloom_test_fill(b, i, m, true);
+		memset(b->results, 0xa5, sizeof(b->results));
+		hits = kbloom_delete_batch(batched, b->keys, m, b->results);
+		for (j = 0; j < m; j++)
+			if (kbloom_delete(single, b->keys[j].data,
+					  b->keys[j].len) !=
+			    test_bit(j, b->results))
+				mismatch++;
+		if (hits != bitmap_weight(b->results, m))
+			hits_mismatch++;
+		removed += hits;
+	}
+	KUNIT_EXPECT_EQ(test, mismatch, 0);
+	KUNIT_EXPECT_EQ(test, hits_mismatch, 0);
+	KUNIT_EXPECT_EQ(test, memcmp(batched->words, single->words,
+				     kbloom_test_words(single) * 8), 0);
+	KUNIT_EXPECT_GE(test, removed, 1000ULL);
+
+	kbloom_get_stats(batched, &bst);
+	kbloom_get_stats(single, &sst);
+	KUNIT_EXPECT_EQ(test, bst.delete_calls, 2000ULL);
+	KUNIT_EXPECT_EQ(test, sst.delete_calls, 2000ULL);
+	KUNIT_EXPECT_EQ(test, bst.delete_hits, removed);
+	KUNIT_EXPECT_EQ(test, sst.delete_hits, removed);
+	KUNIT_EXPECT_EQ(test, bst.add_new, sst.add_new);
+}
+
+/* Every added key deleted once, and once only: all counters back to 0. */
+static void counting_delete_all_empties(struct kunit *test)
+{
+	struct kbloom_test_batch *b = kbloom_test_batch(test);
+	struct kbloom_filter *f;
+	struct kbloom_stats st;
+
+	f = kbloom_test_new_counting(test, 400, 7, KBLOOM_TEST_SEED);
+	kbloom_test_add_range(f, b, 0, 3000, true);
+	KUNIT_ASSERT_EQ(test, kbloom_test_check_range(f, b, 0, 3000, true),
+			3000ULL);
+	KUNIT_ASSERT_GT(test, kbloom_test_count_counters(f, 0), 0ULL);
+
+	KUNIT_EXPECT_EQ(test, kbloom_test_delete_range(f, b, 0, 3000, true),
+			3000ULL);
+	KUNIT_EXPECT_EQ(test, kbloom_test_count_counters(f, 0), 0ULL);
+	KUNIT_EXPECT_EQ(test, kbloom_test_popcount(f), 0ULL);
+	kbloom_get_stats(f, &st);
+	KUNIT_EXPECT_EQ(test, st.bits_set, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.fill_ppb, 0U);
+	KUNIT_EXPECT_EQ(test, st.est_keys, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.delete_calls, 3000ULL);
+	KUNIT_EXPECT_EQ(test, st.delete_hits, 3000ULL);
+	KUNIT_EXPECT_EQ(test, kbloom_test_check_range(f, b, 0, 3000, true),
+			0ULL);
+}
+
+/*
+ * A counter that reached KBLOOM_COUNTER_MAX has lost count, so it stays:
+ * 20 adds of one key take its counters to 15, and 20 deletes, each
+ * reported as a removal, leave them there and the key present.
+ */
+static void counting_sticky(struct kunit *test)
+{
+	struct kbloom_filter *f;
+	u64 cells, at_max;
+	u32 i, removed = 0;
+
+	f = kbloom_test_new_counting(test, 1, 4, KBLOOM_TEST_SEED);
+	for (i = 0; i < 20; i++)
+		kbloom_add(f, "sticky", 6);
+	cells = kbloom_test_count_counters(f, 0);
+	at_max = kbloom_test_count_counters(f, KBLOOM_COUNTER_MAX);
+	KUNIT_ASSERT_GE(test, cells, 1ULL);
+	KUNIT_EXPECT_LE(test, cells, 4ULL);
+	KUNIT_EXPECT_EQ(test, at_max, cells);
+
+	for (i = 0; i < 20; i++)
+		removed += kbloom_delete(f, "sticky", 6);
+	KUNIT_EXPECT_EQ(test, removed, 20U);
+	KUNIT_EXPECT_TRUE(test, kbloom_check(f, "sticky", 6));
+	KUNIT_EXPECT_EQ(test, kbloom_test_count_counters(f, 0), cells);
+	KUNIT_EXPECT_EQ(test,
+			kbloom_test_count_counters(f, KBLOOM_COUNTER_MAX),
+			at_max);
+}
+
+/* An absent key is reported so and its delete changes no counter. */
+static void counting_delete_absent(struct kunit *test)
+{
+	struct kbloom_test_batch *b = kbloom_test_batch(test);
+	struct kbloom_filter *f;
+	struct kbloom_stats st;
+	size_t bytes;
+	void *snap;
+
+	f = kbloom_test_new_counting(test, 16, 5, KBLOOM_TEST_SEED);
+	KUNIT_EXPECT_FALSE(test, kbloom_delete(f, "nobody", 6));
+	kbloom_test_fill(b, 0, KBLOOM_TEST_CHUNK, true);
+	memset(b->results, 0xa5, sizeof(b->results));
+	KUNIT_EXPECT_EQ(test, kbloom_delete_batch(f, b->keys, KBLOOM_TEST_CHUNK,
+						  b->results), 0U);
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(b->results, KBLOOM_TEST_CHUNK));
+	KUNIT_EXPECT_EQ(test, kbloom_test_popcount(f), 0ULL);
+	kbloom_get_stats(f, &st);
+	KUNIT_EXPECT_EQ(test, st.delete_calls, (u64)KBLOOM_TEST_CHUNK + 1);
+	KUNIT_EXPECT_EQ(test, st.delete_hits, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.bits_set, 0ULL);
+
+	/* With keys in it, a never-added key that misses still changes none. */
+	kbloom_test_add_range(f, b, 0, 100, true);
+	bytes = kbloom_geometry_bytes(&f->geo);
+	snap = kunit_kmalloc(test, bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, snap);
+	memcpy(snap, f->words, bytes);
+	KUNIT_ASSERT_FALSE(test, kbloom_check(f, "nobody", 6));
+	KUNIT_EXPECT_FALSE(test, kbloom_delete(f, "nobody", 6));
+	KUNIT_EXPECT_EQ(test, memcmp(snap, f->words, bytes), 0);
+}
+
+/* A bits filter has no counters: delete is refused and changes nothing. */
+static void delete_on_bits(struct kunit *test)
+{
+	struct kbloom_test_batch *b = kbloom_test_batch(test);
+	struct kbloom_stats before, after;
+	struct kbloom_filter *f;
+	size_t bytes;
+	void *snap;
+
+	f = kbloom_test_new(test, 32 * 512, 7, KBLOOM_TEST_SEED);
+	KUNIT_EXPECT_EQ(test, kbloom_delete_supported(f), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test,
+			kbloom_delete_supported(kbloom_test_new_counting(test,
+									 1, 1,
+									 0)),
+			0);
+	kbloom_test_add_range(f, b, 0, 500, true);
+	bytes = kbloom_geometry_bytes(&f->geo);
+	snap = kunit_kmalloc(test, bytes, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, snap);
+	memcpy(snap, f->words, bytes);
+	kbloom_get_stats(f, &before);
+
+	kbloom_test_fill(b, 0, KBLOOM_TEST_CHUNK, true);
+	KUNIT_EXPECT_FALSE(test, kbloom_delete(f, b->keys[0].data,
+					       b->keys[0].len));
+	memset(b->results, 0xa5, sizeof(b->results));
+	KUNIT_EXPECT_EQ(test, kbloom_delete_batch(f, b->keys, KBLOOM_TEST_CHUNK,
+						  b->results), 0U);
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(b->results, KBLOOM_TEST_CHUNK));
+	KUNIT_EXPECT_EQ(test, memcmp(snap, f->words, bytes), 0);
+	kbloom_get_stats(f, &after);
+	KUNIT_EXPECT_EQ(test, after.delete_calls, 0ULL);
+	KUNIT_EXPECT_EQ(test, after.delete_hits, 0ULL);
+	KUNIT_EXPECT_EQ(test, after.bits_set, before.bits_set);
+	KUNIT_EXPECT_EQ(test, kbloom_test_check_range(f, b, 0, 500, true),
+			500ULL);
+}
+
+/*
+ * Merge and intersect of counting filters, counter by counter over every
+ * pair of values: the sum stopping at KBLOOM_COUNTER_MAX, and the lower.
+ */
+static void counting_merge_intersect(struct kunit *test)
+{
+	struct kbloom_filter *a, *x, *u, *in, *bits;
+	u64 i, bad_sum = 0, bad_min = 0;
+	size_t bytes;
+	u32 j;
+
+	a = kbloom_test_new_counting(test, 8, 5, KBLOOM_TEST_SEED);
+	x = kbloom_test_new_counting(test, 8, 5, KBLOOM_TEST_SEED);
+	u = kbloom_test_new_counting(test, 8, 5, KBLOOM_TEST_SEED);
+	in = kbloom_test_new_counting(test, 8, 5, KBLOOM_TEST_SEED);
+	bits = kbloom_test_new(test, 8 * 512, 5, KBLOOM_TEST_SEED);
+	bytes = kbloom_geometry_bytes(&a->geo);
+	/* 1024 counter pairs: all 256 value pairs, four times each. */
+	for (i = 0; i < kbloom_test_words(a); i++) {
+		a->words[i] = 0;
+		x->words[i] = 0;
+		for (j = 0; j < 16; j++) {
+			u64 pair = (i * 16 + j) % 256;
+
+			a->words[i] |= (pair & 0xf) << (j * 4);
+			x->words[i] |= (pair >> 4) << (j * 4);
+		}
+	}
+	memcpy(u->words, a->words, bytes);
+	memcpy(in->words, a->words, bytes);
+
+	KUNIT_EXPECT_TRUE(test, kbloom_compatible(u, x));
+	KUNIT_ASSERT_EQ(test, kbloom_merge(u, x), 0);
+	KUNIT_ASSERT_EQ(test, kbloom_intersect(in, x), 0);
+	for (i = 0; i < kbloom_test_words(a); i++)
+		for (j = 0; j < 16; j++) {
+			u32 ca = kbloom_test_nibble(a->words[i], j);
+			u32 cx = kbloom_test_nibble(x->words[i], j);
+
+			bad_sum += kbloom_test_nibble(u->words[i], j) !=
+				   min_t(u32, ca + cx, KBLOOM_COUNTER_MAX);
+			bad_min += kbloom_test_nibble(in->words[i], j) !=
+				   min(ca, cx);
+		}
+	KUNIT_EXPECT_EQ(test, bad_sum, 0ULL);
+	KUNIT_EXPECT_EQ(test, bad_min, 0ULL);
+
+	/* Same blocks, k and seed, another type: never combined. */
+	memcpy(u->words, a->words, bytes);
+	KUNIT_EXPECT_FALSE(test, kbloom_compatible(u, bits));
+	KUNIT_EXPECT_EQ(test, kbloom_merge(u, bits), -EXDEV);
+	KUNIT_EXPECT_EQ(test, kbloom_intersect(u, bits), -EXDEV);
+	KUNIT_EXPECT_EQ(test, kbloom_merge(bits, u), -EXDEV);
+	KUNIT_EXPECT_EQ(test, memcmp(u->words, a->words, bytes), 0);
+}
+
+/* Statistics count counters above 0 against 128 cells a block. */
+static void counting_stats(struct kunit *test)
+{
+	struct kbloom_test_batch *b = kbloom_test_batch(test);
+	u64 n = 20000, cells, fill;
+	struct kbloom_geometry geo;
+	struct kbloom_filter *f;
+	struct kbloom_stats st;
+
+	KUNIT_ASSERT_EQ(test,
+			kbloom_geometry_from_rate_type(&geo,
+						       KBLOOM_TYPE_COUNTING,
+						       n, 10000000),
+			0);
+	KUNIT_EXPECT_EQ(test, geo.type, (u32)KBLOOM_TYPE_COUNTING);
+	geo.seed = KBLOOM_TEST_SEED;
+	f = kbloom_test_filter(test, &geo);
+
+	kbloom_test_add_range(f, b, 0, n, false);
+	kbloom_get_stats(f, &st);
+	cells = kbloom_test_count_counters(f, 0);
+	KUNIT_EXPECT_EQ(test, st.bits_set, cells);
+	/* Fewer cells set than bits: a counter holds several probes. */
+	KUNIT_EXPECT_LT(test, cells, kbloom_test_popcount(f));
+	fill = div64_u64(cells * KBLOOM_PPB, geo.nblocks * 128);
+	KUNIT_EXPECT_LE(test, (u64)st.fill_ppb, fill + 1);
+	KUNIT_EXPECT_GE(test, (u64)st.fill_ppb + 1, fill);
+	KUNIT_EXPECT_LE(test, st.est_keys, n + n * 5 / 100);
+	KUNIT_EXPECT_GE(test, st.est_keys, n - n * 5 / 100);
+	KUNIT_EXPECT_GT(test, st.fp_now_ppb, 0U);
+	KUNIT_EXPECT_LE(test, st.fp_now_ppb, 10000000U);
+	KUNIT_EXPECT_EQ(test, st.saturated, 0U);
+
+	/* Deleting half: the statistics follow the counters down. */
+	KUNIT_EXPECT_EQ(test, kbloom_test_delete_range(f, b, 0, n / 2, false),
+			n / 2);
+	kbloom_get_stats(f, &st);
+	cells = kbloom_test_count_counters(f, 0);
+	KUNIT_EXPECT_EQ(test, st.bits_set, cells);
+	fill = div64_u64(cells * KBLOOM_PPB, geo.nblocks * 128);
+	KUNIT_EXPECT_LE(test, (u64)st.fill_ppb, fill + 1);
+	KUNIT_EXPECT_GE(test, (u64)st.fill_ppb + 1, fill);
+	KUNIT_EXPECT_EQ(test, st.delete_calls, n / 2);
+	KUNIT_EXPECT_EQ(test, st.delete_hits, n / 2);
+	KUNIT_EXPECT_LE(test, st.est_keys, n / 2 + n / 2 * 5 / 100);
+	KUNIT_EXPECT_GE(test, st.est_keys, n / 2 - n / 2 * 5 / 100);
+}
+
+/*
  * The same keys under the same seed make the same image in the kernel and
  * in the host build of the core: one layout, one hash, one CRC.  The value
  * below comes from the host build (kmod/kbloom_compat.h, libxxhash) running
@@ -1094,6 +1473,42 @@ static void golden_image(struct kunit *test)
 			KBLOOM_TEST_GOLDEN_CRC);
 }
 
+/*
+ * The counting filter's golden image, from the host build of the core
+ * running the same steps (tests/host/test_counting.c): 3 blocks, k 5,
+ * capacity 20, the golden seed, "golden-<i % 15>" added for i < 20, then
+ * "golden-3" deleted.  Counters at 0, 1 and 2 make the nibble order
+ * (counter i in bits 4 * (i % 16) of word i / 16) part of the CRC, so
+ * saved counting images keep loading only while that order holds.
+ */
+#define KBLOOM_TEST_COUNTING_GOLDEN_CRC	0xb9168db6U
+
+static void counting_golden_image(struct kunit *test)
+{
+	struct kbloom_geometry geo = {
+		.nblocks = 3, .k = 5, .type = KBLOOM_TYPE_COUNTING,
+		.capacity = 20, .seed = KBLOOM_TEST_GOLDEN_SEED,
+	};
+	struct kbloom_filter *f;
+	char key[16];
+	size_t len;
+	u8 *img;
+	u32 i;
+
+	f = kbloom_test_filter(test, &geo);
+	for (i = 0; i < 20; i++) {
+		u32 len = scnprintf(key, sizeof(key), "golden-%u", i % 15);
+
+		kbloom_add(f, key, len);
+	}
+	KUNIT_EXPECT_TRUE(test, kbloom_delete(f, "golden-3", 8));
+	img = kbloom_test_image(test, f, &len);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le32(img + 12),
+			(u32)KBLOOM_TYPE_COUNTING);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le32(img + len - 4),
+			KBLOOM_TEST_COUNTING_GOLDEN_CRC);
+}
+
 static struct kunit_case kbloom_test_cases[] = {
 	KUNIT_CASE(xxh64_known_answer),
 	KUNIT_CASE(no_false_negatives),
@@ -1112,6 +1527,14 @@ static struct kunit_case kbloom_test_cases[] = {
 	KUNIT_CASE(clear_resets),
 	KUNIT_CASE(stats_from_bits),
 	KUNIT_CASE(golden_image),
+	KUNIT_CASE(counting_batch_matches_single),
+	KUNIT_CASE(counting_delete_all_empties),
+	KUNIT_CASE(counting_sticky),
+	KUNIT_CASE(counting_delete_absent),
+	KUNIT_CASE(delete_on_bits),
+	KUNIT_CASE(counting_merge_intersect),
+	KUNIT_CASE(counting_stats),
+	KUNIT_CASE(counting_golden_image),
 	{}
 };
 

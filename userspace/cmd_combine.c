@@ -10,10 +10,12 @@
 
 #include "kbloomctl.h"
 
-static void describe_geometry(const struct kbloom_info *in, char *buf,
-			      size_t size)
+/* The type is named only when it is what differs between the two. */
+static void describe_geometry(const struct kbloom_info *in, bool type,
+			      char *buf, size_t size)
 {
-	snprintf(buf, size, "%llu bits, k %u, seed 0x%llx",
+	snprintf(buf, size, "%s%s%llu bits, k %u, seed 0x%llx",
+		 type ? kbl_type_name(in->type) : "", type ? ", " : "",
 		 in->bits, in->k, in->seed);
 }
 
@@ -22,15 +24,19 @@ static int fail_incompatible(const struct kbl *dst,
 {
 	struct kbloom_info a, b;
 	char ga[96], gb[96];
+	bool types_differ;
 
 	if (kbl_info(dst, &a) || kbl_info(src, &b))
-		return fail("filters '%s' and '%s' are not compatible (they need the same --bits, --k and --seed)",
+		return fail("filters '%s' and '%s' are not compatible (they need the same type, --bits, --k and --seed)",
 			    kbl_name(dst), kbl_name(src));
-	describe_geometry(&a, ga, sizeof(ga));
-	describe_geometry(&b, gb, sizeof(gb));
-	return fail("filters '%s' (%s) and '%s' (%s) are not compatible: create them with the same --bits %llu --k %u --seed 0x%llx",
-		    kbl_name(dst), ga, kbl_name(src), gb, a.bits, a.k,
-		    a.seed);
+	types_differ = a.type != b.type;
+	describe_geometry(&a, types_differ, ga, sizeof(ga));
+	describe_geometry(&b, types_differ, gb, sizeof(gb));
+	return fail("filters '%s' (%s) and '%s' (%s) are not compatible%s: create them with the same --bits %llu --k %u --seed 0x%llx%s",
+		    kbl_name(dst), ga, kbl_name(src), gb,
+		    types_differ ? " (a bits and a counting filter never combine)" : "",
+		    a.bits, a.k, a.seed,
+		    a.type == KBLOOM_TYPE_COUNTING ? " --counting" : "");
 }
 
 static int combine(const struct command *cmd, int argc, char **argv,
@@ -91,10 +97,11 @@ const struct command cmd_merge = {
 "Usage: kbloomctl merge [-q] DST SRC\n"
 "\n"
 "Makes DST the union of DST and SRC: every key added to either may be\n"
-"found in DST afterwards.  SRC is unchanged.  The filters must have the\n"
-"same size, k and seed (create the second with --bits, --k and --seed of\n"
-"the first; see kbloomctl info).  Needs write access to DST and read\n"
-"access to SRC.\n"
+"found in DST afterwards (counting filters add their counters, stopping\n"
+"at 15).  SRC is unchanged.  The filters must have the same type, size, k\n"
+"and seed (create the second with --bits, --k and --seed of the first,\n"
+"and --counting if it has it; see kbloomctl info).  Needs write access to\n"
+"DST and read access to SRC.\n"
 "\n"
 "Example:\n"
 "  kbloomctl merge users-all users-today\n",
@@ -107,10 +114,10 @@ const struct command cmd_intersect = {
 	.usage =
 "Usage: kbloomctl intersect [-q] DST SRC\n"
 "\n"
-"Keeps in DST only the bits also set in SRC: a key added to both is still\n"
-"found; the false-positive rate of the result can be above that of an\n"
-"intersection built from scratch.  Same compatibility and access rules as\n"
-"merge.\n"
+"Keeps in DST only the bits also set in SRC (counting filters keep the\n"
+"lower of each pair of counters): a key added to both is still found; the\n"
+"false-positive rate of the result can be above that of an intersection\n"
+"built from scratch.  Same compatibility and access rules as merge.\n"
 "\n"
 "Example:\n"
 "  kbloomctl intersect seen-monday seen-tuesday\n",

@@ -49,7 +49,7 @@ static int fail_too_big(const char *name, uint64_t bytes)
 }
 
 static const char create_usage[] =
-"Usage: kbloomctl create NAME SIZE [--seed S] [--mode MODE] [-q]\n"
+"Usage: kbloomctl create NAME SIZE [--counting] [--seed S] [--mode MODE] [-q]\n"
 "\n"
 "Creates the filter NAME, reachable as /dev/kbloom/NAME.  SIZE is one of:\n"
 "  --capacity N --fp RATE            N keys at a target false-positive rate\n"
@@ -58,10 +58,13 @@ static const char create_usage[] =
 "  --capacity N --bits-per-key C [--k K]\n"
 "\n"
 "Options:\n"
+"  -C, --counting        a counting filter: 4-bit counters instead of bits,\n"
+"                        so that keys can be deleted (kbloomctl delete); for\n"
+"                        the same rate it takes 4.4 to 5 times the memory\n"
 "  -n, --capacity N      keys the filter is designed for (1000, 10k, 1M, 1e6)\n"
 "  -p, --fp RATE         target false-positive rate: 1%, 0.01 or 1e-3\n"
-"  -b, --bits B          total bits (k, M, G; Ki, Mi, Gi suffixes)\n"
-"  -c, --bits-per-key C  bits per key of capacity (1-64)\n"
+"  -b, --bits B          total memory bits (k, M, G; Ki, Mi, Gi suffixes)\n"
+"  -c, --bits-per-key C  memory bits per key of capacity (1-64)\n"
 "  -k, --k K             probes per key, 1-16 (default: the best for the size)\n"
 "  -s, --seed S          hash seed, decimal or 0x-hex (default: random);\n"
 "                        merge, intersect and load need equal seeds\n"
@@ -73,8 +76,9 @@ static const char create_usage[] =
 "The sizing is the module's own (see: kbloomctl size).  Creating filters\n"
 "needs write access to /dev/kbloom-control (root by default).\n"
 "\n"
-"Example:\n"
-"  kbloomctl create users --capacity 1M --fp 0.1% --mode 0644\n";
+"Examples:\n"
+"  kbloomctl create users --capacity 1M --fp 0.1% --mode 0644\n"
+"  kbloomctl create sessions --counting --capacity 100k --fp 1%\n";
 
 static void print_created(const char *name, const struct sizing *planned)
 {
@@ -83,11 +87,15 @@ static void print_created(const char *name, const struct sizing *planned)
 	char bytes[32], rate[32];
 	uint64_t bits = planned->nblocks * 512, capacity = planned->capacity;
 	uint32_t k = planned->k, design = planned->fp_ppb, mode = 0;
+	uint32_t type = planned->type;
+	uint64_t nblocks = planned->nblocks;
 
 	/* The module's own numbers when the node is readable. */
 	if (!kbl_open(name, O_RDONLY, &f)) {
 		if (!kbl_info(f, &info)) {
 			bits = info.bits;
+			nblocks = info.nblocks;
+			type = info.type;
 			k = info.k;
 			capacity = info.capacity;
 			design = info.fp_design_ppb;
@@ -95,8 +103,13 @@ static void print_created(const char *name, const struct sizing *planned)
 		}
 		kbl_close(f);
 	}
-	printf("created filter '%s': %" PRIu64 " bits (%s), k %u", name, bits,
-	       fmt_bytes(bits / 8, bytes, sizeof(bytes)), k);
+	printf("created %sfilter '%s': %" PRIu64 " bits (%s",
+	       type == KBLOOM_TYPE_COUNTING ? "counting " : "", name, bits,
+	       fmt_bytes(bits / 8, bytes, sizeof(bytes)));
+	if (type == KBLOOM_TYPE_COUNTING)
+		printf(", %" PRIu64 " counters",
+		       filter_cells(nblocks, type));
+	printf("), k %u", k);
 	if (capacity)
 		printf(", capacity %" PRIu64 ", design false-positive rate %s",
 		       capacity, fmt_ppb(design, rate, sizeof(rate)));
@@ -117,6 +130,7 @@ static int run_create(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "counting", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct command *cmd = &cmd_create;
@@ -126,7 +140,7 @@ static int run_create(int argc, char **argv)
 	const char *name;
 	int c, ret;
 
-	while ((c = parse_options(cmd, argc, argv, ":n:p:b:c:k:s:m:q",
+	while ((c = parse_options(cmd, argc, argv, ":n:p:b:c:k:s:m:qC",
 				  opts)) != -1) {
 		ret = size_option(cmd, &spec, c);
 		if (ret == 0)
@@ -311,7 +325,7 @@ static bool sysfs_value(const char *name, const char *attr, uint64_t *v)
 /* The summary comes from sysfs, which every user may read. */
 static bool list_info(const char *name, struct kbloom_info *info)
 {
-	uint64_t v[9];
+	uint64_t v[12];
 	bool ok;
 
 	memset(info, 0, sizeof(*info));
@@ -323,7 +337,10 @@ static bool list_info(const char *name, struct kbloom_info *info)
 	     sysfs_value(name, "fill_ppb", &v[5]) &&
 	     sysfs_value(name, "fp_now_ppb", &v[6]) &&
 	     sysfs_value(name, "add_calls", &v[7]) &&
-	     sysfs_value(name, "saturated", &v[8]);
+	     sysfs_value(name, "saturated", &v[8]) &&
+	     sysfs_value(name, "type", &v[9]) &&
+	     sysfs_value(name, "delete_calls", &v[10]) &&
+	     sysfs_value(name, "delete_hits", &v[11]);
 	if (!ok)
 		return false;
 	snprintf(info->name, sizeof(info->name), "%s", name);
@@ -337,6 +354,9 @@ static bool list_info(const char *name, struct kbloom_info *info)
 	info->fp_now_ppb = (uint32_t)v[6];
 	info->add_calls = v[7];
 	info->saturated = (uint32_t)v[8];
+	info->type = (uint32_t)v[9];
+	info->delete_calls = v[10];
+	info->delete_hits = v[11];
 	return true;
 }
 
@@ -345,12 +365,16 @@ static void list_json_entry(const struct kbloom_info *info, const char *node)
 	printf("{\"name\":");
 	json_string(stdout, info->name);
 	json_text("node", node);
+	json_text("type", kbl_type_name(info->type));
 	json_u64("bits", info->bits);
+	json_u64("cells", filter_cells(info->nblocks, info->type));
 	json_u64("bytes", info->bytes);
 	json_u64("k", info->k);
 	json_u64("capacity", info->capacity);
 	json_u64("est_keys", info->est_keys);
 	json_u64("add_calls", info->add_calls);
+	json_u64("delete_calls", info->delete_calls);
+	json_u64("delete_hits", info->delete_hits);
 	json_u64("fill_ppb", info->fill_ppb);
 	json_u64("fp_now_ppb", info->fp_now_ppb);
 	json_bool("saturated", info->saturated);
@@ -390,9 +414,9 @@ static int run_list(int argc, char **argv)
 	if (json)
 		putchar('[');
 	else if (!names_only && n)
-		printf("%-31s %12s %10s %3s %12s %12s %7s %9s\n", "NAME",
-		       "BITS", "MEMORY", "K", "CAPACITY", "KEYS(EST)",
-		       "FILL", "FP NOW");
+		printf("%-31s %12s %10s %3s %12s %12s %7s %9s %s\n",
+		       "NAME", "BITS", "MEMORY", "K", "CAPACITY", "KEYS(EST)",
+		       "FILL", "FP NOW", "TYPE");
 	for (i = 0; i < n; i++) {
 		struct kbloom_info info;
 		char node[KBL_NODE_PATH_MAX];
@@ -417,11 +441,13 @@ static int run_list(int argc, char **argv)
 			list_json_entry(&info, node);
 			continue;
 		}
-		printf("%-31s %12llu %10s %3u %12llu %12llu %7s %9s%s\n", names[i], info.bits,
+		printf("%-31s %12llu %10s %3u %12llu %12llu %7s %9s %s%s\n",
+		       names[i], info.bits,
 		       fmt_bytes(info.bytes, mem, sizeof(mem)), info.k,
 		       info.capacity, info.est_keys,
 		       fmt_ppb(info.fill_ppb, fill, sizeof(fill)),
 		       fmt_ppb(info.fp_now_ppb, fp, sizeof(fp)),
+		       kbl_type_name(info.type),
 		       info.saturated ? "  saturated" : "");
 	}
 	if (json)
@@ -441,8 +467,10 @@ const struct command cmd_list = {
 "Usage: kbloomctl list [--json | --names]\n"
 "\n"
 "Lists every filter (from /sys/class/kbloom/, readable by every user):\n"
-"name, size, probes per key, capacity, estimated distinct keys, share of\n"
-"bits set and the false-positive rate of the bits as they are now.\n"
+"name, size in bits of memory, probes per key, capacity, estimated\n"
+"distinct keys, share of cells set (bits, or counters above 0), the\n"
+"false-positive rate of the cells as they are now, and the type: bits, or\n"
+"counting (keys can be deleted).\n"
 "\n"
 "Options:\n"
 "  -j, --json    one JSON array of objects\n"

@@ -105,8 +105,8 @@ const struct command cmd_save = {
 	.usage =
 "Usage: kbloomctl save [-q] NAME FILE\n"
 "\n"
-"Writes the image of filter NAME (its geometry, seed, counters and bits,\n"
-"with a CRC32C) to FILE, or to stdout when FILE is -.  FILE is written\n"
+"Writes the image of filter NAME (its type, geometry, seed, counters and\n"
+"cells, with a CRC32C) to FILE, or to stdout when FILE is -.  FILE is written\n"
 "under a temporary name and renamed, so it is never left half written.\n"
 "Keys added during the save may or may not be in the image; keys added\n"
 "before it are.  Needs read access.\n"
@@ -129,9 +129,17 @@ static int fail_geometry(const char *file, const char *name,
 	unsigned long long bits = le64toh(hdr->nblocks) * 512;
 	unsigned long long seed = le64toh(hdr->seed);
 	unsigned int k = le32toh(hdr->k);
+	uint32_t type = le32toh(hdr->type);
 
-	return fail("image geometry differs from filter '%s': %s has %llu bits, k %u, seed 0x%llx; the filter has %llu bits, k %u, seed 0x%llx (create it with the same --bits/--k/--seed: kbloomctl create NAME --bits %llu --k %u --seed 0x%llx)",
+	if (type != info->type)
+		return fail("image type differs from filter '%s': %s holds a %s filter, the filter is a %s one (create it with: kbloomctl create NAME%s --bits %llu --k %u --seed 0x%llx, or use load --create)",
+			    name, file, kbl_type_name(type),
+			    kbl_type_name(info->type),
+			    type == KBLOOM_TYPE_COUNTING ? " --counting" : "",
+			    bits, k, seed);
+	return fail("image geometry differs from filter '%s': %s has %llu bits, k %u, seed 0x%llx; the filter has %llu bits, k %u, seed 0x%llx (create it with the same --bits/--k/--seed: kbloomctl create NAME%s --bits %llu --k %u --seed 0x%llx)",
 		    name, file, bits, k, seed, info->bits, info->k, info->seed,
+		    type == KBLOOM_TYPE_COUNTING ? " --counting" : "",
 		    bits, k, seed);
 }
 
@@ -157,7 +165,7 @@ static int fail_image(int err, const char *file, int fd, const char *name,
 	case EXDEV:
 		if (have_hdr && !kbl_info(f, &info))
 			return fail_geometry(file, name, &hdr, &info);
-		return fail("image geometry differs from filter '%s' (create it with the same --bits/--k/--seed)",
+		return fail("image geometry or type differs from filter '%s' (create it with the same type, --bits, --k and --seed)",
 			    name);
 	case EINVAL:
 		return fail("%s has an invalid kbloom image header (damaged file?); filter '%s' is unchanged",
@@ -204,6 +212,7 @@ static int create_from_image(const char *name, const char *file, int fd,
 	spec.use_seed = 1;
 	spec.capacity = le64toh(hdr.capacity);
 	spec.mode = mode;
+	spec.type = le32toh(hdr.type);
 	ret = kbl_create(name, &spec);
 	if (ret)
 		return fail_control(ret, name, "create");
@@ -302,12 +311,13 @@ const struct command cmd_load = {
 "Restores an image written by kbloomctl save (FILE, or stdin when FILE is\n"
 "-) into the filter NAME, replacing its bits and counters.  The module\n"
 "checks the whole image first: a damaged or foreign file leaves the\n"
-"filter unchanged.  The filter must have the image's size, k and seed.\n"
+"filter unchanged.  The filter must have the image's type, size, k and\n"
+"seed.  The image does not carry the delete counters, which restart at 0.\n"
 "Needs write access.\n"
 "\n"
 "Options:\n"
-"  -c, --create      create NAME from the image's geometry if it does not\n"
-"                    exist (needs access to /dev/kbloom-control)\n"
+"  -c, --create      create NAME from the image's type and geometry if it\n"
+"                    does not exist (needs access to /dev/kbloom-control)\n"
 "  -m, --mode MODE   node mode for --create (default 0600)\n"
 "  -q, --quiet       print nothing on success\n"
 "\n"

@@ -26,11 +26,14 @@ static void print_info_json(const struct kbloom_info *in)
 	json_u64("bytes", in->bytes);
 	json_u64("seed", in->seed);
 	json_u64("k", in->k);
-	json_u64("type", in->type);
+	json_text("type", kbl_type_name(in->type));
+	json_u64("cells", filter_cells(in->nblocks, in->type));
 	json_u64("add_calls", in->add_calls);
 	json_u64("add_new", in->add_new);
 	json_u64("check_calls", in->check_calls);
 	json_u64("check_hits", in->check_hits);
+	json_u64("delete_calls", in->delete_calls);
+	json_u64("delete_hits", in->delete_hits);
 	json_u64("bits_set", in->bits_set);
 	json_u64("est_keys", in->est_keys);
 	json_u64("reported_fp", in->reported_fp);
@@ -47,13 +50,22 @@ static void print_info_json(const struct kbloom_info *in)
 
 static void print_info_table(const struct kbloom_info *in)
 {
+	bool counting = in->type == KBLOOM_TYPE_COUNTING;
+	uint64_t cells = filter_cells(in->nblocks, in->type);
 	char a[32], b[32];
 
 	table_row("filter", "%s (%s/%s, mode %04o)", in->name,
 		  KBL_DEV_DIR, in->name, in->node_mode);
+	if (counting)
+		table_row("type", "counting (4-bit counters; keys can be deleted)");
+	else
+		table_row("type", "%s", kbl_type_name(in->type));
 	table_row("size", "%llu bits in %llu blocks of 512, %s", in->bits,
 		  in->nblocks,
 		  fmt_bytes(in->bytes, a, sizeof(a)));
+	if (counting)
+		table_row("cells", "%" PRIu64 " counters (128 per block)",
+			  cells);
 	table_row("k", "%u probes per key", in->k);
 	table_row("seed", "0x%016llx", in->seed);
 	if (in->capacity) {
@@ -68,15 +80,20 @@ static void print_info_table(const struct kbloom_info *in)
 	if (in->capacity)
 		table_row("fp design", "%s (formula at capacity)",
 			  fmt_ppb(in->fp_design_ppb, a, sizeof(a)));
-	table_row("fp now", "%s (from the bits set now)",
-		  fmt_ppb(in->fp_now_ppb, a, sizeof(a)));
-	table_row("fill", "%s (%llu of %llu bits set)",
-		  fmt_ppb(in->fill_ppb, a, sizeof(a)), in->bits_set, in->bits);
+	table_row("fp now", "%s (from the %s set now)",
+		  fmt_ppb(in->fp_now_ppb, a, sizeof(a)),
+		  counting ? "cells" : "bits");
+	table_row("fill", "%s (%llu of %" PRIu64 " %s set)",
+		  fmt_ppb(in->fill_ppb, a, sizeof(a)), in->bits_set, cells,
+		  counting ? "cells" : "bits");
 	table_row("keys (est.)", "%llu distinct", in->est_keys);
 	table_row("adds", "%llu keys, %llu set new bits",
 		  in->add_calls, in->add_new);
 	table_row("checks", "%llu keys, %llu maybe present",
 		  in->check_calls, in->check_hits);
+	if (counting)
+		table_row("deletes", "%llu keys, %llu removed",
+			  in->delete_calls, in->delete_hits);
 	if (in->reported_fp || in->reported_tp || in->reported_tn) {
 		table_row("reported",
 			  "%llu false positives, %llu true positives, %llu true negatives",
@@ -122,10 +139,13 @@ const struct command cmd_info = {
 	.usage =
 "Usage: kbloomctl info [--json] NAME\n"
 "\n"
-"Shows the filter's size, k, seed and capacity; its false-positive rates\n"
-"(the target asked for, the design rate at capacity, the exact rate of the\n"
-"bits set now, and the rate observed through kbloomctl report); its fill,\n"
-"estimated distinct keys and counters.  Needs read access.\n"
+"Shows the filter's type, size, k, seed and capacity; its false-positive\n"
+"rates (the target asked for, the design rate at capacity, the exact rate\n"
+"of the cells set now, and the rate observed through kbloomctl report);\n"
+"its fill, estimated distinct keys and counters of adds, checks and (for a\n"
+"counting filter) deletes.  A counting filter's cells are its counters,\n"
+"128 per block; a cell is set when its counter is above 0.  Needs read\n"
+"access.\n"
 "\n"
 "Options:\n"
 "  -j, --json   one JSON object; rates are integers in parts per billion\n"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Keys in a filter: add, check and clear.
+ * Keys in a filter: add, check, delete and clear.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +12,8 @@
 #include "kbloomctl.h"
 
 /*
- * The options add and check share: where the keys come from, how they are
- * cut, and whether to print the ioctl statistics.
+ * The options add, check and delete share: where the keys come from, how
+ * they are cut, and whether to print the ioctl statistics.
  */
 struct key_options {
 	char **files;
@@ -37,7 +37,7 @@ static int key_options_add_file(struct key_options *o, char *file)
 /* The short options of key_option(), and its long ones in each table. */
 #define KEY_SHORTOPTS	"f:0B:s"
 
-/* Handles the options common to add and check; 1 if c was not one. */
+/* Handles the options common to the key commands; 1 if c was not one. */
 static int key_option(const struct command *cmd, struct key_options *o,
 		      int c)
 {
@@ -119,9 +119,11 @@ KEY_OPTIONS_HELP
 "  kbloomctl check users alice && echo 'alice may exist: ask the database'\n"
 "  kbloomctl check users -m -f requests.txt > worth-looking-up.txt\n";
 
-/* One add or check: the filter, the keys on their way to it, the counts. */
+enum key_op { KEY_ADD, KEY_CHECK, KEY_DELETE };
+
+/* One add, check or delete: the filter, the keys on their way, the counts. */
 struct key_run {
-	bool add;
+	enum key_op op;
 	const char *name;
 	struct kbl *f;
 	struct key_input in;
@@ -129,7 +131,30 @@ struct key_run {
 	struct progress prog;
 	uint64_t ioctls0;	/* the handle's ioctl count when the run began */
 	uint64_t keys;		/* keys sent */
-	uint64_t hits;		/* of them: set a new bit, or may be present */
+	uint64_t hits;		/* of them: set a new bit, maybe, removed */
+};
+
+/* Says why a bits filter refuses delete; returns EXIT_ERR. */
+static int fail_not_counting(const char *name)
+{
+	return fail("filter '%s' is not a counting filter: delete needs one (create it with --counting)",
+		    name);
+}
+
+/* The filter's type, asked before any key is sent: 0, or EXIT_ERR. */
+static int require_counting(const struct kbl *f, const char *name)
+{
+	struct kbloom_info info;
+
+	if (filter_info(f, &info))
+		return EXIT_ERR;
+	if (info.type != KBLOOM_TYPE_COUNTING)
+		return fail_not_counting(name);
+	return 0;
+}
+
+static const char *const key_op_verbs[] = {
+	[KEY_ADD] = "added", [KEY_CHECK] = "checked", [KEY_DELETE] = "deleted",
 };
 
 /*
@@ -139,42 +164,53 @@ struct key_run {
  */
 static int key_run_start(struct key_run *r, const struct command *cmd,
 			 const struct key_options *o, int argc, char **argv,
-			 bool add, bool quiet)
+			 enum key_op op, bool quiet)
 {
-	r->add = add;
+	r->op = op;
 	if (optind == argc)
 		return usage_error(cmd, "missing the filter NAME");
 	r->name = argv[optind++];
-	r->f = open_filter(r->name, add ? O_RDWR : O_RDONLY);
+	r->f = open_filter(r->name, op == KEY_CHECK ? O_RDONLY : O_RDWR);
 	if (!r->f)
+		return EXIT_ERR;
+	if (op == KEY_DELETE && require_counting(r->f, r->name))
 		return EXIT_ERR;
 	if (key_input_init(&r->in, argv + optind, argc - optind, o->files,
 			   o->nfiles, o->delim) ||
 	    key_batch_init(&r->b, o->batch))
 		return EXIT_ERR;
 	r->ioctls0 = kbl_ioctl_count(r->f);
-	progress_start(&r->prog, add ? "added" : "checked", quiet);
+	progress_start(&r->prog, key_op_verbs[op], quiet);
 	return 0;
 }
 
 /*
- * Adds or checks the batch read last; check's answers go to res.  0, or
- * EXIT_ERR after ending the progress line and printing why.
+ * Adds, checks or deletes the batch read last; the answers go to res (may
+ * be NULL).  0, or EXIT_ERR after ending the progress line and printing
+ * why.
  */
 static int key_run_send(struct key_run *r, uint64_t *res)
 {
+	static const char *const what[] = {
+		[KEY_ADD] = "add keys to", [KEY_CHECK] = "check keys in",
+		[KEY_DELETE] = "delete keys from",
+	};
 	const struct key_batch *b = &r->b;
 	uint64_t hits;
 	int ret;
 
-	if (r->add)
-		ret = kbl_add(r->f, b->data, b->lens, b->count, NULL, &hits);
-	else
+	if (r->op == KEY_ADD)
+		ret = kbl_add(r->f, b->data, b->lens, b->count, res, &hits);
+	else if (r->op == KEY_CHECK)
 		ret = kbl_check(r->f, b->data, b->lens, b->count, res, &hits);
+	else
+		ret = kbl_delete(r->f, b->data, b->lens, b->count, res,
+				 &hits);
 	if (ret) {
 		progress_end(&r->prog);
-		return fail_filter(ret, r->name, r->add ? "add keys to" :
-				   "check keys in");
+		if (ret == -EOPNOTSUPP && r->op == KEY_DELETE)
+			return fail_not_counting(r->name);
+		return fail_filter(ret, r->name, what[r->op]);
 	}
 	r->keys += b->count;
 	r->hits += hits;
@@ -224,7 +260,7 @@ static int run_add(int argc, char **argv)
 			goto out;
 		quiet = true;
 	}
-	if (key_run_start(&r, cmd, &o, argc, argv, true, quiet))
+	if (key_run_start(&r, cmd, &o, argc, argv, KEY_ADD, quiet))
 		goto out;
 	while ((ret = key_input_next(&r.in, &r.b)) == 1) {
 		if (key_run_send(&r, NULL)) {
@@ -264,8 +300,9 @@ const struct command cmd_add = {
 enum check_print { PRINT_SUMMARY, PRINT_ALL, PRINT_ABSENT, PRINT_MAYBE,
 		   PRINT_NOTHING };
 
+/* yes is what PRINT_ALL calls a set result bit: maybe, or removed. */
 static void print_answers(const struct key_batch *b, const uint64_t *res,
-			  enum check_print mode, int delim)
+			  enum check_print mode, int delim, const char *yes)
 {
 	size_t i, off = 0;
 
@@ -276,7 +313,7 @@ static void print_answers(const struct key_batch *b, const uint64_t *res,
 		    (mode == PRINT_MAYBE && !maybe))
 			continue;
 		if (mode == PRINT_ALL)
-			fputs(maybe ? "maybe\t" : "absent\t", stdout);
+			printf("%s\t", maybe ? yes : "absent");
 		fwrite(b->data + off, 1, b->lens[i], stdout);
 		putchar(delim);
 	}
@@ -326,7 +363,7 @@ static int run_check(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (key_run_start(&r, cmd, &o, argc, argv, false,
+	if (key_run_start(&r, cmd, &o, argc, argv, KEY_CHECK,
 			  mode == PRINT_NOTHING))
 		goto out;
 	res = malloc((o.batch + 63) / 64 * sizeof(*res));
@@ -338,7 +375,7 @@ static int run_check(int argc, char **argv)
 		if (key_run_send(&r, res))
 			goto out;
 		if (mode != PRINT_SUMMARY && mode != PRINT_NOTHING)
-			print_answers(&r.b, res, mode, o.delim);
+			print_answers(&r.b, res, mode, o.delim, "maybe");
 		progress_update(&r.prog, r.keys);
 	}
 	progress_end(&r.prog);
@@ -367,6 +404,127 @@ const struct command cmd_check = {
 	.run = run_check,
 	.summary = "check keys; exit 0 if all may be present, 1 if any is absent",
 	.usage = check_usage,
+};
+
+static const char delete_usage[] =
+"Usage: kbloomctl delete NAME [KEY...] [-f FILE] [-0] [--batch N] [-v | -q]\n"
+"                        [--stats]\n"
+"\n"
+"Deletes keys from the counting filter NAME (created with --counting; needs\n"
+"write access).  A key is removed when all its counters are above 0: each\n"
+"is then decremented.  A key that is not present changes nothing.\n"
+"\n"
+"WARNING: delete only keys that were added, and no more often than they\n"
+"were added.  Deleting a key that was never added but happens to look\n"
+"present (a false positive) decrements counters that other keys need:\n"
+"those keys may then be reported absent (false negatives), which no\n"
+"counting filter can prevent.  Counters that reached 15 stay there, so\n"
+"overflow never causes false negatives.\n"
+"\n"
+KEY_SOURCES_HELP
+"\n"
+"Options:\n"
+KEY_OPTIONS_HELP
+"  -v, --verbose      print each key's answer: removed<TAB>KEY or absent<TAB>KEY\n"
+"  -q, --quiet        print nothing; only the exit status tells\n"
+"  -s, --stats        also print ioctls made, keys per ioctl and speed\n"
+"\n"
+"Without -v or -q, prints one summary line: how many keys were removed and\n"
+"how many were not present.\n"
+"\n"
+"Exit status, like check: 0 if every key was removed, 1 if any key was not\n"
+"present, 2 on error (such as a filter that is not a counting filter, in\n"
+"which case nothing is changed).\n"
+"\n"
+"Examples:\n"
+"  kbloomctl delete sessions s-1234\n"
+"  kbloomctl delete sessions -f expired.txt\n";
+
+static int run_delete(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "file", required_argument, NULL, 'f' },
+		{ "null", no_argument, NULL, '0' },
+		{ "batch", required_argument, NULL, 'B' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "stats", no_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct command *cmd = &cmd_delete;
+	struct key_options o = { .delim = '\n', .batch = KEYS_DEFAULT_BATCH };
+	enum check_print mode = PRINT_SUMMARY;
+	struct key_run r = { .in.fd = -1 };
+	uint64_t *res = NULL;
+	int c, ret, rc = EXIT_ERR;
+
+	while ((c = parse_options(cmd, argc, argv, ":" KEY_SHORTOPTS "vq",
+				  opts)) != -1) {
+		ret = key_option(cmd, &o, c);
+		if (ret == 0)
+			continue;
+		if (ret != 1)
+			goto out;
+		switch (c) {
+		case 'v':
+			mode = PRINT_ALL;
+			break;
+		case 'q':
+			mode = PRINT_NOTHING;
+			break;
+		default:
+			goto out;
+		}
+	}
+	if (key_run_start(&r, cmd, &o, argc, argv, KEY_DELETE,
+			  mode == PRINT_NOTHING))
+		goto out;
+	res = malloc((o.batch + 63) / 64 * sizeof(*res));
+	if (!res) {
+		fail("out of memory");
+		goto out;
+	}
+	while ((ret = key_input_next(&r.in, &r.b)) == 1) {
+		if (key_run_send(&r, res)) {
+			if (r.keys)
+				fprintf(stderr, "%s: %" PRIu64 " keys before the failure were deleted (%" PRIu64 " removed)\n",
+					PROG, r.keys, r.hits);
+			goto out;
+		}
+		if (mode == PRINT_ALL)
+			print_answers(&r.b, res, mode, o.delim, "removed");
+		progress_update(&r.prog, r.keys);
+	}
+	progress_end(&r.prog);
+	if (ret) {
+		if (r.keys)
+			fprintf(stderr, "%s: %" PRIu64 " keys before the bad input were deleted (%" PRIu64 " removed)\n",
+				PROG, r.keys, r.hits);
+		goto out;
+	}
+	if (mode == PRINT_SUMMARY)
+		printf("%" PRIu64 " of %" PRIu64 " %s removed from '%s' (%" PRIu64 " not present)\n",
+		       r.hits, r.keys, r.keys == 1 ? "key" : "keys", r.name,
+		       r.keys - r.hits);
+	if (o.stats)
+		print_stats(&r);
+	if (fflush(stdout)) {
+		fail("cannot write the answers: %s", strerror(errno));
+		goto out;
+	}
+	rc = r.hits == r.keys ? EXIT_OK : EXIT_ABSENT;
+out:
+	free(res);
+	key_run_end(&r);
+	free(o.files);
+	return rc;
+}
+
+const struct command cmd_delete = {
+	.name = "delete",
+	.run = run_delete,
+	.summary = "delete keys from a counting filter; exit 1 if any was absent",
+	.usage = delete_usage,
 };
 
 static int run_clear(int argc, char **argv)
@@ -400,7 +558,8 @@ const struct command cmd_clear = {
 "Usage: kbloomctl clear [-q] NAME\n"
 "\n"
 "Resets every bit and counter of the filter NAME, keeping its size, k and\n"
-"seed (needs write access).  A Bloom filter cannot remove single keys.\n"
+"seed (needs write access).  To remove single keys, use a counting filter\n"
+"and kbloomctl delete.\n"
 "\n"
 "Options:\n"
 "  -q, --quiet   print nothing on success\n"

@@ -28,6 +28,9 @@ static void print_sizing(const struct sizing *s, uint32_t target_ppb)
 	char a[32], b[32];
 	uint64_t bits = s->nblocks * 512;
 
+	table_row("type", "%s", s->type == KBLOOM_TYPE_COUNTING ?
+		  "counting (4-bit counters: keys can be deleted)" :
+		  "bits");
 	table_row("capacity", "%" PRIu64 " keys", s->capacity);
 	if (target_ppb)
 		table_row("target fp", "%s", fmt_ppb(target_ppb, a, sizeof(a)));
@@ -35,6 +38,9 @@ static void print_sizing(const struct sizing *s, uint32_t target_ppb)
 	table_row("k", "%u probes per key", s->k);
 	table_row("bits", "%" PRIu64 " (%" PRIu64 " blocks of 512)", bits,
 		  s->nblocks);
+	if (s->type == KBLOOM_TYPE_COUNTING)
+		table_row("cells", "%" PRIu64 " counters (128 per block)",
+			  filter_cells(s->nblocks, s->type));
 	table_row("memory", "%s (%" PRIu64 " bytes)",
 		  fmt_bytes(s->bytes, a, sizeof(a)), s->bytes);
 	table_row("expected fp", "%s at capacity (blocked-filter formula)",
@@ -53,10 +59,12 @@ static void print_sizing_json(const struct sizing *s, uint32_t target_ppb)
 {
 	printf("{\"bits_per_key\":%.4f",
 	       (double)s->nblocks * 512 / s->capacity);
+	json_text("type", kbl_type_name(s->type));
 	json_u64("capacity", s->capacity);
 	json_u64("fp_target_ppb", target_ppb);
 	json_u64("bits", s->nblocks * 512);
 	json_u64("nblocks", s->nblocks);
+	json_u64("cells", filter_cells(s->nblocks, s->type));
 	json_u64("k", s->k);
 	json_u64("bytes", s->bytes);
 	json_u64("fp_expected_ppb", s->fp_ppb);
@@ -64,14 +72,17 @@ static void print_sizing_json(const struct sizing *s, uint32_t target_ppb)
 }
 
 /* The lesson's quick-reference table, for the blocked filter. */
-static int print_table(void)
+static int print_table(uint32_t type)
 {
 	static const uint32_t rates[] = {
 		100000000, 10000000, 1000000, 100000,
 	};
 	size_t i;
 
-	printf("Blocked Bloom filter, 512-bit blocks, sized by the kbloom module's own code\n\n");
+	if (type == KBLOOM_TYPE_COUNTING)
+		printf("Counting blocked Bloom filter, 128 4-bit counters per 64-byte block, sized by\nthe kbloom module's own code (bits/key counts memory)\n\n");
+	else
+		printf("Blocked Bloom filter, 512-bit blocks, sized by the kbloom module's own code\n\n");
 	printf("%-10s %9s %3s %12s %12s %12s   %s\n", "target fp",
 	       "bits/key", "k", "expected fp", "1 M keys", "100 M keys",
 	       "textbook bits/key, k");
@@ -81,8 +92,8 @@ static int print_table(void)
 		double c;
 		unsigned int k;
 
-		if (sizing_from_rate(&one, 1000000, rates[i]) ||
-		    sizing_from_rate(&hundred, 100000000, rates[i]))
+		if (sizing_from_rate(&one, type, 1000000, rates[i]) ||
+		    sizing_from_rate(&hundred, type, 100000000, rates[i]))
 			return fail("sizing failed for rate %s",
 				    fmt_ppb(rates[i], r, sizeof(r)));
 		textbook((double)rates[i] / KBLOOM_PPB, &c, &k);
@@ -100,16 +111,19 @@ static int print_table(void)
 }
 
 static const char size_usage[] =
-"Usage: kbloomctl size --capacity N --fp RATE [--json]\n"
-"       kbloomctl size N RATE\n"
+"Usage: kbloomctl size --capacity N --fp RATE [--counting] [--json]\n"
+"       kbloomctl size N RATE [--counting]\n"
 "       kbloomctl size --capacity N (--bits-per-key C | --bits B) [--k K]\n"
-"       kbloomctl size --table\n"
+"                      [--counting]\n"
+"       kbloomctl size --table [--counting]\n"
 "\n"
 "The sizing calculator: bits per key, k, memory and the expected\n"
 "false-positive rate of a filter, computed by the module's own sizing code\n"
 "(what kbloomctl create will allocate).  No device is needed.\n"
 "\n"
 "Options:\n"
+"  -C, --counting        a counting filter (see: kbloomctl help create); bits\n"
+"                        and bits per key count memory, 4 bits per counter\n"
 "  -n, --capacity N      keys (1000, 10k, 1M, 1e6)\n"
 "  -p, --fp RATE         target false-positive rate: 1%, 0.01 or 1e-3\n"
 "  -c, --bits-per-key C  a budget of bits per key instead of a rate\n"
@@ -121,7 +135,8 @@ static const char size_usage[] =
 "\n"
 "Examples:\n"
 "  kbloomctl size 100M 0.1%\n"
-"  kbloomctl size --capacity 1M --bits-per-key 10\n";
+"  kbloomctl size --capacity 1M --bits-per-key 10\n"
+"  kbloomctl size 1M 1% --counting\n";
 
 static int run_size(int argc, char **argv)
 {
@@ -133,6 +148,7 @@ static int run_size(int argc, char **argv)
 		{ "k", required_argument, NULL, 'k' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "table", no_argument, NULL, 't' },
+		{ "counting", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct command *cmd = &cmd_size;
@@ -141,7 +157,7 @@ static int run_size(int argc, char **argv)
 	struct sizing s;
 	int c, ret;
 
-	while ((c = parse_options(cmd, argc, argv, ":n:p:c:b:k:jt",
+	while ((c = parse_options(cmd, argc, argv, ":n:p:c:b:k:jtC",
 				  opts)) != -1) {
 		ret = size_option(cmd, &spec, c);
 		if (ret == 0)
@@ -168,7 +184,7 @@ static int run_size(int argc, char **argv)
 		if (optind != argc || spec.capacity || spec.fp_ppb ||
 		    spec.bits_per_key || spec.bits)
 			return usage_error(cmd, "--table takes no other sizes");
-		return print_table();
+		return print_table(spec.type);
 	}
 	if (optind < argc && !spec.capacity) {
 		if (!parse_count(argv[optind], &spec.capacity) ||

@@ -13,35 +13,40 @@ static int fill_sizing(struct sizing *s, const struct kbloom_geometry *geo,
 	s->capacity = capacity;
 	s->nblocks = geo->nblocks;
 	s->k = geo->k;
+	s->type = geo->type;
 	s->bytes = kbloom_geometry_bytes(geo);
 	s->fp_ppb = capacity ?
-		kbloom_formula_fp_ppb(geo->nblocks, capacity, geo->k) : 0;
+		kbloom_formula_fp_ppb_type(geo->type, geo->nblocks, capacity,
+					   geo->k) : 0;
 	return 0;
 }
 
-int sizing_from_rate(struct sizing *s, uint64_t capacity, uint32_t fp_ppb)
+int sizing_from_rate(struct sizing *s, uint32_t type, uint64_t capacity,
+		     uint32_t fp_ppb)
 {
 	struct kbloom_geometry geo;
-	int ret = kbloom_geometry_from_rate(&geo, capacity, fp_ppb);
+	int ret = kbloom_geometry_from_rate_type(&geo, type, capacity, fp_ppb);
 
 	return ret ? ret : fill_sizing(s, &geo, capacity);
 }
 
-static int sizing_from_bits(struct sizing *s, uint64_t bits, uint32_t k,
-			    uint64_t capacity)
+static int sizing_from_bits(struct sizing *s, uint32_t type, uint64_t bits,
+			    uint32_t k, uint64_t capacity)
 {
 	struct kbloom_geometry geo;
-	int ret = kbloom_geometry_from_bits(&geo, bits, k, capacity);
+	int ret = kbloom_geometry_from_bits_type(&geo, type, bits, k,
+						 capacity);
 
 	return ret ? ret : fill_sizing(s, &geo, capacity);
 }
 
-static int sizing_from_bits_per_key(struct sizing *s, uint64_t capacity,
-				    uint32_t bits_per_key, uint32_t k)
+static int sizing_from_bits_per_key(struct sizing *s, uint32_t type,
+				    uint64_t capacity, uint32_t bits_per_key,
+				    uint32_t k)
 {
 	struct kbloom_geometry geo;
-	int ret = kbloom_geometry_from_bits_per_key(&geo, capacity,
-						    bits_per_key, k);
+	int ret = kbloom_geometry_from_bits_per_key_type(&geo, type, capacity,
+							 bits_per_key, k);
 
 	return ret ? ret : fill_sizing(s, &geo, capacity);
 }
@@ -49,9 +54,16 @@ static int sizing_from_bits_per_key(struct sizing *s, uint64_t capacity,
 int sizing_from_spec(struct sizing *s, const struct kbl_spec *spec)
 {
 	if (spec->fp_ppb)
-		return sizing_from_rate(s, spec->capacity, spec->fp_ppb);
+		return sizing_from_rate(s, spec->type, spec->capacity,
+					spec->fp_ppb);
 	if (spec->bits)
-		return sizing_from_bits(s, spec->bits, spec->k, spec->capacity);
-	return sizing_from_bits_per_key(s, spec->capacity, spec->bits_per_key,
-					spec->k);
+		return sizing_from_bits(s, spec->type, spec->bits, spec->k,
+					spec->capacity);
+	return sizing_from_bits_per_key(s, spec->type, spec->capacity,
+					spec->bits_per_key, spec->k);
+}
+
+uint64_t filter_cells(uint64_t nblocks, uint32_t type)
+{
+	return nblocks * kbloom_block_cells(type);
 }

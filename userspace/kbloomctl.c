@@ -15,7 +15,7 @@
 
 const struct command *const commands[] = {
 	&cmd_create, &cmd_destroy, &cmd_list, &cmd_add, &cmd_check,
-	&cmd_clear, &cmd_info, &cmd_save, &cmd_load, &cmd_merge,
+	&cmd_delete, &cmd_clear, &cmd_info, &cmd_save, &cmd_load, &cmd_merge,
 	&cmd_intersect, &cmd_report, &cmd_size, &cmd_demo, &cmd_bench,
 	&cmd_help, NULL,
 };
@@ -32,7 +32,8 @@ static const char main_usage_head[] =
 static const char main_usage_tail[] =
 "\n"
 "Exit status: 0 on success; check exits 1 when a key is definitely\n"
-"absent; 2 on any error.  See kbloomctl(1).\n";
+"absent, delete when a key was not present; 2 on any error.  See\n"
+"kbloomctl(1).\n";
 
 static const struct command *find_command(const char *name)
 {

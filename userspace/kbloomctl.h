@@ -39,6 +39,7 @@ DECLARE_COMMAND(destroy);
 DECLARE_COMMAND(list);
 DECLARE_COMMAND(add);
 DECLARE_COMMAND(check);
+DECLARE_COMMAND(delete);
 DECLARE_COMMAND(clear);
 DECLARE_COMMAND(info);
 DECLARE_COMMAND(save);
@@ -193,19 +194,26 @@ struct sizing {
 	uint64_t nblocks;
 	uint64_t bytes;
 	uint32_t k;
+	uint32_t type;		/* KBLOOM_TYPE_* */
 	uint32_t fp_ppb;	/* formula rate at capacity */
 };
 
 /* 0, or -EINVAL / -E2BIG from the core's geometry functions. */
-int sizing_from_rate(struct sizing *s, uint64_t capacity, uint32_t fp_ppb);
-/* spec sizes one way, as kbl_create() takes it: a rate, bits or bits/key. */
+int sizing_from_rate(struct sizing *s, uint32_t type, uint64_t capacity,
+		     uint32_t fp_ppb);
+/*
+ * spec sizes one way, as kbl_create() takes it: a rate, bits or bits/key,
+ * for spec->type.
+ */
 int sizing_from_spec(struct sizing *s, const struct kbl_spec *spec);
+/* Cells of a filter: 512 bits or 128 counters per block. */
+uint64_t filter_cells(uint64_t nblocks, uint32_t type);
 
 /*
  * size_options.c: the sizing options, read alike by every command that
  * takes them.  Both return 0 or EXIT_ERR (after saying why); size_option()
  * returns 1 when c is none of -n (--capacity), -p (--fp),
- * -c (--bits-per-key) and -k (--k).
+ * -c (--bits-per-key), -k (--k) and -C (--counting).
  */
 #define DEFAULT_FP_PPB	10000000U	/* 1 %: create without --fp, demo, bench */
 int fp_option(const struct command *cmd, const char *arg, uint32_t *fp_ppb);

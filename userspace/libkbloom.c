@@ -126,7 +126,7 @@ int kbl_create(const char *name, const struct kbl_spec *spec)
 	req.k = spec->k;
 	req.bits_per_key = spec->bits_per_key;
 	req.node_mode = spec->mode;
-	req.type = KBLOOM_TYPE_BITS;
+	req.type = spec->type;
 	if (spec->use_seed)
 		req.flags |= KBLOOM_CREATE_SEED;
 	return control_ioctl(KBLOOM_CTL_CREATE, &req);
@@ -317,6 +317,13 @@ int kbl_check(struct kbl *f, const void *data, const uint32_t *lens,
 	return batch_ioctl(f, KBLOOM_IOC_CHECK, data, lens, n, results, hits);
 }
 
+int kbl_delete(struct kbl *f, const void *data, const uint32_t *lens,
+	       size_t n, uint64_t *results, uint64_t *hits)
+{
+	return batch_ioctl(f, KBLOOM_IOC_DELETE, data, lens, n, results,
+			   hits);
+}
+
 static int grow(void **buf, size_t *cap, size_t need)
 {
 	void *p;
@@ -400,6 +407,13 @@ int kbl_check_keys(struct kbl *f, const void *const *keys,
 	return keys_ioctl(f, KBLOOM_IOC_CHECK, keys, lens, n, results, hits);
 }
 
+int kbl_delete_keys(struct kbl *f, const void *const *keys,
+		    const size_t *lens, size_t n, uint64_t *results,
+		    uint64_t *hits)
+{
+	return keys_ioctl(f, KBLOOM_IOC_DELETE, keys, lens, n, results, hits);
+}
+
 static int one_ioctl(struct kbl *f, unsigned long cmd, const void *key,
 		     size_t len)
 {
@@ -421,6 +435,11 @@ int kbl_add_one(struct kbl *f, const void *key, size_t len)
 int kbl_check_one(struct kbl *f, const void *key, size_t len)
 {
 	return one_ioctl(f, KBLOOM_IOC_CHECK, key, len);
+}
+
+int kbl_delete_one(struct kbl *f, const void *key, size_t len)
+{
+	return one_ioctl(f, KBLOOM_IOC_DELETE, key, len);
 }
 
 int kbl_clear(struct kbl *f)
@@ -612,6 +631,18 @@ int kbl_load(struct kbl *f, int in_fd)
 	return ret;
 }
 
+const char *kbl_type_name(uint32_t type)
+{
+	switch (type) {
+	case KBLOOM_TYPE_BITS:
+		return "bits";
+	case KBLOOM_TYPE_COUNTING:
+		return "counting";
+	default:
+		return "unknown";
+	}
+}
+
 const char *kbl_strerror(int err)
 {
 	if (err < 0)
@@ -624,7 +655,7 @@ const char *kbl_strerror(int err)
 	case EPROTO:
 		return "unsupported kbloom image version";
 	case EXDEV:
-		return "filters or image differ in geometry or seed";
+		return "filters or image differ in geometry, type or seed";
 	case ENODATA:
 		return "truncated kbloom image";
 	case EMSGSIZE:
@@ -641,6 +672,8 @@ const char *kbl_strerror(int err)
 		return "a filter with that name exists";
 	case ENOTTY:
 		return "not a kbloom device";
+	case EOPNOTSUPP:
+		return "not a counting filter: delete needs one";
 	default:
 		return strerror(err);
 	}

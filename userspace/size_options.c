@@ -31,6 +31,9 @@ int size_option(const struct command *cmd, struct kbl_spec *spec, int c)
 			return usage_error(cmd, "invalid --bits-per-key '%s': give 1 to 64",
 					   optarg);
 		return 0;
+	case 'C':
+		spec->type = KBLOOM_TYPE_COUNTING;
+		return 0;
 	case 'k':
 		if (!parse_u32(optarg, 1, KBLOOM_K_MAX, &spec->k))
 			return usage_error(cmd, "invalid --k '%s': give 1 to %d",

@@ -12,8 +12,8 @@ for kb_dir in "$(dirname "$0")" /tests; do
 done
 . "$kb_dir/kbloomctl-lib.sh"
 
-commands="create destroy list add check clear info save load merge intersect
-report size demo bench help"
+commands="create destroy list add check delete clear info save load merge
+intersect report size demo bench help"
 
 # Help: the overview names every command; each command has its own help,
 # reached both ways.
@@ -145,6 +145,42 @@ kb_why="rows $rows: $out"
 	kb_has "1 M keys" && kb_has "100 M keys" && kb_has "bits/key"
 kb_ok size-table
 
+# Counting filters: the module's sizing for 4-bit counters, 128 a block.
+# At 1 % they need 4.4 times the memory of a bits filter (the uapi header).
+kb_ctl size --json 1M 1% --counting
+cbits=$(kb_json_field bits)
+cnblocks=$(kb_json_field nblocks)
+ccells=$(kb_json_field cells)
+cfp=$(kb_json_field fp_expected_ppb)
+kb_why="$out"
+[ "$rc" -eq 0 ] && kb_has '"type":"counting"' &&
+	[ "$cbits" -eq $((cnblocks * 512)) ] &&
+	[ "$ccells" -eq $((cnblocks * 128)) ] &&
+	[ "$cfp" -le 10000000 ] && [ "$cfp" -gt 5000000 ]
+kb_ok size-counting-consistent
+kb_why="counting $cbits bits, bits $bits"
+[ "$cbits" -gt $((bits * 42 / 10)) ] && [ "$cbits" -lt $((bits * 47 / 10)) ]
+kb_ok size-counting-memory
+kb_ctl size 1M 1% -C
+kb_why="$out"
+[ "$rc" -eq 0 ] && kb_has "type            counting" &&
+	kb_has "cells           $ccells counters (128 per block)"
+kb_ok size-counting-human
+kb_ctl size --json 1M 1%
+kb_why="$out"
+kb_has '"type":"bits"' && [ "$(kb_json_field cells)" -eq $((nblocks * 512)) ]
+kb_ok size-bits-type
+kb_ctl size --json -n 1000 -c 40 -k 5 --counting
+kb_why="$out"
+[ "$(kb_json_field bits)" -ge 40000 ] && [ "$(kb_json_field bits)" -le 40448 ] &&
+	[ "$(kb_json_field k)" = 5 ] && kb_has '"type":"counting"'
+kb_ok size-counting-bits-per-key
+kb_ctl size --table --counting
+rows=$(echo "$out" | grep -cE '^(10|1|0\.1|0\.01)% ')
+kb_why="rows $rows: $out"
+[ "$rc" -eq 0 ] && [ "$rows" -eq 4 ] && kb_has "Counting blocked Bloom filter"
+kb_ok size-table-counting
+
 kb_expect size-too-big 2 "largest kbloom can hold" size 1e15 1e-9
 kb_expect size-k-with-rate 2 "--k cannot be combined with a rate" \
 	size 1M 1% --k 3
@@ -172,6 +208,19 @@ kb_expect create-too-big 2 "largest filter kbloom can hold" \
 
 kb_expect add-no-name 2 "missing the filter NAME" add
 kb_expect check-no-name 2 "missing the filter NAME" check
+kb_expect delete-no-name 2 "missing the filter NAME" delete
+kb_expect delete-bad-option 2 "unknown option -a (see: kbloomctl help delete)" \
+	delete x -a k
+kb_expect delete-bad-batch 2 "invalid --batch '0'" delete x --batch 0 k
+kb_ctl delete --help
+kb_why="$out"
+[ "$rc" -eq 0 ] && kb_has "WARNING: delete only keys that were added" &&
+	kb_has "false negatives" && kb_has "1 if any key was not"
+kb_ok delete-help-warns
+kb_ctl create --help
+kb_why="$out"
+kb_has "-C, --counting"
+kb_ok create-help-counting
 kb_expect add-bad-batch 2 "invalid --batch '0'" add x --batch 0 k
 kb_expect check-bad-batch 2 "invalid --batch '70000'" check x --batch 70000 k
 kb_expect merge-one-name 2 "give two filter names" merge a
@@ -184,8 +233,8 @@ kb_expect bench-bad-batch 2 "invalid --batch" bench --batch 0
 
 # Without the module, every device command says so and how to load it.
 if [ ! -e /dev/kbloom-control ] && [ ! -e /sys/class/kbloom ]; then
-	for c in "add x k" "check x k" "info x" "list" "create x --capacity 10" \
-		 "destroy x" "clear x"; do
+	for c in "add x k" "check x k" "delete x k" "info x" "list" \
+		 "create x --capacity 10" "destroy x" "clear x"; do
 		# Word splitting of $c is wanted.
 		# shellcheck disable=SC2086
 		kb_expect "no-module:${c%% *}" 2 \

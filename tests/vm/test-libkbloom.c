@@ -375,6 +375,162 @@ static const char *test_merge_intersect(void)
 	return NULL;
 }
 
+static struct kbl *open_counting(const char *name, uint64_t capacity,
+				 uint32_t fp_ppb)
+{
+	struct kbl_spec spec = { .capacity = capacity, .fp_ppb = fp_ppb,
+				 .use_seed = 1, .seed = 78,
+				 .type = KBLOOM_TYPE_COUNTING };
+	struct kbl *f;
+
+	kbl_destroy(name);
+	if (kbl_create(name, &spec) || kbl_open(name, O_RDWR, &f))
+		return NULL;
+	return f;
+}
+
+/* The image of f in a fresh memfd, for byte comparisons. */
+static char *image_of(struct kbl *f, int64_t *len)
+{
+	int fd = memfd_create("img", 0);
+	char *img = NULL;
+
+	*len = fd < 0 ? -1 : kbl_save(f, fd);
+	if (*len > 0) {
+		img = malloc(*len);
+		if (img && pread(fd, img, *len, 0) != *len) {
+			free(img);
+			img = NULL;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return img;
+}
+
+static const char *test_counting_one_key(void)
+{
+	struct kbl *f = open_counting("lib-cnt-one", 1000, 1000000);
+	struct kbloom_info info;
+
+	EXPECT(f, "create");
+	EXPECT_OK(kbl_info(f, &info));
+	EXPECT(info.type == KBLOOM_TYPE_COUNTING, "type %u", info.type);
+	EXPECT(!strcmp(kbl_type_name(info.type), "counting") &&
+	       !strcmp(kbl_type_name(KBLOOM_TYPE_BITS), "bits"),
+	       "type names");
+	EXPECT(kbl_add_one(f, "alice", 5) == 1, "add");
+	EXPECT(kbl_add_one(f, "alice", 5) == 0, "second add set a new cell");
+	EXPECT(kbl_delete_one(f, "alice", 5) == 1, "first delete");
+	EXPECT(kbl_check_one(f, "alice", 5) == 1, "one add is left");
+	EXPECT(kbl_delete_one(f, "alice", 5) == 1, "second delete");
+	EXPECT(kbl_check_one(f, "alice", 5) == 0, "alice still present");
+	EXPECT(kbl_delete_one(f, "alice", 5) == 0, "third delete removed");
+	EXPECT(kbl_delete_one(f, "", 0) == -EINVAL, "empty key");
+	EXPECT_OK(kbl_info(f, &info));
+	EXPECT(info.delete_calls == 3 && info.delete_hits == 2 &&
+	       info.bits_set == 0, "deletes %llu/%llu, cells set %llu",
+	       info.delete_calls, info.delete_hits, info.bits_set);
+	kbl_close(f);
+	kbl_destroy("lib-cnt-one");
+	return NULL;
+}
+
+/* A bits filter refuses delete before looking at the keys: no change. */
+static const char *test_delete_on_bits(void)
+{
+	struct kbl *f = open_fresh("lib-cnt-bits", 1000);
+	struct kbloom_info before, after;
+	const uint32_t lens[2] = { 5, 3 };
+	uint64_t res[1] = { ~0ULL }, hits = 99;
+
+	EXPECT(f, "create");
+	EXPECT(kbl_add_one(f, "alice", 5) == 1, "add");
+	EXPECT_OK(kbl_info(f, &before));
+	EXPECT(before.type == KBLOOM_TYPE_BITS, "type %u", before.type);
+	EXPECT(kbl_delete(f, "alicebob", lens, 2, res, &hits) == -EOPNOTSUPP,
+	       "delete on a bits filter");
+	EXPECT(kbl_delete_one(f, "alice", 5) == -EOPNOTSUPP, "delete_one");
+	EXPECT_OK(kbl_info(f, &after));
+	EXPECT(after.bits_set == before.bits_set &&
+	       after.delete_calls == 0 && after.add_calls == 1,
+	       "changed: cells %llu -> %llu, deletes %llu",
+	       before.bits_set, after.bits_set, after.delete_calls);
+	EXPECT(kbl_check_one(f, "alice", 5) == 1, "alice lost");
+	EXPECT(!strcmp(kbl_strerror(-EOPNOTSUPP),
+			"not a counting filter: delete needs one"),
+	       "strerror: %s", kbl_strerror(-EOPNOTSUPP));
+	kbl_close(f);
+	kbl_destroy("lib-cnt-bits");
+	return NULL;
+}
+
+/*
+ * More keys than one ioctl takes, half of them never added: kbl_delete's
+ * chunks must answer bit for bit as one-key ioctls on a twin filter do,
+ * and leave the twin's very counters.
+ */
+static const char *test_delete_chunking(void)
+{
+	const size_t n = KBLOOM_BATCH_MAX + 4000;
+	struct kbl *f = open_counting("lib-cnt-a", n, 1000);
+	struct kbl *twin = open_counting("lib-cnt-b", n, 1000);
+	uint64_t *res, hits, before, twin_hits = 0;
+	struct kbloom_info info;
+	size_t i, wrong = 0, even_removed = 0;
+	int64_t len_a, len_b;
+	char *img_a, *img_b;
+	struct packed p;
+
+	EXPECT(f && twin, "create");
+	EXPECT(!pack(&p, n, 16, "d"), "memory");
+	for (i = 0; i < n; i += 2) {
+		EXPECT(kbl_add(f, p.data + i * 16, p.lens + i, 1, NULL,
+			       NULL) == 0, "add %zu", i);
+		EXPECT(kbl_add_one(twin, p.data + i * 16, 16) >= 0,
+		       "twin add %zu", i);
+	}
+	res = calloc((n + 63) / 64, sizeof(*res));
+	EXPECT(res, "memory");
+	memset(res, 0xa5, (n + 63) / 64 * sizeof(*res));
+	before = kbl_ioctl_count(f);
+	EXPECT_OK(kbl_delete(f, p.data, p.lens, n, res, &hits));
+	EXPECT(kbl_ioctl_count(f) - before == 2, "%llu ioctls for %zu keys",
+	       (unsigned long long)(kbl_ioctl_count(f) - before), n);
+	EXPECT(popcount(res, n) == hits, "bits %zu, hits %llu",
+	       popcount(res, n), (unsigned long long)hits);
+	for (i = 0; i < n; i++) {
+		int one = kbl_delete_one(twin, p.data + i * 16, 16);
+
+		EXPECT(one >= 0, "twin delete %zu: %d", i, one);
+		twin_hits += one;
+		wrong += one != (int)bit(res, i);
+		even_removed += i % 2 == 0 && bit(res, i);
+	}
+	EXPECT(!wrong, "%zu answers differ from one-key deletes", wrong);
+	EXPECT(twin_hits == hits, "twin removed %llu, batch %llu",
+	       (unsigned long long)twin_hits, (unsigned long long)hits);
+	EXPECT(even_removed == (n + 1) / 2, "%zu of %zu added keys removed",
+	       even_removed, (n + 1) / 2);
+	EXPECT_OK(kbl_info(f, &info));
+	EXPECT(info.delete_calls == n && info.delete_hits == hits,
+	       "kernel counted %llu deletes, %llu removed", info.delete_calls,
+	       info.delete_hits);
+	img_a = image_of(f, &len_a);
+	img_b = image_of(twin, &len_b);
+	EXPECT(img_a && img_b && len_a == len_b, "images");
+	EXPECT(!memcmp(img_a, img_b, len_a), "counters differ from the twin's");
+	free(img_a);
+	free(img_b);
+	free(res);
+	unpack(&p);
+	kbl_close(f);
+	kbl_close(twin);
+	kbl_destroy("lib-cnt-a");
+	kbl_destroy("lib-cnt-b");
+	return NULL;
+}
+
 static const struct vt_case cases[] = {
 	{ "names", test_names },
 	{ "lifecycle-errnos", test_lifecycle_errnos },
@@ -386,6 +542,9 @@ static const struct vt_case cases[] = {
 	{ "clear-report", test_clear_report },
 	{ "save-load", test_save_load },
 	{ "merge-intersect", test_merge_intersect },
+	{ "counting-one-key", test_counting_one_key },
+	{ "delete-on-bits", test_delete_on_bits },
+	{ "delete-chunking", test_delete_chunking },
 };
 
 int main(void)
