@@ -13,6 +13,7 @@
 #error "this header is for userspace builds of the core only"
 #endif
 
+#include <assert.h>
 #include <endian.h>
 #include <errno.h>
 #include <limits.h>
@@ -55,6 +56,14 @@ static inline uintptr_t align_up_uintptr(uintptr_t x, uintptr_t a)
 {
 	return (x + a - 1) & ~(a - 1);
 }
+
+/* Makes the compiler forget what it knows of a pointer's value. */
+static __always_inline void compat_hide_ptr(void **p)
+{
+	__asm__ ("" : "+r" (*p));
+}
+
+#define OPTIMIZER_HIDE_VAR(ptr)	compat_hide_ptr((void **)&(ptr))
 
 #define READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -125,6 +134,87 @@ static inline void atomic64_inc(atomic64_t *v)
 	atomic64_add(1, v);
 }
 
+/*
+ * Per-CPU data, emulated per thread: an allocation holds one slot of
+ * COMPAT_PERCPU_STRIDE bytes for each of COMPAT_NR_CPUS "CPUs", and a
+ * thread takes the next slot the first time it counts.  Each slot has one
+ * writer, so this_cpu_add() is a plain load and store (relaxed atomics, no
+ * lock prefix), and counts are exact for up to COMPAT_NR_CPUS threads that
+ * ever counted in the process; beyond that, threads share slots and
+ * increments racing in one slot can be lost.  The slot counter and each
+ * thread's slot are weak definitions so that every translation unit of a
+ * program sees the same ones.
+ */
+#define __percpu
+#define COMPAT_NR_CPUS		64
+#define COMPAT_PERCPU_STRIDE	64	/* one cache line: no false sharing */
+
+#pragma weak compat_cpu_slots_taken
+int compat_cpu_slots_taken;
+/* (slot + 1) * COMPAT_PERCPU_STRIDE, so that 0 means "no slot yet". */
+#pragma weak compat_cpu_end
+__thread size_t compat_cpu_end;
+
+static inline size_t compat_take_cpu(void)
+{
+	int slot = __atomic_fetch_add(&compat_cpu_slots_taken, 1,
+				      __ATOMIC_RELAXED) % COMPAT_NR_CPUS;
+
+	compat_cpu_end = (size_t)(slot + 1) * COMPAT_PERCPU_STRIDE;
+	return compat_cpu_end;
+}
+
+/* Byte offset of this thread's slot. */
+static inline size_t compat_this_cpu_offset(void)
+{
+	size_t end = compat_cpu_end;
+
+	return (likely(end) ? end : compat_take_cpu()) - COMPAT_PERCPU_STRIDE;
+}
+
+static inline void *compat_alloc_percpu(void)
+{
+	void *p = aligned_alloc(COMPAT_PERCPU_STRIDE,
+				COMPAT_NR_CPUS * COMPAT_PERCPU_STRIDE);
+
+	if (p)
+		memset(p, 0, COMPAT_NR_CPUS * COMPAT_PERCPU_STRIDE);
+	return p;
+}
+
+#define alloc_percpu_gfp(type, gfp) ({					\
+	static_assert(sizeof(type) <= COMPAT_PERCPU_STRIDE,		\
+		       "per-CPU type larger than its slot");		\
+	(void)(gfp);							\
+	(type *)compat_alloc_percpu();					\
+})
+#define free_percpu(p)	free(p)
+#define per_cpu_ptr(p, cpu)						\
+	((__typeof__(p))((char *)(p) + (size_t)(cpu) * COMPAT_PERCPU_STRIDE))
+static inline int *compat_cpu_before_first(int *cpu)
+{
+	*cpu = -1;
+	return cpu;
+}
+
+static inline bool compat_cpu_next(int *cpu)
+{
+	return ++*cpu < COMPAT_NR_CPUS;
+}
+
+#define for_each_possible_cpu(cpu)					\
+	for (int *cpu_p__ = compat_cpu_before_first(&(cpu));		\
+	     compat_cpu_next(cpu_p__);)
+#define this_cpu_add(pcp, val) do {					\
+	__typeof__(pcp) *p__ = &(pcp);					\
+									\
+	p__ = (void *)((char *)p__ + compat_this_cpu_offset());		\
+									\
+	__atomic_store_n(p__, __atomic_load_n(p__, __ATOMIC_RELAXED) +	\
+			 (val), __ATOMIC_RELAXED);			\
+} while (0)
+#define this_cpu_inc(pcp)	this_cpu_add(pcp, 1)
+
 /* Like the kernel's: fully ordered, updates *old on failure. */
 #define try_cmpxchg(ptr, oldp, new)					\
 	__atomic_compare_exchange_n(ptr, oldp, new, false,		\
@@ -148,6 +238,11 @@ static inline u64 div_u64(u64 dividend, u32 divisor)
 static inline unsigned int hweight64(u64 w)
 {
 	return (unsigned int)__builtin_popcountll(w);
+}
+
+static inline unsigned int hweight_long(unsigned long w)
+{
+	return (unsigned int)__builtin_popcountl(w);
 }
 
 static inline void __set_bit(unsigned long nr, unsigned long *addr)

@@ -72,16 +72,26 @@ struct kbloom_geometry {
 	u32 fp_target_ppb;	/* what the creator asked for, 0 if nothing */
 };
 
+/* What the filter has been asked to do, and how often it said yes. */
+struct kbloom_counts {
+	u64 add_calls;
+	u64 add_new;
+	u64 check_calls;
+	u64 check_hits;
+	u64 delete_calls;
+	u64 delete_hits;
+};
+
+/*
+ * The counts are per CPU: a shared counter would put a locked, serialising
+ * instruction on every single-key operation and bounce its cache line
+ * between CPUs.  Each CPU adds to its own copy; readers sum them.
+ */
 struct kbloom_filter {
 	struct kbloom_geometry geo;
 	u64 *words;		/* nblocks * 8 words, 64-byte aligned */
 	void *alloc;		/* what was allocated to hold words */
-	atomic64_t add_calls;
-	atomic64_t add_new;
-	atomic64_t check_calls;
-	atomic64_t check_hits;
-	atomic64_t delete_calls;
-	atomic64_t delete_hits;
+	struct kbloom_counts __percpu *counts;
 };
 
 /* A key handed to the batch operations. */
@@ -166,6 +176,17 @@ u64 kbloom_geometry_bytes(const struct kbloom_geometry *geo);
 int kbloom_filter_init(struct kbloom_filter *f,
 		       const struct kbloom_geometry *geo);
 void kbloom_filter_free(struct kbloom_filter *f);
+
+/*
+ * The counts summed over CPUs.  A sum taken while operations run is a
+ * moment between their starts and ends, like any statistic.  set replaces
+ * them all; like clear, it must not race operations whose counts matter
+ * (those racing it may be lost).
+ */
+void kbloom_counts_read(const struct kbloom_filter *f,
+			struct kbloom_counts *sum);
+void kbloom_counts_set(struct kbloom_filter *f,
+		       const struct kbloom_counts *counts);
 
 /*
  * Single keys.  add returns true when the key set at least one new bit

@@ -47,6 +47,7 @@ void kbloom_image_start(const struct kbloom_filter *f,
 			struct kbloom_image_cursor *cur)
 {
 	struct kbloom_image_header *hdr = &cur->hdr;
+	struct kbloom_counts counts;
 
 	memset(cur, 0, sizeof(*cur));
 	hdr->magic = cpu_to_le32(KBLOOM_IMAGE_MAGIC);
@@ -58,8 +59,9 @@ void kbloom_image_start(const struct kbloom_filter *f,
 	hdr->seed = cpu_to_le64(f->geo.seed);
 	hdr->capacity = cpu_to_le64(f->geo.capacity);
 	hdr->fp_target_ppb = cpu_to_le32(f->geo.fp_target_ppb);
-	hdr->add_calls = cpu_to_le64(atomic64_read(&f->add_calls));
-	hdr->add_new = cpu_to_le64(atomic64_read(&f->add_new));
+	kbloom_counts_read(f, &counts);
+	hdr->add_calls = cpu_to_le64(counts.add_calls);
+	hdr->add_new = cpu_to_le64(counts.add_new);
 	cur->crc = KBLOOM_CRC_SEED;
 }
 
@@ -167,6 +169,7 @@ int kbloom_image_load(struct kbloom_filter *f, const void *img, size_t len)
 {
 	const u8 *start = img;
 	const u8 *bits = (const u8 *)img + KBLOOM_HDR_BYTES;
+	struct kbloom_counts counts;
 	u64 bits_end, total, words, i;
 	u32 crc;
 	int ret;
@@ -195,11 +198,14 @@ int kbloom_image_load(struct kbloom_filter *f, const void *img, size_t len)
 		if (!((i + 1) % KBLOOM_LOAD_RESCHED))
 			cond_resched();
 	}
-	atomic64_set(&f->add_calls, get_unaligned_le64(start +
-			offsetof(struct kbloom_image_header, add_calls)));
-	atomic64_set(&f->add_new, get_unaligned_le64(start +
-			offsetof(struct kbloom_image_header, add_new)));
-	atomic64_set(&f->delete_calls, 0);
-	atomic64_set(&f->delete_hits, 0);
+	/* The check counts are the filter's own; the image does not hold them. */
+	kbloom_counts_read(f, &counts);
+	counts.add_calls = get_unaligned_le64(start +
+			offsetof(struct kbloom_image_header, add_calls));
+	counts.add_new = get_unaligned_le64(start +
+			offsetof(struct kbloom_image_header, add_new));
+	counts.delete_calls = 0;
+	counts.delete_hits = 0;
+	kbloom_counts_set(f, &counts);
 	return 0;
 }

@@ -72,14 +72,16 @@ void kbloom_get_stats(const struct kbloom_filter *f, struct kbloom_stats *st)
 	u32 cells_order = kbloom_cells_order(f->geo.type);
 	/* 1 every width bits: all ones for bits, 0x1111... for counters. */
 	u64 low_bits = div64_u64(U64_MAX, U64_MAX >> (64 - width));
+	struct kbloom_counts counts;
 
 	memset(st, 0, sizeof(*st));
-	st->add_calls = atomic64_read(&f->add_calls);
-	st->add_new = atomic64_read(&f->add_new);
-	st->check_calls = atomic64_read(&f->check_calls);
-	st->check_hits = atomic64_read(&f->check_hits);
-	st->delete_calls = atomic64_read(&f->delete_calls);
-	st->delete_hits = atomic64_read(&f->delete_hits);
+	kbloom_counts_read(f, &counts);
+	st->add_calls = counts.add_calls;
+	st->add_new = counts.add_new;
+	st->check_calls = counts.check_calls;
+	st->check_hits = counts.check_hits;
+	st->delete_calls = counts.delete_calls;
+	st->delete_hits = counts.delete_hits;
 
 	for (b = 0; b < nblocks; b++) {
 		const u64 *block = f->words + b * KBLOOM_BLOCK_WORDS;

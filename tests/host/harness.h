@@ -20,6 +20,15 @@ bool expect(bool ok, const char *suite, const char *name, const char *fmt,
 int harness_exit(void);
 
 /* splitmix64: a bijection of the counter, so distinct i give distinct keys. */
+/* The filter's counts, summed over its per-CPU (here per-thread) copies. */
+static inline struct kbloom_counts counts_of(const struct kbloom_filter *f)
+{
+	struct kbloom_counts c;
+
+	kbloom_counts_read(f, &c);
+	return c;
+}
+
 static inline u64 mix64(u64 i)
 {
 	u64 z = i + 0x9e3779b97f4a7c15ULL;

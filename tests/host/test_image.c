@@ -59,8 +59,8 @@ static void test_roundtrip(void)
 	fill(&dst, 50000, 100);
 	ret = kbloom_image_load(&dst, img, len);
 	expect(!ret && !memcmp(src.words, dst.words, 777 * 64) &&
-	       atomic64_read(&dst.add_calls) == 20000 &&
-	       atomic64_read(&dst.add_new) == atomic64_read(&src.add_new) &&
+	       counts_of(&dst).add_calls == 20000 &&
+	       counts_of(&dst).add_new == counts_of(&src).add_new &&
 	       count_counter_hits(&dst, 0, 20000) == 20000, SUITE,
 	       "roundtrip_bit_exact", "load returned %d", ret);
 
@@ -116,7 +116,7 @@ static void test_stream_while_adding(void)
 	}
 	ret = kbloom_image_load(&g, img, pos);
 	expect(pos == total && !ret &&
-	       atomic64_read(&g.add_calls) == 2000 &&
+	       counts_of(&g).add_calls == 2000 &&
 	       count_counter_hits(&g, 0, 2000) == 2000, SUITE,
 	       "stream_while_adding", "%zu of %llu bytes, load %d", pos,
 	       (unsigned long long)total, ret);
@@ -324,8 +324,8 @@ static void test_bad_images(void)
 			want_hdr = 0;
 		expect(ret == bad_images[i].err && hdr_ret == want_hdr &&
 		       !memcmp(before, dst.words, 50 * 64) &&
-		       atomic64_read(&dst.add_calls) == 300 &&
-		       atomic64_read(&dst.check_calls) == 1, SUITE,
+		       counts_of(&dst).add_calls == 300 &&
+		       counts_of(&dst).check_calls == 1, SUITE,
 		       bad_images[i].name,
 		       "load returned %d (want %d), check_header %d (want %d)%s",
 		       ret, bad_images[i].err, hdr_ret, want_hdr,

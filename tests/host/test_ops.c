@@ -231,7 +231,7 @@ static void test_incompatible(void)
 		x = kbloom_intersect(&dst, &src);
 		expect(m == -EXDEV && x == -EXDEV && same_bits(&dst, &copy) &&
 		       !kbloom_compatible(&dst, &src) &&
-		       atomic64_read(&dst.add_calls) == 500, SUITE,
+		       counts_of(&dst).add_calls == 500, SUITE,
 		       cases[i].name, "merge %d intersect %d", m, x);
 		kbloom_filter_free(&dst);
 		kbloom_filter_free(&src);
@@ -347,7 +347,7 @@ static void test_concurrent_adds(void)
 			kbloom_add_batch(&serial, rk, RACE_KEYS, NULL);
 		}
 		lost_rounds += !same_bits(&shared, &serial);
-		add_calls += atomic64_read(&shared.add_calls);
+		add_calls += counts_of(&shared).add_calls;
 		kbloom_clear(&shared);
 		race_barrier(&generation);
 	}
