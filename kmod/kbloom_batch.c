@@ -254,6 +254,8 @@ long kbloom_batch_ioctl(struct kbloom_file *kf,
 		err = -EINVAL;	/* lengths changed since pass one */
 	else if (put_user(call.hits, &ubatch->hits))
 		err = -EFAULT;
+	else
+		atomic64_inc(&call.kd->batch_ioctls[op]);
 put_buf:
 	kbloom_batch_buf_put(kf, call.buf, borrowed);
 	return err;

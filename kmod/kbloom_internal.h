@@ -24,6 +24,14 @@
  * the registry holds one reference until destroy, every open file holds one
  * until its release, and the device release frees the bits.
  */
+enum kbloom_batch_op {
+	KBLOOM_BATCH_ADD,
+	KBLOOM_BATCH_CHECK,
+	KBLOOM_BATCH_DELETE,
+};
+
+#define KBLOOM_BATCH_OPS	(KBLOOM_BATCH_DELETE + 1)
+
 struct kbloom_dev {
 	struct kbloom_filter filter;
 	/*
@@ -45,6 +53,13 @@ struct kbloom_dev {
 	u64 reported_fp;
 	u64 reported_tp;
 	u64 reported_tn;
+
+	/*
+	 * Batch ioctls completed, per enum kbloom_batch_op: the evidence that
+	 * callers send many keys per system call, independent of any tool's
+	 * own count.
+	 */
+	atomic64_t batch_ioctls[KBLOOM_BATCH_OPS];
 
 	u64 bytes;		/* charged to kbloom_total_bytes */
 	char name[KBLOOM_NAME_MAX];
@@ -115,11 +130,6 @@ void kbloom_dev_remove(struct kbloom_dev *kd);
 void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info);
 
 /* kbloom_batch.c: ADD, CHECK and DELETE. */
-enum kbloom_batch_op {
-	KBLOOM_BATCH_ADD,
-	KBLOOM_BATCH_CHECK,
-	KBLOOM_BATCH_DELETE,
-};
 
 long kbloom_batch_ioctl(struct kbloom_file *kf,
 			struct kbloom_batch __user *ubatch,

@@ -41,6 +41,21 @@ static DEVICE_ATTR_RO(fp_target_ppb);
 KBLOOM_GEOMETRY_ATTR(seed, kd->filter.geo.seed)
 static DEVICE_ATTR_ADMIN_RO(seed);
 
+#define KBLOOM_IOCTLS_ATTR(_name, _op)					\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	struct kbloom_dev *kd = to_kbloom_dev(dev);			\
+									\
+	return sysfs_emit(buf, "%lld\n",				\
+			  atomic64_read(&kd->batch_ioctls[_op]));	\
+}									\
+static DEVICE_ATTR_RO(_name)
+
+KBLOOM_IOCTLS_ATTR(add_ioctls, KBLOOM_BATCH_ADD);
+KBLOOM_IOCTLS_ATTR(check_ioctls, KBLOOM_BATCH_CHECK);
+KBLOOM_IOCTLS_ATTR(delete_ioctls, KBLOOM_BATCH_DELETE);
+
 static int kbloom_sysfs_info(struct device *dev, struct kbloom_info *info)
 {
 	struct kbloom_dev *kd = to_kbloom_dev(dev);
@@ -132,6 +147,9 @@ static struct attribute *kbloom_dev_attrs[] = {
 	&kbloom_stat_reported_tp.dev_attr.attr,
 	&kbloom_stat_reported_tn.dev_attr.attr,
 	&kbloom_stat_saturated.dev_attr.attr,
+	&dev_attr_add_ioctls.attr,
+	&dev_attr_check_ioctls.attr,
+	&dev_attr_delete_ioctls.attr,
 	NULL
 };
 
