@@ -10,7 +10,7 @@ DESTDIR ?=
 MAKEFLAGS += --no-print-directory
 
 .PHONY: all deps module userspace vm-bins install clean demo check test-host \
-	test-vm kunit lint vm-shell bench bench-vm
+	test-vm kunit lint vm-shell bench bench-vm check-debug
 
 all: module userspace
 
@@ -47,6 +47,11 @@ demo: deps
 
 check:
 	@sh scripts/check
+
+# The module, every VM test and the full fuzz run on a debug kernel (KASAN,
+# lockdep, kmemleak, fault injection); built once into the cache, slow.
+check-debug:
+	@sh scripts/check-debug
 
 test-host:
 	@$(MAKE) -C tests/host run

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the libFuzzer targets.  The CRC here is written from
+ * the format's description (standard CRC32C), not taken from the core, so a
+ * target that fixes up an image's CRC also checks that the core and the
+ * documented format agree.
+ */
+#ifndef KBLOOM_FUZZ_COMMON_H
+#define KBLOOM_FUZZ_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbloom_core.h"
+
+/* A broken invariant: say which, then crash so libFuzzer keeps the input. */
+#define fuzz_assert(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "invariant failed: %s: ", #cond); \
+			fprintf(stderr, __VA_ARGS__);			\
+			fputc('\n', stderr);				\
+			abort();					\
+		}							\
+	} while (0)
+
+/* CRC32C: reflected 0x82F63B78, init ~0, final inversion. */
+static inline uint32_t fuzz_crc32c(const uint8_t *p, size_t len)
+{
+	uint32_t crc = ~0U;
+	int i;
+
+	while (len--) {
+		crc ^= *p++;
+		for (i = 0; i < 8; i++)
+			crc = (crc >> 1) ^ (0x82F63B78U & -(crc & 1));
+	}
+	return ~crc;
+}
+
+static inline uint64_t fuzz_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static inline uint32_t fuzz_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline void fuzz_put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+#endif /* KBLOOM_FUZZ_COMMON_H */

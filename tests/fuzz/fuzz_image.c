@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: the image decoder (kbloom_image_check_header and
+ * kbloom_image_load), which parses bytes straight from write() on a filter
+ * node.  Besides memory safety (ASan/UBSan) it asserts the decoder's
+ * contract:
+ *   - every rejection is one of the documented image errnos, and
+ *     check_header and load agree on a bad header;
+ *   - a rejected image leaves the destination exactly as it was (cells,
+ *     counts, geometry): all or nothing; an accepted one restarts the
+ *     delete counts, which images do not carry;
+ *   - an accepted image re-encodes, through the streaming encoder in
+ *     arbitrary chunks, to the same bytes (only the creator's capacity and
+ *     target rate are the destination's own), with a CRC matching an
+ *     independent CRC32C, and loads again into a fresh filter;
+ *   - statistics over whatever bits were loaded stay in range.
+ *
+ * Input: one control byte, then the image.
+ *   bit 0     recompute the trailing CRC, so mutations reach the bits
+ *   bit 1     give the destination the header's geometry when it is small
+ *             and valid (else a fixed default), so mutations get past EXDEV
+ *   bits 2-3  keys added to the destination beforehand (0, 1, 17, 300;
+ *             a counting destination then deletes every third)
+ *   bits 4-7  chunk size for re-encoding
+ */
+#include <errno.h>
+#include <stddef.h>
+
+#include "fuzz_common.h"
+
+#define HDR_BYTES	sizeof(struct kbloom_image_header)
+/* Destinations taken from the header stay small: fuzzing wants speed. */
+#define FUZZ_MAX_BLOCKS	64
+#define DEFAULT_SEED	0x6b626c6f6f6d2121ULL
+
+static const struct kbloom_geometry default_geo = {
+	.nblocks = 2, .capacity = 64, .seed = DEFAULT_SEED, .k = 7,
+	.type = KBLOOM_TYPE_BITS, .fp_target_ppb = 0,
+};
+
+static const unsigned int prefill_keys[4] = { 0, 1, 17, 300 };
+static const size_t chunk_sizes[16] = {
+	1, 2, 3, 7, 8, 13, 63, 64, 65, 100, 127, 128, 129, 1000, 4096, 1 << 20,
+};
+
+static void geometry_for(const uint8_t *img, size_t len, int from_header,
+			 struct kbloom_geometry *geo)
+{
+	*geo = default_geo;
+	if (!from_header || len < HDR_BYTES)
+		return;
+	geo->nblocks = fuzz_le64(img + offsetof(struct kbloom_image_header,
+					       nblocks));
+	geo->k = fuzz_le32(img + offsetof(struct kbloom_image_header, k));
+	geo->type = fuzz_le32(img + offsetof(struct kbloom_image_header, type));
+	geo->seed = fuzz_le64(img + offsetof(struct kbloom_image_header, seed));
+	geo->capacity = fuzz_le64(img + offsetof(struct kbloom_image_header,
+						capacity));
+	geo->fp_target_ppb = fuzz_le32(img + offsetof(struct kbloom_image_header,
+						     fp_target_ppb));
+	if (geo->nblocks > FUZZ_MAX_BLOCKS || kbloom_geometry_validate(geo))
+		*geo = default_geo;
+}
+
+static int image_errno(int ret)
+{
+	switch (ret) {
+	case -ENOEXEC: case -EPROTO: case -EINVAL: case -EXDEV:
+	case -ENODATA: case -EMSGSIZE: case -EBADMSG:
+		return 1;
+	}
+	return 0;
+}
+
+static uint8_t *encode(const struct kbloom_filter *f, size_t chunk,
+		       size_t *len)
+{
+	struct kbloom_image_cursor cur;
+	size_t total = kbloom_image_bytes(&f->geo), got = 0, n;
+	uint8_t *buf = malloc(total + 1);
+
+	fuzz_assert(buf, "out of memory");
+	kbloom_image_start(f, &cur);
+	do {
+		size_t want = chunk < total + 1 - got ? chunk : total + 1 - got;
+
+		n = kbloom_image_emit(f, &cur, buf + got, want);
+		fuzz_assert(n <= want, "emit returned %zu of %zu", n, want);
+		got += n;
+	} while (n);
+	*len = got;
+	return buf;
+}
+
+static void check_accepted(struct kbloom_filter *f, const uint8_t *img,
+			   size_t len, size_t chunk)
+{
+	size_t bits_end = len - 4, out_len;
+	struct kbloom_filter again;
+	struct kbloom_stats st;
+	uint8_t *expect, *out;
+
+	fuzz_assert(len == kbloom_image_bytes(&f->geo),
+		    "accepted %zu bytes for a %llu-byte image", len,
+		    (unsigned long long)kbloom_image_bytes(&f->geo));
+	fuzz_assert(fuzz_crc32c(img, bits_end) == fuzz_le32(img + bits_end),
+		    "accepted an image whose CRC32C is wrong");
+
+	/* The creator's capacity and rate stay the destination's own. */
+	expect = malloc(len);
+	fuzz_assert(expect, "out of memory");
+	memcpy(expect, img, len);
+	{
+		struct kbloom_image_header *h = (void *)expect;
+
+		h->capacity = htole64(f->geo.capacity);
+		h->fp_target_ppb = htole32(f->geo.fp_target_ppb);
+	}
+	fuzz_put_le32(expect + bits_end, fuzz_crc32c(expect, bits_end));
+
+	out = encode(f, chunk, &out_len);
+	fuzz_assert(out_len == len, "re-encoded %zu bytes, loaded %zu",
+		    out_len, len);
+	fuzz_assert(!memcmp(out, expect, len),
+		    "re-encoding differs from the loaded image");
+
+	fuzz_assert(!kbloom_filter_init(&again, &f->geo), "init failed");
+	fuzz_assert(!kbloom_image_load(&again, out, out_len),
+		    "the filter's own image was rejected");
+	fuzz_assert(!memcmp(again.words, f->words,
+			    kbloom_geometry_bytes(&f->geo)),
+		    "round trip changed the bits");
+	kbloom_filter_free(&again);
+
+	kbloom_get_stats(f, &st);
+	fuzz_assert(st.bits_set <= f->geo.nblocks *
+				   kbloom_block_cells(f->geo.type),
+		    "bits_set %llu", (unsigned long long)st.bits_set);
+	fuzz_assert(st.fill_ppb <= KBLOOM_PPB, "fill %u", st.fill_ppb);
+	fuzz_assert(st.fp_now_ppb <= KBLOOM_PPB, "fp_now %u", st.fp_now_ppb);
+	free(out);
+	free(expect);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct kbloom_geometry geo;
+	struct kbloom_filter f;
+	struct kbloom_counts counts_before, counts_after;
+	uint8_t ctl, *img, *before;
+	size_t len, bytes;
+	unsigned int i;
+	int hret = 0, lret;
+
+	if (!size)
+		return 0;
+	ctl = data[0];
+	len = size - 1;
+	/* A private, exactly-sized copy: ASan sees any overread. */
+	img = malloc(len ? len : 1);
+	fuzz_assert(img, "out of memory");
+	memcpy(img, data + 1, len);
+	if ((ctl & 1) && len >= HDR_BYTES + 4)
+		fuzz_put_le32(img + len - 4, fuzz_crc32c(img, len - 4));
+
+	geometry_for(img, len, ctl & 2, &geo);
+	fuzz_assert(!kbloom_filter_init(&f, &geo), "init failed");
+	for (i = 0; i < prefill_keys[(ctl >> 2) & 3]; i++)
+		kbloom_add(&f, &i, sizeof(i));
+	for (i = 0; !kbloom_delete_supported(&f) &&
+		    i < prefill_keys[(ctl >> 2) & 3]; i += 3)
+		kbloom_delete(&f, &i, sizeof(i));
+
+	bytes = kbloom_geometry_bytes(&geo);
+	before = malloc(bytes);
+	fuzz_assert(before, "out of memory");
+	memcpy(before, f.words, bytes);
+	kbloom_counts_read(&f, &counts_before);
+
+	if (len >= HDR_BYTES) {
+		hret = kbloom_image_check_header(&f, img, len);
+		fuzz_assert(!hret || image_errno(hret),
+			    "check_header returned %d", hret);
+	}
+	lret = kbloom_image_load(&f, img, len);
+	fuzz_assert(!lret || image_errno(lret), "load returned %d", lret);
+	fuzz_assert(!hret || lret == hret,
+		    "check_header said %d, load said %d", hret, lret);
+
+	if (lret) {
+		fuzz_assert(!memcmp(before, f.words, bytes),
+			    "rejected image (%d) changed the bits", lret);
+		kbloom_counts_read(&f, &counts_after);
+		fuzz_assert(!memcmp(&counts_before, &counts_after,
+				    sizeof(counts_after)),
+			    "rejected image (%d) changed the counters", lret);
+		fuzz_assert(!memcmp(&f.geo, &geo, sizeof(geo)),
+			    "rejected image changed the geometry");
+	} else {
+		fuzz_assert(len >= HDR_BYTES, "accepted %zu bytes", len);
+		kbloom_counts_read(&f, &counts_after);
+		fuzz_assert(!counts_after.delete_calls &&
+			    !counts_after.delete_hits,
+			    "a load kept the delete counts");
+		check_accepted(&f, img, len, chunk_sizes[ctl >> 4]);
+	}
+
+	free(before);
+	kbloom_filter_free(&f);
+	free(img);
+	return 0;
+}

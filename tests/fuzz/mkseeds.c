@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writes the seed corpus: real images made by the core's encoder (valid
+ * ones and one of each kind of damage the decoder must name), and geometry
+ * inputs for each constructor.  The seeds are checked into
+ * tests/fuzz/corpus/; `make seeds` rewrites them after a format change.
+ *
+ * Usage: mkseeds DIR   (writes DIR/image/ and DIR/geometry/)
+ */
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "fuzz_common.h"
+
+static const char *dir;
+
+static void write_seed(const char *target, const char *name, uint8_t ctl,
+		       const uint8_t *p, size_t len)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, target, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(&ctl, 1, 1, f) != 1 ||
+	    (len && fwrite(p, 1, len, f) != len) || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* An image of a filter with the given geometry and keys "0".."n-1". */
+static uint8_t *make_image(uint32_t type, uint64_t nblocks, uint32_t k,
+			   uint64_t seed, unsigned int keys, size_t *len)
+{
+	struct kbloom_geometry g = {
+		.nblocks = nblocks, .capacity = 64, .seed = seed, .k = k,
+		.type = type,
+	};
+	struct kbloom_image_cursor cur;
+	struct kbloom_filter f;
+	unsigned int i;
+	uint8_t *buf;
+
+	if (kbloom_filter_init(&f, &g))
+		exit(1);
+	for (i = 0; i < keys; i++) {
+		char key[16];
+
+		kbloom_add(&f, key, snprintf(key, sizeof(key), "%u", i));
+	}
+	*len = kbloom_image_bytes(&g);
+	buf = malloc(*len);
+	kbloom_image_start(&f, &cur);
+	if (!buf || kbloom_image_emit(&f, &cur, buf, *len) != *len)
+		exit(1);
+	kbloom_filter_free(&f);
+	/* The core's CRC must be the documented one. */
+	if (fuzz_crc32c(buf, *len - 4) != fuzz_le32(buf + *len - 4)) {
+		fprintf(stderr, "mkseeds: core CRC is not standard CRC32C\n");
+		exit(1);
+	}
+	return buf;
+}
+
+static void image_seeds(void)
+{
+	/* The fuzz target's default destination: 2 blocks, k 7. */
+	const uint64_t seed = 0x6b626c6f6f6d2121ULL;
+	size_t len, hdr = sizeof(struct kbloom_image_header);
+	uint8_t *img = make_image(KBLOOM_TYPE_BITS, 2, 7, seed, 20, &len);
+	uint8_t *big;
+
+	write_seed("image", "valid-default", 0x00, img, len);
+	write_seed("image", "valid-default-fixcrc", 0x01, img, len);
+	write_seed("image", "truncated-header", 0x00, img, hdr - 1);
+	write_seed("image", "truncated-bits", 0x00, img, len - 5);
+	img[len - 1] ^= 0x55;
+	write_seed("image", "bad-crc", 0x00, img, len);
+	img[len - 1] ^= 0x55;
+	big = malloc(len + 1);
+	memcpy(big, img, len);
+	big[len] = 0;
+	write_seed("image", "trailing-byte", 0x00, big, len + 1);
+	free(big);
+	img[0] ^= 1;
+	write_seed("image", "bad-magic", 0x01, img, len);
+	img[0] ^= 1;
+	img[4] = 2;
+	write_seed("image", "bad-version", 0x01, img, len);
+	img[4] = 1;
+	img[offsetof(struct kbloom_image_header, flags)] = 1;
+	write_seed("image", "bad-flags", 0x01, img, len);
+	img[offsetof(struct kbloom_image_header, flags)] = 0;
+	img[offsetof(struct kbloom_image_header, seed)] ^= 1;
+	write_seed("image", "other-seed", 0x01, img, len);
+	write_seed("image", "other-seed-own-geometry", 0x03, img, len);
+	free(img);
+
+	img = make_image(KBLOOM_TYPE_BITS, 1, 1, 0, 0, &len);
+	write_seed("image", "one-block-k1-empty", 0x02, img, len);
+	free(img);
+	img = make_image(KBLOOM_TYPE_BITS, 5, 16, 42, 500, &len);
+	write_seed("image", "five-blocks-k16-full", 0x02 | 0x30, img, len);
+	free(img);
+	img = make_image(KBLOOM_TYPE_BITS, 64, 3, 7, 1000, &len);
+	write_seed("image", "sixty-four-blocks", 0x02 | 0x08 | 0x70, img, len);
+	free(img);
+	img = make_image(KBLOOM_TYPE_COUNTING, 3, 7, 9, 60, &len);
+	write_seed("image", "counting-three-blocks", 0x02 | 0x0c | 0x40, img,
+		   len);
+	free(img);
+	/* Counters driven to the sticky maximum. */
+	img = make_image(KBLOOM_TYPE_COUNTING, 1, 16, 9, 400, &len);
+	write_seed("image", "counting-saturated", 0x03 | 0x08, img, len);
+	free(img);
+}
+
+/* Little-endian field writers for geometry inputs. */
+static size_t put(uint8_t *p, size_t at, uint64_t v, unsigned int bytes)
+{
+	unsigned int i;
+
+	for (i = 0; i < bytes; i++)
+		p[at + i] = v >> (8 * i);
+	return at + bytes;
+}
+
+static void geometry_seed(const char *name, uint8_t op, const uint64_t *v,
+			  const unsigned int *widths, unsigned int n)
+{
+	uint8_t buf[64];
+	size_t at = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		at = put(buf, at, v[i], widths[i]);
+	write_seed("geometry", name, op, buf, at);
+}
+
+static void geometry_seeds(void)
+{
+	/* capacity (u64 + shift), fp (u32 + shift) */
+	const unsigned int rate_w[] = { 8, 1, 4, 1 };
+	const uint64_t rate_1m_1pct[] = { 1000000, 0, 10000000, 0 };
+	const uint64_t rate_tiny[] = { 1, 0, 999999999, 0 };
+	const uint64_t rate_huge[] = { UINT64_MAX, 0, 1, 0 };
+	/* bits (u64 + shift), k, capacity (u64 + shift) */
+	const unsigned int bits_w[] = { 8, 1, 1, 8, 1 };
+	const uint64_t bits_8m[] = { 8 << 20, 0, 0, 0, 0 };
+	const uint64_t bits_odd_k7[] = { 513, 0, 7, 100, 0 };
+	const uint64_t bits_max[] = { (1ULL << 40), 0, 0, UINT64_MAX, 0 };
+	/* capacity (u64 + shift), bits per key, k */
+	const unsigned int bpk_w[] = { 8, 1, 1, 1 };
+	const uint64_t bpk_10[] = { 1000000, 0, 10, 0 };
+	const uint64_t bpk_64_k16[] = { 1ULL << 32, 0, 64, 16 };
+	/* nblocks, n, more (u64 + shift each), k */
+	const unsigned int f_w[] = { 8, 1, 8, 1, 8, 1, 1 };
+	const uint64_t f_typical[] = { 19532, 0, 1000000, 0, 1000, 0, 7 };
+	const uint64_t f_saturated[] = { 1, 0, 1 << 20, 0, 1, 0, 16 };
+	const uint64_t f_wide[] = { UINT64_MAX, 0, UINT64_MAX, 0, 1, 0, 1 };
+	/* nblocks, capacity (u64 + shift), seed, k, type, fp */
+	const unsigned int v_w[] = { 8, 1, 8, 1, 8, 1, 1, 4 };
+	const uint64_t v_ok[] = { 4, 0, 100, 0, 1, 8, 0, 0 };
+
+	geometry_seed("rate-1m-1pct", 0, rate_1m_1pct, rate_w, 4);
+	geometry_seed("rate-tiny", 0, rate_tiny, rate_w, 4);
+	geometry_seed("rate-huge", 0, rate_huge, rate_w, 4);
+	geometry_seed("bits-8m", 1, bits_8m, bits_w, 5);
+	geometry_seed("bits-odd-k7", 1, bits_odd_k7, bits_w, 5);
+	geometry_seed("bits-max", 1, bits_max, bits_w, 5);
+	geometry_seed("bpk-10", 2, bpk_10, bpk_w, 4);
+	geometry_seed("bpk-64-k16", 2, bpk_64_k16, bpk_w, 4);
+	geometry_seed("formula-typical", 3, f_typical, f_w, 7);
+	geometry_seed("formula-saturated", 3, f_saturated, f_w, 7);
+	geometry_seed("formula-wide", 3, f_wide, f_w, 7);
+	geometry_seed("validate-ok", 4, v_ok, v_w, 8);
+	/* The same inputs for counting filters: type 1 in the high bits. */
+	geometry_seed("counting-rate-1m-1pct", 0x10, rate_1m_1pct, rate_w, 4);
+	geometry_seed("counting-bits-odd-k7", 0x11, bits_odd_k7, bits_w, 5);
+	geometry_seed("counting-bpk-10", 0x12, bpk_10, bpk_w, 4);
+	geometry_seed("counting-formula-typical", 0x13, f_typical, f_w, 7);
+	geometry_seed("bad-type-rate", 0xf0, rate_1m_1pct, rate_w, 4);
+}
+
+int main(int argc, char **argv)
+{
+	char path[512];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DIR\n", argv[0]);
+		return 2;
+	}
+	dir = argv[1];
+	snprintf(path, sizeof(path), "%s/image", dir);
+	mkdir(dir, 0755);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/geometry", dir);
+	mkdir(path, 0755);
+	image_seeds();
+	geometry_seeds();
+	return 0;
+}

@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The full fuzz run, for the debug kernel (`make check-debug`): at least a
+# million fuzzed operations across four processes with rmmod refused while
+# they run, the concurrency torture on a bits and on a counting filter,
+# then the fuzzer again under fault injection (failslab and
+# fail_page_alloc, only for the fuzzer's own processes through task-filter
+# and /proc/self/make-it-fail), and finally a kmemleak scan that must find
+# nothing.  The kernel log is judged by
+# scripts/vm-run (KASAN, lockdep, WARN, ...).
+# Usage: fuzz-full.sh [SEED] [OPS_PER_PROCESS] [FUZZ_SECONDS] [TORTURE_SECONDS]
+#                     [FAULT_OPS_PER_PROCESS]
+# shellcheck source=tests/vm/fuzz-lib.sh
+. /tests/fuzz-lib.sh
+
+seed=${1:-1}
+ops=${2:-260000}
+fuzz_seconds=${3:-3600}
+torture_seconds=${4:-300}
+fault_ops=${5:-25000}
+min_ops=$((ops * 4 < 1000000 ? ops * 4 : 1000000))
+started=$(date +%s)
+
+if ! fz_debugfs; then
+	echo "fuzz-full: no debugfs: fault injection and kmemleak unavailable"
+fi
+fz_kmemleak_reset
+
+echo "fuzz-full: phase 1: fuzzing, $ops operations per process"
+fuzz-ioctl -s "$seed" -p 4 -n "$ops" -t "$fuzz_seconds" -m "$min_ops" \
+	-H 300 >/tmp/fz-fuzz.log 2>&1 &
+pid=$!
+if fz_wait_open "$pid" 60; then
+	fz_try_unload fuzz-full
+else
+	fz_fail fuzz-full/rmmod-refused "the fuzzer never held the module"
+fi
+wait "$pid"
+rc=$?
+cat /tmp/fz-fuzz.log
+if [ "$rc" -ne 0 ]; then
+	fz_status=1
+	grep -q '^FAIL: ' /tmp/fz-fuzz.log ||
+		fz_fail fuzz-full/fuzz "fuzz-ioctl exit $rc"
+fi
+echo "fuzz-full: phase 1 took $(($(date +%s) - started)) s"
+
+phase=$(date +%s)
+echo "fuzz-full: phase 2: torture, $torture_seconds s on each filter type"
+fz_run torture torture -s "$seed" -t "$torture_seconds" -H 300
+fz_run torture-counting torture -s "$seed" -t "$torture_seconds" -H 300 \
+	-T counting
+echo "fuzz-full: phase 2 took $(($(date +%s) - phase)) s"
+
+# Allocations fail at random, only in the fuzzer's workers (task-filter
+# plus their /proc/self/make-it-fail): first often, so that nearly every
+# call takes an error path, then rarely, so that calls also succeed with
+# some of their allocations having failed before.
+phase=$(date +%s)
+fs=/sys/kernel/debug
+if [ -d $fs/failslab ] && [ -d $fs/fail_page_alloc ]; then
+	echo "fuzz-full: phase 3: fuzzing under fault injection"
+	for f in failslab fail_page_alloc; do
+		echo Y >$fs/$f/task-filter
+		echo N >$fs/$f/ignore-gfp-wait
+		echo 1 >$fs/$f/interval
+		echo -1 >$fs/$f/times
+		echo 0 >$fs/$f/space
+		echo 0 >$fs/$f/verbose
+	done
+	echo N >$fs/fail_page_alloc/ignore-gfp-highmem
+	echo 0 >$fs/fail_page_alloc/min-order
+	for level in heavy:10:5 light:1:1; do
+		name=fuzz-fault-${level%%:*}
+		rates=${level#*:}
+		echo "${rates%:*}" >$fs/failslab/probability
+		echo "${rates#*:}" >$fs/fail_page_alloc/probability
+		echo "fuzz-full: $name: failslab ${rates%:*} %, fail_page_alloc ${rates#*:} %"
+		fz_run "$name" fuzz-ioctl -s "$seed" -p 4 -n "$fault_ops" \
+			-t "$fuzz_seconds" -H 300 -F -N "$name"
+	done
+	echo 0 >$fs/failslab/probability
+	echo 0 >$fs/fail_page_alloc/probability
+else
+	fz_fail fuzz-full/fault-injection "no failslab/fail_page_alloc in debugfs"
+fi
+echo "fuzz-full: phase 3 took $(($(date +%s) - phase)) s"
+
+fz_kmemleak_check fuzz-full
+echo "fuzz-full: whole run took $(($(date +%s) - started)) s"
+exit "$fz_status"

@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shell helpers for the fuzzing and torture runs inside the VM, sourced by
+# test-fuzz-bounded.sh and fuzz-full.sh (scripts/vm-initramfs puts every
+# tests/vm/*.sh in /tests).  Each check prints one PASS:/FAIL: line.
+
+# The verdict of the sourcing script, set by every failure.
+# shellcheck disable=SC2034
+fz_status=0
+
+fz_pass() {
+	echo "PASS: $1"
+}
+
+fz_fail() {
+	echo "FAIL: $1: $2"
+	fz_status=1
+}
+
+# Runs a program that prints its own PASS:/FAIL: lines; a non-zero exit
+# without a FAIL: line of its own still counts as a failure.
+fz_run() {
+	name=$1
+	shift
+	log=/tmp/fz-$name.log
+	start=$(date +%s)
+	"$@" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	echo "$name: exit $rc after $(($(date +%s) - start)) s"
+	if [ "$rc" -ne 0 ]; then
+		fz_status=1
+		grep -q '^FAIL: ' "$log" || fz_fail "$name" "exit $rc"
+	fi
+}
+
+fz_module_refs() {
+	sed -n 's/^kbloom [0-9]* \([0-9]*\) .*/\1/p' /proc/modules
+}
+
+# rmmod must be refused while files of kbloom are open (the fuzzer's, and
+# one held here so that the fuzzer finishing first cannot make the attempt
+# meaningless), and the module must still be there afterwards.
+fz_try_unload() {
+	name=$1
+	exec 3</dev/kbloom-control
+	refs=$(fz_module_refs)
+	if out=$(rmmod kbloom 2>&1); then
+		exec 3<&-
+		fz_fail "$name/rmmod-refused" "rmmod succeeded with $refs references"
+		return
+	fi
+	exec 3<&-
+	if ! grep -q '^kbloom ' /proc/modules; then
+		fz_fail "$name/rmmod-refused" "module gone after a failed rmmod"
+		return
+	fi
+	fz_pass "$name/rmmod-refused ($refs references: $out)"
+}
+
+# Waits (up to $2 s) until pid $1 has kbloom files open.
+fz_wait_open() {
+	i=0
+	while [ "$i" -lt "$2" ]; do
+		refs=$(fz_module_refs)
+		[ "${refs:-0}" -gt 0 ] && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+fz_debugfs() {
+	[ -d /sys/kernel/debug/failslab ] || [ -e /sys/kernel/debug/kmemleak ] ||
+		mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	[ -e /sys/kernel/debug/kmemleak ] || [ -d /sys/kernel/debug/failslab ]
+}
+
+# kmemleak: forget what was suspected before this point (boot-time noise).
+fz_kmemleak_reset() {
+	[ -w /sys/kernel/debug/kmemleak ] || return 0
+	echo scan >/sys/kernel/debug/kmemleak
+	echo clear >/sys/kernel/debug/kmemleak
+}
+
+# Objects must be unreferenced for a while and across scans to be reported.
+fz_kmemleak_check() {
+	name=$1
+	if [ ! -w /sys/kernel/debug/kmemleak ]; then
+		echo "$name: no kmemleak in this kernel"
+		return 0
+	fi
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 1
+	echo scan >/sys/kernel/debug/kmemleak
+	report=/tmp/fz-kmemleak.txt
+	cat /sys/kernel/debug/kmemleak >"$report"
+	leaks=$(grep -c '^unreferenced object' "$report")
+	ours=$(awk '/^unreferenced object/ { seen = 0 }
+		    /kbloom/ && !seen { seen = 1; c++ }
+		    END { print c + 0 }' "$report")
+	if [ "$ours" -gt 0 ]; then
+		cat "$report"
+		fz_fail "$name/kmemleak" "$ours leaked objects allocated by kbloom"
+	elif [ "$leaks" -gt 0 ]; then
+		cat "$report"
+		fz_fail "$name/kmemleak" "$leaks leaked objects (not from kbloom)"
+	else
+		fz_pass "$name/kmemleak"
+	fi
+}

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the multi-process VM stress programs (fuzz-ioctl.c, torture.c):
+ * a seeded generator, clocks, memory shared across fork(), raw control-node
+ * calls and the image CRC.  Everything a run does follows from its seed, so
+ * a failure can be replayed with the same -s.
+ */
+#ifndef KBLOOM_STRESS_H
+#define KBLOOM_STRESS_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../include/uapi/linux/kbloom.h"
+
+#define ST_CONTROL	"/dev/kbloom-control"
+
+/* splitmix64: tiny, fast, and good enough to drive a fuzzer. */
+struct st_rng {
+	uint64_t s;
+};
+
+static inline uint64_t st_next(struct st_rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n); n > 0. */
+static inline uint64_t st_below(struct st_rng *r, uint64_t n)
+{
+	return st_next(r) % n;
+}
+
+/* true with probability 1/n. */
+static inline bool st_one_in(struct st_rng *r, uint64_t n)
+{
+	return st_below(r, n) == 0;
+}
+
+static inline void st_fill(struct st_rng *r, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		uint64_t v = st_next(r);
+		size_t take = len < 8 ? len : 8;
+
+		memcpy(p, &v, take);
+		p += take;
+		len -= take;
+	}
+}
+
+static inline uint64_t st_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Zeroed memory that parent and forked children all see. */
+static inline void *st_shared(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap shared");
+		exit(2);
+	}
+	return p;
+}
+
+static inline const char *st_errname(int e)
+{
+	const char *name = e ? strerrorname_np(e) : "ok";
+
+	return name ? name : "E?";
+}
+
+/* CRC32C (reflected 0x82F63B78, init ~0, final inversion), bitwise. */
+static inline uint32_t st_crc32c(const uint8_t *p, size_t len)
+{
+	uint32_t crc = ~0U;
+	int b;
+
+	while (len--) {
+		crc ^= *p++;
+		for (b = 0; b < 8; b++)
+			crc = (crc >> 1) ^ (0x82F63B78U & -(crc & 1));
+	}
+	return ~crc;
+}
+
+static inline uint64_t st_image_bytes(uint64_t nblocks)
+{
+	return sizeof(struct kbloom_image_header) + nblocks * 64 + 4;
+}
+
+/* This process's read-write file of the control node, opened once. */
+static inline int st_open_ctl(void)
+{
+	static int fd = -1;
+
+	if (fd < 0)
+		fd = open(ST_CONTROL, O_RDWR | O_CLOEXEC);
+	return fd;
+}
+
+/* ioctl on the control node; returns 0 or an errno. */
+static inline int st_ctl(int ctl, unsigned long cmd, void *arg)
+{
+	return ioctl(ctl, cmd, arg) ? errno : 0;
+}
+
+/* A filter of a type, bits of memory and k probes, with a fixed seed. */
+static inline int st_create_type(int ctl, const char *name, uint32_t type,
+				 uint64_t bits, uint32_t k, uint64_t seed)
+{
+	struct kbloom_create req;
+
+	memset(&req, 0, sizeof(req));
+	memcpy(req.name, name, strnlen(name, sizeof(req.name) - 1));
+	req.type = type;
+	req.bits = bits;
+	req.k = k;
+	req.seed = seed;
+	req.flags = KBLOOM_CREATE_SEED;
+	return st_ctl(ctl, KBLOOM_CTL_CREATE, &req);
+}
+
+static inline int st_create_bits(int ctl, const char *name, uint64_t bits,
+				 uint32_t k, uint64_t seed)
+{
+	return st_create_type(ctl, name, KBLOOM_TYPE_BITS, bits, k, seed);
+}
+
+static inline int st_destroy(int ctl, const char *name)
+{
+	struct kbloom_name req;
+
+	memset(&req, 0, sizeof(req));
+	memcpy(req.name, name, strnlen(name, sizeof(req.name) - 1));
+	return st_ctl(ctl, KBLOOM_CTL_DESTROY, &req);
+}
+
+static inline int st_open(const char *name, int flags)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/dev/kbloom/%s", name);
+	return open(path, flags | O_CLOEXEC);
+}
+
+/*
+ * A batch of keys "<tag>-<i>" for i in [first, first + n): the lengths
+ * array and the bytes back to back, in caller-provided space.
+ */
+struct st_keys {
+	char *bytes;
+	uint32_t *lens;
+	uint64_t keys_len;
+	uint32_t count;
+};
+
+static inline void st_keys_fill(struct st_keys *k, const char *tag,
+				uint64_t first, uint32_t n)
+{
+	uint32_t i;
+
+	k->keys_len = 0;
+	k->count = n;
+	for (i = 0; i < n; i++) {
+		int len = sprintf(k->bytes + k->keys_len, "%s-%llu", tag,
+				  (unsigned long long)(first + i));
+
+		k->lens[i] = len;
+		k->keys_len += len;
+	}
+}
+
+/*
+ * ADD, CHECK or DELETE; returns 0 or an errno.  *hits gets the count and, when
+ * results is given, every answer bit.
+ */
+static inline int st_batch(int fd, unsigned long cmd, const struct st_keys *k,
+			   uint64_t *results, uint32_t *hits)
+{
+	struct kbloom_batch b;
+
+	memset(&b, 0, sizeof(b));
+	b.keys = (uintptr_t)k->bytes;
+	b.lens = (uintptr_t)k->lens;
+	b.keys_len = k->keys_len;
+	b.count = k->count;
+	b.results = (uintptr_t)results;
+	if (ioctl(fd, cmd, &b))
+		return errno;
+	if (hits)
+		*hits = b.hits;
+	return 0;
+}
+
+#endif /* KBLOOM_STRESS_H */

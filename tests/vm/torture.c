@@ -1,0 +1,793 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Concurrency torture with ground truth.  Writers add known keys to one
+ * shared filter ("tt-main") and publish, in shared memory, how many of
+ * their adds have completed; readers check published keys and must always
+ * find them.  Meanwhile chaos processes merge main into their own filters
+ * and their filters into main, save main (read()) and restore the image
+ * into their filters (write()), intersect, clear, save and restore their
+ * own, destroy and recreate them, and read statistics.  With -T counting,
+ * main is a counting filter and writers also add and delete "churn" keys
+ * of their own, each added once and deleted once.  Main is only ever added
+ * to or merged into (and, counting, loses only churn keys), so:
+ *   - every key published before a check began is found (no false
+ *     negatives), in main and in every copy of main a chaos process made;
+ *   - a churn key deleted right after its add is found and removed;
+ *   - main's count of set bits never falls (bits type);
+ *   - no call takes longer than the hang limit (no deadlock).
+ *
+ * Usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-c CHAOS]
+ *                [-t SECONDS] [-H HANG_SECONDS] [-k KEYS_PER_WRITER]
+ *                [-T bits|counting]
+ * By default the writers add one key per 10 cells of main in all.
+ * Prints counts of everything done, then PASS:/FAIL: lines.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/wait.h>
+
+#include "stress.h"
+
+#define MAX_WRITERS	8
+#define MAX_PROCS	32
+#define MAIN_NAME	"tt-main"
+#define MAIN_BITS	(1 << 23)	/* memory: 1 MiB */
+#define MAIN_K		7
+#define MAIN_SEED	0x70170170ULL
+#define OWN_FILTERS	3	/* per chaos process: "tt-c<i>-<j>" */
+#define BATCH_KEYS	256
+#define CHECK_KEYS	4096
+#define IMAGE_BYTES	(MAIN_BITS / 8 + 4096)
+
+enum count {
+	C_ADD_CALLS, C_KEYS_ADDED, C_CHECK_CALLS, C_KEYS_CHECKED, C_MERGE_IN,
+	C_MERGE_OUT, C_INTERSECT, C_SAVE, C_SAVE_STALE, C_RESTORE, C_CLEAR,
+	C_DESTROY, C_CREATE, C_SELF_RESTORE, C_INFO, C_REOPEN, C_COPY_KEYS,
+	C_CHURN, NR_COUNTS
+};
+static const char *const count_names[NR_COUNTS] = {
+	"add calls", "keys added", "check calls", "keys checked",
+	"merges main->own", "merges own->main", "intersects", "saves of main",
+	"saves cut short (ESTALE)", "restores main->own", "clears", "destroys",
+	"creates", "own save+restore", "info reads", "reopens of main",
+	"keys checked in copies", "churn keys added+deleted",
+};
+
+enum fail_kind {
+	F_FALSE_NEG, F_COPY, F_DELETE, F_ERRNO, F_MONOTONIC, F_HANG,
+	NR_FAIL_KINDS
+};
+static const char *const fail_names[NR_FAIL_KINDS] = {
+	"no-false-negatives", "copies-complete", "deletes-exact", "errnos",
+	"main-monotonic", "no-deadlock",
+};
+
+struct shared {
+	volatile uint64_t published[MAX_WRITERS];	/* adds completed */
+	uint64_t counts[MAX_PROCS][NR_COUNTS];
+	volatile uint64_t op_started_ms[MAX_PROCS];
+	volatile const char *op_name[MAX_PROCS];
+	uint64_t fails[NR_FAIL_KINDS];
+	char fail_msg[NR_FAIL_KINDS][240];
+	volatile int stop;
+	uint64_t start_ms, run_ms;
+};
+
+static struct shared *sh;
+static int nwriters = 2, nreaders = 2, nchaos = 3;
+static uint32_t main_type = KBLOOM_TYPE_BITS;
+static uint64_t max_keys;
+
+struct proc {
+	int id;
+	struct st_rng rng;
+	char *keybuf;
+	uint32_t *lens;
+	uint64_t *results;
+	uint8_t *image;
+};
+
+static void fail(enum fail_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void fail(enum fail_kind kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (__atomic_fetch_add(&sh->fails[kind], 1, __ATOMIC_RELAXED))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sh->fail_msg[kind], sizeof(sh->fail_msg[kind]), fmt, ap);
+	va_end(ap);
+}
+
+static void count(struct proc *p, enum count c, uint64_t n)
+{
+	sh->counts[p->id][c] += n;
+}
+
+static void begin(struct proc *p, const char *what)
+{
+	sh->op_name[p->id] = what;
+	sh->op_started_ms[p->id] = st_now_ms();
+}
+
+static void end(struct proc *p)
+{
+	sh->op_started_ms[p->id] = 0;
+}
+
+static void writer_tag(char *tag, int w)
+{
+	snprintf(tag, 16, "w%d", w);
+}
+
+static uint64_t published(int w)
+{
+	return __atomic_load_n(&sh->published[w], __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Checks keys [first, first + n) of writer w in fd's filter; returns how
+ * many were missing (-1 on an errno, which is itself a failure).
+ */
+static long check_keys(struct proc *p, int fd, int w, uint64_t first,
+		       uint32_t n, enum fail_kind kind, const char *where)
+{
+	struct st_keys k = { p->keybuf, p->lens, 0, 0 };
+	uint32_t hits = 0, i;
+	char tag[16];
+	int e;
+
+	writer_tag(tag, w);
+	st_keys_fill(&k, tag, first, n);
+	e = st_batch(fd, KBLOOM_IOC_CHECK, &k, p->results, &hits);
+	if (e) {
+		fail(F_ERRNO, "%s: check: %s", where, st_errname(e));
+		return -1;
+	}
+	count(p, kind == F_COPY ? C_COPY_KEYS : C_KEYS_CHECKED, n);
+	count(p, C_CHECK_CALLS, 1);
+	if (hits == n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!(p->results[i / 64] >> (i % 64) & 1))
+			break;
+	fail(kind, "%s: %u of %u published keys missing, first %s-%llu",
+	     where, n - hits, n, tag, (unsigned long long)(first + i));
+	return n - hits;
+}
+
+/* A random window of keys published up to upto[w] for each writer. */
+static void check_some(struct proc *p, int fd, const uint64_t *upto,
+		       enum fail_kind kind, const char *where)
+{
+	int w = st_below(&p->rng, nwriters);
+	uint64_t first, n;
+
+	if (!upto[w])
+		return;
+	first = st_one_in(&p->rng, 2) && upto[w] > BATCH_KEYS ?
+		upto[w] - BATCH_KEYS : st_below(&p->rng, upto[w]);
+	n = upto[w] - first;
+	check_keys(p, fd, w, first, n > CHECK_KEYS ? CHECK_KEYS : n, kind,
+		   where);
+}
+
+static void check_all(struct proc *p, int fd, const uint64_t *upto,
+		      enum fail_kind kind, const char *where)
+{
+	uint64_t first;
+	int w;
+
+	for (w = 0; w < nwriters; w++)
+		for (first = 0; first < upto[w]; first += CHECK_KEYS) {
+			uint64_t n = upto[w] - first;
+
+			if (check_keys(p, fd, w, first,
+				       n > CHECK_KEYS ? CHECK_KEYS : n, kind,
+				       where))
+				return;
+		}
+}
+
+static void snapshot(uint64_t *upto)
+{
+	int w;
+
+	for (w = 0; w < nwriters; w++)
+		upto[w] = published(w);
+}
+
+static int open_main(int flags)
+{
+	int fd = st_open(MAIN_NAME, flags);
+
+	if (fd < 0)
+		fail(F_ERRNO, "open %s: %s", MAIN_NAME, st_errname(errno));
+	return fd;
+}
+
+/* ---- writers and readers ---- */
+
+/*
+ * Counting main: add n churn keys of writer w and delete them again; every
+ * one must be found present and removed.
+ */
+static void churn(struct proc *p, int fd, int w, uint64_t first, uint32_t n)
+{
+	struct st_keys k = { p->keybuf, p->lens, 0, 0 };
+	uint32_t hits = 0;
+	char tag[16];
+	int e;
+
+	snprintf(tag, sizeof(tag), "x%d", w);
+	st_keys_fill(&k, tag, first, n);
+	begin(p, "churn add");
+	e = st_batch(fd, KBLOOM_IOC_ADD, &k, NULL, NULL);
+	end(p);
+	if (e) {
+		fail(F_ERRNO, "writer %d: churn add: %s", w, st_errname(e));
+		return;
+	}
+	begin(p, "churn delete");
+	e = st_batch(fd, KBLOOM_IOC_DELETE, &k, NULL, &hits);
+	end(p);
+	if (e)
+		fail(F_ERRNO, "writer %d: delete: %s", w, st_errname(e));
+	else if (hits != n)
+		fail(F_DELETE, "writer %d: delete removed %u of %u keys just added",
+		     w, hits, n);
+	count(p, C_CHURN, n);
+}
+
+static void writer(struct proc *p, int w)
+{
+	struct st_keys k = { p->keybuf, p->lens, 0, 0 };
+	int fd = open_main(O_RDWR);
+	uint64_t churned = 0;
+	char tag[16];
+	int e;
+
+	if (fd < 0)
+		return;
+	writer_tag(tag, w);
+	while (!sh->stop && published(w) < max_keys) {
+		uint64_t first = published(w);
+		uint32_t n = 1 + st_below(&p->rng, BATCH_KEYS);
+		uint64_t due = max_keys * (st_now_ms() - sh->start_ms) /
+			       sh->run_ms;
+
+		/* Spread the keys over the whole run, so adds race it all. */
+		if (first > due) {
+			usleep(2000);
+			continue;
+		}
+
+		st_keys_fill(&k, tag, first, n);
+		begin(p, "add");
+		e = st_batch(fd, KBLOOM_IOC_ADD, &k, NULL, NULL);
+		end(p);
+		if (e) {
+			fail(F_ERRNO, "writer %d: add: %s", w, st_errname(e));
+			break;
+		}
+		count(p, C_ADD_CALLS, 1);
+		count(p, C_KEYS_ADDED, n);
+		/* Only now may anyone expect these keys. */
+		__atomic_store_n(&sh->published[w], first + n,
+				 __ATOMIC_RELEASE);
+		if (main_type == KBLOOM_TYPE_COUNTING && st_one_in(&p->rng, 2)) {
+			churn(p, fd, w, churned, n);
+			churned += n;
+		}
+	}
+	close(fd);
+}
+
+static void reader(struct proc *p)
+{
+	uint64_t upto[MAX_WRITERS];
+	int fd = open_main(O_RDONLY);
+
+	if (fd < 0)
+		return;
+	while (!sh->stop) {
+		snapshot(upto);
+		begin(p, "check");
+		check_some(p, fd, upto, F_FALSE_NEG, "reader");
+		end(p);
+	}
+	close(fd);
+}
+
+/* ---- chaos ---- */
+
+struct own {
+	char name[KBLOOM_NAME_MAX];
+	int fd;			/* -1 when destroyed */
+	bool main_geometry;	/* compatible with main */
+	bool has_copy;		/* holds main's keys up to copy[] */
+	uint64_t copy[MAX_WRITERS];
+};
+
+static void own_create(struct proc *p, struct own *o)
+{
+	uint64_t bits = MAIN_BITS, seed = MAIN_SEED;
+	uint32_t type = main_type;
+	int e;
+
+	o->main_geometry = !st_one_in(&p->rng, 4);
+	if (!o->main_geometry) {
+		bits = 512 * (1 + st_below(&p->rng, 4096));
+		seed = st_next(&p->rng);
+		type = st_below(&p->rng, 2);
+	}
+	begin(p, "create");
+	e = st_create_type(st_open_ctl(), o->name, type, bits, MAIN_K, seed);
+	end(p);
+	o->has_copy = false;
+	o->fd = -1;
+	if (e) {
+		fail(F_ERRNO, "create %s: %s", o->name, st_errname(e));
+		return;
+	}
+	count(p, C_CREATE, 1);
+	o->fd = st_open(o->name, O_RDWR);
+	if (o->fd < 0)
+		fail(F_ERRNO, "open %s: %s", o->name, st_errname(errno));
+}
+
+static void own_destroy(struct proc *p, struct own *o)
+{
+	struct kbloom_info info;
+	int e;
+
+	begin(p, "destroy");
+	e = st_destroy(st_open_ctl(), o->name);
+	end(p);
+	if (e) {
+		fail(F_ERRNO, "destroy %s: %s", o->name, st_errname(e));
+		return;
+	}
+	count(p, C_DESTROY, 1);
+	/* The open file outlives the filter, but only for close(). */
+	if (o->fd >= 0) {
+		e = ioctl(o->fd, KBLOOM_IOC_GET_INFO, &info) ? errno : 0;
+		if (e != ENODEV)
+			fail(F_ERRNO, "get_info after destroy: %s, want ENODEV",
+			     st_errname(e));
+		close(o->fd);
+	}
+	o->fd = -1;
+	o->has_copy = false;
+}
+
+/* Verifies an own filter still holds the main keys it was given. */
+static void own_verify(struct proc *p, struct own *o, const char *after)
+{
+	char where[64];
+
+	if (!o->has_copy || o->fd < 0)
+		return;
+	snprintf(where, sizeof(where), "%s after %s", o->name, after);
+	check_some(p, o->fd, o->copy, F_COPY, where);
+}
+
+static int combine(int dst, int src, unsigned long cmd)
+{
+	struct kbloom_other other;
+
+	memset(&other, 0, sizeof(other));
+	other.fd = src;
+	return ioctl(dst, cmd, &other) ? errno : 0;
+}
+
+/*
+ * Reads main's whole image into p->image; 0, or ESTALE when a merge into
+ * main rewrote it mid-stream (the stream then has to start over).
+ */
+static int save_main(struct proc *p, int main_fd, size_t *len)
+{
+	size_t have = 0;
+	ssize_t n;
+
+	if (lseek(main_fd, 0, SEEK_SET))
+		return errno;
+	do {
+		size_t chunk = 1 + st_below(&p->rng, 64 << 10);
+
+		if (chunk > IMAGE_BYTES - have)
+			chunk = IMAGE_BYTES - have;
+		n = read(main_fd, p->image + have, chunk);
+		if (n < 0)
+			return errno;
+		have += n;
+	} while (n > 0 && have < IMAGE_BYTES);
+	*len = have;
+	return 0;
+}
+
+static int write_all(struct proc *p, int fd, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	if (lseek(fd, 0, SEEK_SET))
+		return errno;
+	while (done < len) {
+		size_t chunk = 1 + st_below(&p->rng, 64 << 10);
+
+		n = write(fd, p->image + done,
+			  chunk < len - done ? chunk : len - done);
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
+		done += n;
+	}
+	return 0;
+}
+
+static void chaos_step(struct proc *p, int main_fd, struct own *own)
+{
+	struct own *o = &own[st_below(&p->rng, OWN_FILTERS)];
+	uint64_t upto[MAX_WRITERS];
+	struct kbloom_info info;
+	size_t len;
+	int e;
+
+	if (o->fd < 0) {
+		own_create(p, o);
+		return;
+	}
+	switch (st_below(&p->rng, 10)) {
+	case 0:
+		/* Own |= main: keys published before the merge are copied. */
+		snapshot(upto);
+		begin(p, "merge main into own");
+		e = combine(o->fd, main_fd, KBLOOM_IOC_MERGE);
+		end(p);
+		if (e != (o->main_geometry ? 0 : EXDEV)) {
+			fail(F_ERRNO, "merge main into %s: %s", o->name,
+			     st_errname(e));
+			break;
+		}
+		if (e)
+			break;
+		count(p, C_MERGE_IN, 1);
+		if (!o->has_copy)
+			memcpy(o->copy, upto, sizeof(upto));
+		o->has_copy = true;
+		own_verify(p, o, "merge");
+		break;
+	case 1:
+		/* Main |= own: main only gains. */
+		begin(p, "merge own into main");
+		e = combine(main_fd, o->fd, KBLOOM_IOC_MERGE);
+		end(p);
+		if (e != (o->main_geometry ? 0 : EXDEV))
+			fail(F_ERRNO, "merge %s into main: %s", o->name,
+			     st_errname(e));
+		else if (!e)
+			count(p, C_MERGE_OUT, 1);
+		break;
+	case 2:
+		/* Own &= main: what own had of main survives. */
+		begin(p, "intersect own with main");
+		e = combine(o->fd, main_fd, KBLOOM_IOC_INTERSECT);
+		end(p);
+		if (e != (o->main_geometry ? 0 : EXDEV))
+			fail(F_ERRNO, "intersect %s: %s", o->name,
+			     st_errname(e));
+		else if (!e)
+			count(p, C_INTERSECT, 1);
+		own_verify(p, o, "intersect");
+		break;
+	case 3:
+		/* Save main, restore it into own. */
+		snapshot(upto);
+		begin(p, "save main");
+		e = save_main(p, main_fd, &len);
+		end(p);
+		if (e == ESTALE) {
+			count(p, C_SAVE_STALE, 1);
+			break;
+		}
+		if (e || len != st_image_bytes(MAIN_BITS / 512)) {
+			fail(F_ERRNO, "save main: %s, %zu bytes", st_errname(e),
+			     e ? 0 : len);
+			break;
+		}
+		count(p, C_SAVE, 1);
+		begin(p, "restore main into own");
+		e = write_all(p, o->fd, len);
+		end(p);
+		if (e != (o->main_geometry ? 0 : EXDEV)) {
+			fail(F_ERRNO, "restore main into %s: %s", o->name,
+			     st_errname(e));
+			break;
+		}
+		if (e)
+			break;
+		count(p, C_RESTORE, 1);
+		/* A load replaces: own now holds exactly main's snapshot. */
+		memcpy(o->copy, upto, sizeof(upto));
+		o->has_copy = true;
+		own_verify(p, o, "restore");
+		break;
+	case 4:
+		begin(p, "clear own");
+		e = ioctl(o->fd, KBLOOM_IOC_CLEAR, 0) ? errno : 0;
+		if (!e)
+			e = ioctl(o->fd, KBLOOM_IOC_GET_INFO, &info) ? errno : 0;
+		end(p);
+		if (e) {
+			fail(F_ERRNO, "clear %s: %s", o->name, st_errname(e));
+			break;
+		}
+		/* Only this process writes to its own filters. */
+		if (info.bits_set || info.add_calls)
+			fail(F_ERRNO, "%s not empty after clear: %llu bits",
+			     o->name, (unsigned long long)info.bits_set);
+		count(p, C_CLEAR, 1);
+		o->has_copy = false;
+		break;
+	case 5:
+		own_destroy(p, o);
+		own_create(p, o);
+		break;
+	case 6:
+		/* Own filter through save and restore into itself. */
+		begin(p, "own save+restore");
+		e = save_main(p, o->fd, &len);
+		if (!e)
+			e = write_all(p, o->fd, len);
+		end(p);
+		if (e) {
+			fail(F_ERRNO, "save+restore %s: %s", o->name,
+			     st_errname(e));
+			break;
+		}
+		count(p, C_SELF_RESTORE, 1);
+		own_verify(p, o, "own save+restore");
+		break;
+	case 7: {
+		/* Main's bits never fall: nothing may remove from it. */
+		static uint64_t last_bits;
+
+		begin(p, "info main");
+		e = ioctl(main_fd, KBLOOM_IOC_GET_INFO, &info) ? errno : 0;
+		end(p);
+		if (e) {
+			fail(F_ERRNO, "info main: %s", st_errname(e));
+			break;
+		}
+		if (main_type == KBLOOM_TYPE_BITS && info.bits_set < last_bits)
+			fail(F_MONOTONIC, "main bits fell from %llu to %llu",
+			     (unsigned long long)last_bits,
+			     (unsigned long long)info.bits_set);
+		last_bits = info.bits_set;
+		count(p, C_INFO, 1);
+		break;
+	}
+	case 8: {
+		/* Files of main come and go while everything runs. */
+		int fd;
+
+		begin(p, "reopen main");
+		fd = open_main(st_one_in(&p->rng, 2) ? O_RDONLY : O_RDWR);
+		if (fd >= 0) {
+			snapshot(upto);
+			check_some(p, fd, upto, F_FALSE_NEG, "new file of main");
+			close(fd);
+		}
+		end(p);
+		count(p, C_REOPEN, 1);
+		break;
+	}
+	default:
+		own_verify(p, o, "nothing");
+		break;
+	}
+}
+
+static void chaos(struct proc *p, int c)
+{
+	struct own own[OWN_FILTERS];
+	int main_fd = open_main(O_RDWR), j;
+
+	if (main_fd < 0)
+		return;
+	for (j = 0; j < OWN_FILTERS; j++) {
+		snprintf(own[j].name, sizeof(own[j].name), "tt-c%d-%d", c, j);
+		st_destroy(st_open_ctl(), own[j].name);
+		own_create(p, &own[j]);
+	}
+	while (!sh->stop)
+		chaos_step(p, main_fd, own);
+	for (j = 0; j < OWN_FILTERS; j++)
+		if (own[j].fd >= 0)
+			own_destroy(p, &own[j]);
+	close(main_fd);
+}
+
+/* ---- the parent ---- */
+
+static void setup_proc(struct proc *p, int id, uint64_t seed)
+{
+	p->id = id;
+	p->rng.s = seed * 0x9e3779b97f4a7c15ULL + id + 1;
+	p->keybuf = malloc(CHECK_KEYS * 32);
+	p->lens = malloc(CHECK_KEYS * sizeof(uint32_t));
+	p->results = malloc(CHECK_KEYS / 8);
+	p->image = malloc(IMAGE_BYTES);
+	if (!p->keybuf || !p->lens || !p->results || !p->image) {
+		perror("malloc");
+		exit(2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int seconds = 60, hang_s = 60;
+	uint64_t seed = 1, sums[NR_COUNTS] = { 0 }, upto[MAX_WRITERS], start;
+	pid_t pids[MAX_PROCS];
+	int c, i, nprocs, ctl, main_fd, failed = 0, alive, e;
+	bool hung = false;
+	struct proc self;
+	const char *suite;
+
+	while ((c = getopt(argc, argv, "s:w:r:c:t:H:k:T:")) != -1) {
+		switch (c) {
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'w': nwriters = atoi(optarg); break;
+		case 'r': nreaders = atoi(optarg); break;
+		case 'c': nchaos = atoi(optarg); break;
+		case 't': seconds = atoi(optarg); break;
+		case 'H': hang_s = atoi(optarg); break;
+		case 'k': max_keys = strtoull(optarg, NULL, 0); break;
+		case 'T':
+			main_type = !strcmp(optarg, "counting") ?
+				    KBLOOM_TYPE_COUNTING : KBLOOM_TYPE_BITS;
+			break;
+		default:
+			fprintf(stderr, "usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-c CHAOS] [-t SECONDS] [-H HANG_SECONDS] [-k KEYS_PER_WRITER] [-T bits|counting]\n");
+			return 2;
+		}
+	}
+	nprocs = nwriters + nreaders + nchaos;
+	suite = main_type == KBLOOM_TYPE_COUNTING ? "torture-counting" :
+						    "torture";
+	/* Ten cells per key: few enough false positives to see a loss. */
+	if (!max_keys && nwriters > 0)
+		max_keys = (main_type == KBLOOM_TYPE_COUNTING ? MAIN_BITS / 4 :
+			    MAIN_BITS) / 10 / nwriters;
+	if (nwriters < 1 || nwriters > MAX_WRITERS || nreaders < 0 ||
+	    nchaos < 0 || nprocs + 1 > MAX_PROCS || !seconds || !hang_s) {
+		fprintf(stderr, "torture: bad process counts or times\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("torture: seed %llu, %s main, %d writers of %llu keys, %d readers, %d chaos, %u s\n",
+	       (unsigned long long)seed,
+	       main_type == KBLOOM_TYPE_COUNTING ? "counting" : "bits",
+	       nwriters, (unsigned long long)max_keys, nreaders, nchaos,
+	       seconds);
+	sh = st_shared(sizeof(*sh));
+	ctl = st_open_ctl();
+	if (ctl < 0) {
+		printf("FAIL: %s/setup: open %s: %s\n", suite, ST_CONTROL,
+		       st_errname(errno));
+		return 1;
+	}
+	st_destroy(ctl, MAIN_NAME);
+	e = st_create_type(ctl, MAIN_NAME, main_type, MAIN_BITS, MAIN_K,
+			   MAIN_SEED);
+	if (e) {
+		printf("FAIL: %s/setup: create %s: %s\n", suite, MAIN_NAME,
+		       st_errname(e));
+		return 1;
+	}
+
+	fflush(NULL);
+	start = st_now_ms();
+	sh->start_ms = start;
+	sh->run_ms = seconds * 1000ULL;
+	for (i = 0; i < nprocs; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			perror("fork");
+			sh->stop = 1;
+			return 2;
+		}
+		if (!pids[i]) {
+			struct proc p;
+
+			setup_proc(&p, i, seed);
+			if (i < nwriters)
+				writer(&p, i);
+			else if (i < nwriters + nreaders)
+				reader(&p);
+			else
+				chaos(&p, i - nwriters - nreaders);
+			_exit(0);
+		}
+	}
+
+	for (alive = nprocs; alive;) {
+		uint64_t now = st_now_ms();
+
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			alive--;
+		if (now > start + seconds * 1000ULL)
+			sh->stop = 1;
+		for (i = 0; i < nprocs && !hung; i++) {
+			uint64_t began = sh->op_started_ms[i];
+
+			if (began && now > began + hang_s * 1000ULL) {
+				printf("FAIL: %s/no-deadlock: process %d stuck in %s for %llu s\n",
+				       suite, i, sh->op_name[i],
+				       (unsigned long long)(now - began) / 1000);
+				hung = true;
+			}
+		}
+		if (hung) {
+			for (i = 0; i < nprocs; i++)
+				kill(pids[i], SIGKILL);
+			break;
+		}
+		usleep(100000);
+	}
+
+	/* Every key any writer published, checked once more at the end. */
+	setup_proc(&self, nprocs, seed);
+	main_fd = hung ? -1 : open_main(O_RDONLY);
+	if (main_fd >= 0) {
+		snapshot(upto);
+		check_all(&self, main_fd, upto, F_FALSE_NEG, "final check");
+		close(main_fd);
+	}
+
+	for (i = 0; i <= nprocs; i++) {
+		int k;
+
+		for (k = 0; k < NR_COUNTS; k++)
+			sums[k] += sh->counts[i][k];
+	}
+	printf("torture: ran %.1f s\n", (st_now_ms() - start) / 1000.0);
+	for (i = 0; i < NR_COUNTS; i++)
+		printf("  %-26s %llu\n", count_names[i],
+		       (unsigned long long)sums[i]);
+	for (i = 0; i < NR_FAIL_KINDS; i++) {
+		if (i == F_HANG) {
+			if (hung)
+				failed++;
+			else
+				printf("PASS: %s/%s\n", suite, fail_names[i]);
+			continue;
+		}
+		if (sh->fails[i]) {
+			printf("FAIL: %s/%s: %llu times; first: %s\n",
+			       suite, fail_names[i], (unsigned long long)sh->fails[i],
+			       sh->fail_msg[i]);
+			failed++;
+		} else {
+			printf("PASS: %s/%s\n", suite, fail_names[i]);
+		}
+	}
+	/* A torture that never got to do its work proves nothing. */
+	if (!sums[C_KEYS_CHECKED] || !sums[C_KEYS_ADDED] ||
+	    (main_type == KBLOOM_TYPE_COUNTING && !sums[C_CHURN]) ||
+	    (nchaos && (!sums[C_MERGE_IN] || !sums[C_RESTORE] ||
+			!sums[C_COPY_KEYS] || !sums[C_DESTROY]))) {
+		printf("FAIL: %s/coverage: some kind of operation never completed\n",
+		       suite);
+		failed++;
+	} else {
+		printf("PASS: %s/coverage\n", suite);
+	}
+	if (!hung)
+		st_destroy(ctl, MAIN_NAME);
+	close(ctl);
+	return failed ? 1 : 0;
+}
