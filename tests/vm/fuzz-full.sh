@@ -6,8 +6,9 @@
 # they run, the concurrency torture on a bits and on a counting filter,
 # then the fuzzer again under fault injection (failslab and
 # fail_page_alloc, only for the fuzzer's own processes through task-filter
-# and /proc/self/make-it-fail), and finally a kmemleak scan that must find
-# nothing.  The kernel log is judged by
+# and /proc/self/make-it-fail), a sweep that fails every allocation point of
+# each kind of call in turn (fault-nth), and finally a kmemleak scan that
+# must find nothing.  The kernel log is judged by
 # scripts/vm-run (KASAN, lockdep, WARN, ...).
 # Usage: fuzz-full.sh [SEED] [OPS_PER_PROCESS] [FUZZ_SECONDS] [TORTURE_SECONDS]
 #                     [FAULT_OPS_PER_PROCESS]
@@ -82,6 +83,8 @@ if [ -d $fs/failslab ] && [ -d $fs/fail_page_alloc ]; then
 	done
 	echo 0 >$fs/failslab/probability
 	echo 0 >$fs/fail_page_alloc/probability
+	# Then each allocation of each kind of call, one at a time.
+	fz_run fault-nth fault-nth
 else
 	fz_fail fuzz-full/fault-injection "no failslab/fail_page_alloc in debugfs"
 fi

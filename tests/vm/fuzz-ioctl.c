@@ -830,6 +830,23 @@ static void do_good_merge(struct worker *w)
 	fd = st_open(side, O_RDWR);
 	if (outcome(w, OP_good_merge, sys_err(fd), ALLOW(0), "open side"))
 		goto destroy;
+	/*
+	 * Nobody else touches this name, so its node can only lead to this
+	 * filter, unless an earlier destroy left the node behind and its
+	 * device number now belongs to another filter.
+	 */
+	{
+		struct kbloom_info info;
+
+		e = sys_err(ioctl(fd, KBLOOM_IOC_GET_INFO, &info));
+		if (outcome(w, OP_good_merge, e, ALLOW(0), "get_info side"))
+			goto close;
+		if (strcmp(info.name, side)) {
+			record_fail(w, F_RESULT, "worker %d: /dev/kbloom/%s opened filter %.32s (a node left by an earlier destroy?)",
+				    w->id, side, info.name);
+			goto close;
+		}
+	}
 	st_keys_fill(&k, tag, w->st->ops[OP_good_merge] * 16, 16);
 	e = st_batch(fd, KBLOOM_IOC_ADD, &k, NULL, NULL);
 	if (outcome(w, OP_good_merge, e, ALLOW(0), "add side"))

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every allocation failure, one at a time.  For each kind of call, fail
+ * its 1st allocation, then its 2nd, and so on (the kernel's per-task
+ * /proc/thread-self/fail-nth, with failslab and fail_page_alloc set to
+ * honour GFP_KERNEL), until the call runs without reaching the fault.
+ * After every failure:
+ *   - the call failed with ENOMEM, or succeeded having survived the fault;
+ *   - the filter's node is where it belongs: /dev/kbloom/<name> exists
+ *     exactly when /sys/class/kbloom/<name> does, with its device number,
+ *     and there is no /dev/<name>;
+ *   - a filter the call failed on is unchanged and still works.
+ * The caller checks kmemleak afterwards.  Needs a kernel with
+ * CONFIG_FAULT_INJECTION, FAILSLAB and FAIL_PAGE_ALLOC (the debug kernel);
+ * it mounts debugfs if needed and tells failslab and fail_page_alloc not to
+ * ignore sleeping allocations, which is all fail-nth needs.
+ *
+ * Usage: fault-nth [-m MAX_N]   prints PASS:/FAIL: fault-nth/<call> lines
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "stress.h"
+
+#define NAME		"fn-x"
+#define BITS		(1 << 16)
+#define NKEYS		100
+
+static int max_n = 400;
+static int failed;
+static char first_fail[256];
+static int fail_fd = -1;
+static char keybuf[NKEYS * 24];
+static uint32_t lens[NKEYS];
+static uint8_t image[BITS / 8 + 4096], image2[BITS / 8 + 4096];
+
+static void problem(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static int knob(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ok;
+
+	ok = fd >= 0 && write(fd, value, strlen(value)) == (ssize_t)strlen(value);
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
+/* fail-nth only counts allocations these filters let through. */
+static int setup_knobs(void)
+{
+	static const char *const knobs[][2] = {
+		{ "failslab/ignore-gfp-wait", "N" },
+		{ "failslab/verbose", "0" },
+		{ "fail_page_alloc/ignore-gfp-wait", "N" },
+		{ "fail_page_alloc/ignore-gfp-highmem", "N" },
+		{ "fail_page_alloc/min-order", "0" },
+		{ "fail_page_alloc/verbose", "0" },
+	};
+	char path[128];
+	size_t i;
+
+	if (access("/sys/kernel/debug/failslab", F_OK))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s",
+			 knobs[i][0]);
+		if (knob(path, knobs[i][1]))
+			return -1;
+	}
+	return 0;
+}
+
+static void problem(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!failed++) {
+		va_start(ap, fmt);
+		vsnprintf(first_fail, sizeof(first_fail), fmt, ap);
+		va_end(ap);
+	}
+}
+
+/* Arms the fault for the nth injection point from now on (0: disarm). */
+static void arm(int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%d", n);
+
+	if (pwrite(fail_fd, buf, len, 0) != len) {
+		perror("fail-nth");
+		exit(2);
+	}
+}
+
+/* True when the armed fault was not reached; disarms it. */
+static bool unreached(void)
+{
+	char buf[16] = "";
+	bool left;
+
+	if (pread(fail_fd, buf, sizeof(buf) - 1, 0) <= 0) {
+		perror("fail-nth");
+		exit(2);
+	}
+	left = atoi(buf) != 0;
+	arm(0);
+	return left;
+}
+
+/* The node and the sysfs directory agree, and nothing is misplaced. */
+static void check_node(const char *call, int n)
+{
+	char sys[128];
+	struct stat st;
+	unsigned int maj, min;
+	bool has_sys, has_node;
+	FILE *f;
+
+	snprintf(sys, sizeof(sys), "/sys/class/kbloom/%s/dev", NAME);
+	has_sys = !access(sys, F_OK);
+	has_node = !stat("/dev/kbloom/" NAME, &st);
+	if (!access("/dev/" NAME, F_OK)) {
+		problem("%s, fault %d: a node at /dev/%s, outside /dev/kbloom",
+			call, n, NAME);
+		unlink("/dev/" NAME);
+	}
+	if (has_node && !has_sys) {
+		problem("%s, fault %d: /dev/kbloom/%s left behind with no filter (device %u:%u)",
+			call, n, NAME, major(st.st_rdev), minor(st.st_rdev));
+		/* Else every later step would trip over it. */
+		unlink("/dev/kbloom/" NAME);
+		return;
+	}
+	if (has_sys && !has_node) {
+		problem("%s, fault %d: filter %s has no node", call, n, NAME);
+		return;
+	}
+	if (!has_sys)
+		return;
+	f = fopen(sys, "r");
+	if (!f || fscanf(f, "%u:%u", &maj, &min) != 2 ||
+	    makedev(maj, min) != st.st_rdev)
+		problem("%s, fault %d: node %s does not match sysfs", call, n,
+			NAME);
+	if (f)
+		fclose(f);
+}
+
+static struct st_keys keys(const char *tag)
+{
+	struct st_keys k = { keybuf, lens, 0, 0 };
+
+	st_keys_fill(&k, tag, 0, NKEYS);
+	return k;
+}
+
+/* A fresh filter NAME holding the keys "base-*", opened read-write. */
+static int fresh(void)
+{
+	struct st_keys k = keys("base");
+	int fd;
+
+	st_destroy(st_open_ctl(), NAME);
+	if (st_create_bits(st_open_ctl(), NAME, BITS, 7, 5))
+		return -1;
+	fd = st_open(NAME, O_RDWR);
+	if (fd >= 0 && st_batch(fd, KBLOOM_IOC_ADD, &k, NULL, NULL)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* All of keys tag-* found in fd's filter. */
+static bool has_keys(int fd, const char *tag)
+{
+	struct st_keys k = keys(tag);
+	uint32_t hits = 0;
+
+	return !st_batch(fd, KBLOOM_IOC_CHECK, &k, NULL, &hits) &&
+	       hits == NKEYS;
+}
+
+static ssize_t read_all(int fd, uint8_t *buf, size_t cap)
+{
+	size_t have = 0;
+	ssize_t n;
+
+	if (lseek(fd, 0, SEEK_SET))
+		return -1;
+	while ((n = read(fd, buf + have, cap - have)) > 0)
+		have += n;
+	return n < 0 ? -1 : (ssize_t)have;
+}
+
+/*
+ * One sweep.  step(n) arms the nth fault around the call and checks the
+ * outcome; it returns true once a call ran without reaching the fault.
+ */
+static int sweeps_failed;
+
+static void sweep(const char *call, bool (*step)(int n))
+{
+	int n;
+
+	failed = 0;
+	for (n = 1; n <= max_n; n++)
+		if (step(n))
+			break;
+	if (n > max_n)
+		problem("%s: still failing at fault %d", call, max_n);
+	if (!failed) {
+		printf("PASS: fault-nth/%s (%d allocation points)\n", call,
+		       n - 1);
+		return;
+	}
+	printf("FAIL: fault-nth/%s: %d problems; first: %s\n", call, failed,
+	       first_fail);
+	sweeps_failed++;
+}
+
+static bool create_step(int n)
+{
+	struct kbloom_create req;
+	bool done;
+	int e, fd;
+
+	st_destroy(st_open_ctl(), NAME);
+	memset(&req, 0, sizeof(req));
+	strcpy(req.name, NAME);
+	req.bits = BITS;
+	req.node_mode = 0644;
+	arm(n);
+	e = st_ctl(st_open_ctl(), KBLOOM_CTL_CREATE, &req);
+	done = unreached();
+	if (e && e != ENOMEM)
+		problem("create, fault %d: %s", n, st_errname(e));
+	check_node("create", n);
+	if (!e) {
+		struct st_keys k = keys("base");
+
+		fd = st_open(NAME, O_RDWR);
+		if (fd < 0 || st_batch(fd, KBLOOM_IOC_ADD, &k, NULL, NULL) ||
+		    !has_keys(fd, "base"))
+			problem("create, fault %d: filter unusable: %s", n,
+				st_errname(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	st_destroy(st_open_ctl(), NAME);
+	return done && !e;
+}
+
+static bool destroy_step(int n)
+{
+	bool done;
+	int fd = fresh(), e;
+
+	if (fd < 0) {
+		problem("destroy: setup: %s", st_errname(errno));
+		return true;
+	}
+	close(fd);
+	arm(n);
+	e = st_destroy(st_open_ctl(), NAME);
+	done = unreached();
+	if (e)
+		problem("destroy, fault %d: %s", n, st_errname(e));
+	check_node("destroy", n);
+	return done;
+}
+
+static bool open_step(int n)
+{
+	bool done;
+	int fd, e;
+
+	arm(n);
+	fd = st_open(NAME, O_RDWR);
+	e = fd < 0 ? errno : 0;
+	done = unreached();
+	if (e && e != ENOMEM)
+		problem("open, fault %d: %s", n, st_errname(e));
+	if (!e) {
+		if (!has_keys(fd, "base"))
+			problem("open, fault %d: keys missing", n);
+		close(fd);
+	}
+	return done && !e;
+}
+
+/* A file of NAME kept open by the sweeps that only look at it. */
+static int step_fd;
+
+/* The first ADD on a file allocates its batch buffer. */
+static bool add_step(int n)
+{
+	struct st_keys k = keys("more");
+	bool done;
+	int fd = st_open(NAME, O_RDWR), e;
+
+	arm(n);
+	e = st_batch(fd, KBLOOM_IOC_ADD, &k, NULL, NULL);
+	done = unreached();
+	if (e && e != ENOMEM)
+		problem("add, fault %d: %s", n, st_errname(e));
+	if (!has_keys(fd, "base") || (!e && !has_keys(fd, "more")))
+		problem("add, fault %d: keys missing", n);
+	close(fd);
+	return done && !e;
+}
+
+static bool read_step(int n)
+{
+	ssize_t len, want = read_all(step_fd, image2, sizeof(image2));
+	bool done;
+	int fd = st_open(NAME, O_RDONLY), e;
+
+	arm(n);
+	len = read_all(fd, image, sizeof(image));
+	e = len < 0 ? errno : 0;
+	done = unreached();
+	if (e && e != ENOMEM)
+		problem("read, fault %d: %s", n, st_errname(e));
+	if (!e && (len != want || memcmp(image, image2, len)))
+		problem("read, fault %d: image differs", n);
+	close(fd);
+	return done && !e;
+}
+
+/*
+ * Load an image of other keys: on failure the filter keeps its own keys
+ * (and only them), on success it holds the image's.
+ */
+static bool write_step(int n)
+{
+	ssize_t len, got;
+	bool done;
+	int fd, e;
+
+	struct st_keys k;
+
+	/* The image: NAME after a clear and the keys "other-*". */
+	fd = fresh();
+	k = keys("other");	/* after fresh(), which uses the buffers */
+	if (fd < 0 || ioctl(fd, KBLOOM_IOC_CLEAR, 0) ||
+	    st_batch(fd, KBLOOM_IOC_ADD, &k, NULL, NULL)) {
+		problem("write: setup: %s", st_errname(errno));
+		return true;
+	}
+	len = read_all(fd, image2, sizeof(image2));
+	close(fd);
+	fd = fresh();
+	arm(n);
+	got = len < 0 ? -1 : lseek(fd, 0, SEEK_SET) ? -1 :
+	      write(fd, image2, len);
+	e = got < 0 ? errno : got != len ? EIO : 0;
+	done = unreached();
+	if (e && e != ENOMEM)
+		problem("write, fault %d: %s", n, st_errname(e));
+	if (e ? !has_keys(fd, "base") : !has_keys(fd, "other"))
+		problem("write, fault %d: wrong keys after %s", n,
+			st_errname(e));
+	close(fd);
+	return done && !e;
+}
+
+static bool info_step(int n)
+{
+	struct kbloom_info info;
+	bool done;
+	int e;
+
+	arm(n);
+	e = ioctl(step_fd, KBLOOM_IOC_GET_INFO, &info) ? errno : 0;
+	done = unreached();
+	if (e && e != ENOMEM)
+		problem("get_info, fault %d: %s", n, st_errname(e));
+	return done && !e;
+}
+
+static bool sysfs_step(int n)
+{
+	char buf[32];
+	bool done;
+	int fd = open("/sys/class/kbloom/" NAME "/fill_ppb", O_RDONLY), e;
+	ssize_t got;
+
+	arm(n);
+	got = fd < 0 ? -1 : pread(fd, buf, sizeof(buf), 0);
+	e = got < 0 ? errno : 0;
+	done = unreached();
+	if (e && e != ENOMEM)
+		problem("sysfs read, fault %d: %s", n, st_errname(e));
+	if (fd >= 0)
+		close(fd);
+	return done && !e;
+}
+
+int main(int argc, char **argv)
+{
+	char path[64];
+	int c;
+
+	while ((c = getopt(argc, argv, "m:")) != -1) {
+		if (c != 'm') {
+			fprintf(stderr, "usage: fault-nth [-m MAX_N]\n");
+			return 2;
+		}
+		max_n = atoi(optarg);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (setup_knobs()) {
+		printf("FAIL: fault-nth/setup: no failslab/fail_page_alloc in debugfs: %s\n",
+		       st_errname(errno));
+		return 1;
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%d/fail-nth", gettid());
+	fail_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fail_fd < 0 || st_open_ctl() < 0) {
+		printf("FAIL: fault-nth/setup: %s: %s\n",
+		       fail_fd < 0 ? path : ST_CONTROL, st_errname(errno));
+		return 1;
+	}
+
+	sweep("create", create_step);
+	sweep("destroy", destroy_step);
+	step_fd = fresh();
+	if (step_fd < 0) {
+		printf("FAIL: fault-nth/setup: %s\n", st_errname(errno));
+		return 1;
+	}
+	sweep("open", open_step);
+	sweep("first-add", add_step);
+	sweep("read-image", read_step);
+	sweep("get-info", info_step);
+	sweep("sysfs-read", sysfs_step);
+	close(step_fd);
+	sweep("write-image", write_step);
+	st_destroy(st_open_ctl(), NAME);
+	return sweeps_failed ? 1 : 0;
+}
