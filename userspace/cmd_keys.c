@@ -319,6 +319,47 @@ static void print_answers(const struct key_batch *b, const uint64_t *res,
 	}
 }
 
+/*
+ * Sends every batch of keys and prints the answers mode asks for.  A
+ * failure part way through is reported with what the batches before it
+ * did when done_verb names that ("deleted"); checks change nothing, so
+ * they pass NULL.  Returns 0, or -1 once the error is printed.
+ */
+static int answer_keys(struct key_run *r, const struct key_options *o,
+		       enum check_print mode, const char *yes,
+		       const char *done_verb)
+{
+	uint64_t *res;
+	int ret;
+
+	res = malloc((o->batch + 63) / 64 * sizeof(*res));
+	if (!res) {
+		fail("out of memory");
+		return -1;
+	}
+	while ((ret = key_input_next(&r->in, &r->b)) == 1) {
+		if (key_run_send(r, res)) {
+			if (done_verb && r->keys)
+				fprintf(stderr, "%s: %" PRIu64 " keys before the failure were %s (%" PRIu64 " removed)\n",
+					PROG, r->keys, done_verb, r->hits);
+			free(res);
+			return -1;
+		}
+		if (mode != PRINT_SUMMARY && mode != PRINT_NOTHING)
+			print_answers(&r->b, res, mode, o->delim, yes);
+		progress_update(&r->prog, r->keys);
+	}
+	free(res);
+	progress_end(&r->prog);
+	if (ret) {
+		if (done_verb && r->keys)
+			fprintf(stderr, "%s: %" PRIu64 " keys before the bad input were %s (%" PRIu64 " removed)\n",
+				PROG, r->keys, done_verb, r->hits);
+		return -1;
+	}
+	return 0;
+}
+
 static int run_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -336,7 +377,6 @@ static int run_check(int argc, char **argv)
 	struct key_options o = { .delim = '\n', .batch = KEYS_DEFAULT_BATCH };
 	enum check_print mode = PRINT_SUMMARY;
 	struct key_run r = { .in.fd = -1 };
-	uint64_t *res = NULL;
 	int c, ret, rc = EXIT_ERR;
 
 	while ((c = parse_options(cmd, argc, argv, ":" KEY_SHORTOPTS "vamq",
@@ -366,20 +406,7 @@ static int run_check(int argc, char **argv)
 	if (key_run_start(&r, cmd, &o, argc, argv, KEY_CHECK,
 			  mode == PRINT_NOTHING))
 		goto out;
-	res = malloc((o.batch + 63) / 64 * sizeof(*res));
-	if (!res) {
-		fail("out of memory");
-		goto out;
-	}
-	while ((ret = key_input_next(&r.in, &r.b)) == 1) {
-		if (key_run_send(&r, res))
-			goto out;
-		if (mode != PRINT_SUMMARY && mode != PRINT_NOTHING)
-			print_answers(&r.b, res, mode, o.delim, "maybe");
-		progress_update(&r.prog, r.keys);
-	}
-	progress_end(&r.prog);
-	if (ret)
+	if (answer_keys(&r, &o, mode, "maybe", NULL))
 		goto out;
 	if (mode == PRINT_SUMMARY)
 		printf("%" PRIu64 " %s checked in '%s': %" PRIu64 " may be present, %" PRIu64 " definitely absent\n",
@@ -393,7 +420,6 @@ static int run_check(int argc, char **argv)
 	}
 	rc = r.hits == r.keys ? EXIT_OK : EXIT_ABSENT;
 out:
-	free(res);
 	key_run_end(&r);
 	free(o.files);
 	return rc;
@@ -455,7 +481,6 @@ static int run_delete(int argc, char **argv)
 	struct key_options o = { .delim = '\n', .batch = KEYS_DEFAULT_BATCH };
 	enum check_print mode = PRINT_SUMMARY;
 	struct key_run r = { .in.fd = -1 };
-	uint64_t *res = NULL;
 	int c, ret, rc = EXIT_ERR;
 
 	while ((c = parse_options(cmd, argc, argv, ":" KEY_SHORTOPTS "vq",
@@ -479,29 +504,8 @@ static int run_delete(int argc, char **argv)
 	if (key_run_start(&r, cmd, &o, argc, argv, KEY_DELETE,
 			  mode == PRINT_NOTHING))
 		goto out;
-	res = malloc((o.batch + 63) / 64 * sizeof(*res));
-	if (!res) {
-		fail("out of memory");
+	if (answer_keys(&r, &o, mode, "removed", "deleted"))
 		goto out;
-	}
-	while ((ret = key_input_next(&r.in, &r.b)) == 1) {
-		if (key_run_send(&r, res)) {
-			if (r.keys)
-				fprintf(stderr, "%s: %" PRIu64 " keys before the failure were deleted (%" PRIu64 " removed)\n",
-					PROG, r.keys, r.hits);
-			goto out;
-		}
-		if (mode == PRINT_ALL)
-			print_answers(&r.b, res, mode, o.delim, "removed");
-		progress_update(&r.prog, r.keys);
-	}
-	progress_end(&r.prog);
-	if (ret) {
-		if (r.keys)
-			fprintf(stderr, "%s: %" PRIu64 " keys before the bad input were deleted (%" PRIu64 " removed)\n",
-				PROG, r.keys, r.hits);
-		goto out;
-	}
 	if (mode == PRINT_SUMMARY)
 		printf("%" PRIu64 " of %" PRIu64 " %s removed from '%s' (%" PRIu64 " not present)\n",
 		       r.hits, r.keys, r.keys == 1 ? "key" : "keys", r.name,
@@ -514,7 +518,6 @@ static int run_delete(int argc, char **argv)
 	}
 	rc = r.hits == r.keys ? EXIT_OK : EXIT_ABSENT;
 out:
-	free(res);
 	key_run_end(&r);
 	free(o.files);
 	return rc;
