@@ -8,7 +8,6 @@
 
 #include <linux/err.h>
 #include <linux/file.h>
-#include <linux/idr.h>
 #include <linux/kdev_t.h>
 #include <linux/lockdep.h>
 #include <linux/math64.h>
@@ -17,13 +16,21 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/xarray.h>
 
 #include "kbloom_internal.h"
 
 #define KBLOOM_MINORS	BIT(16)
 
 static dev_t kbloom_devt;
-static DEFINE_IDA(kbloom_minors);
+/*
+ * Minors are handed out cyclically, never lowest-free: an open that looked
+ * up /dev/kbloom/A just before A was destroyed must find no device (-ENXIO)
+ * or the dead A (-ENODEV), not a filter created a moment later that would
+ * otherwise get A's minor.  Maps minor -> struct kbloom_dev.
+ */
+static DEFINE_XARRAY_ALLOC(kbloom_minors);
+static u32 kbloom_next_minor;
 
 static struct class kbloom_class = {
 	.name = "kbloom",
@@ -43,7 +50,14 @@ static char *kbloom_devnode(struct device *dev, umode_t *mode, kuid_t *uid,
 		*uid = kd->uid;
 	if (gid)
 		*gid = kd->gid;
-	return kasprintf(GFP_KERNEL, "kbloom/%s", dev_name(dev));
+	/*
+	 * If this returned NULL the device core would fall back to the bare
+	 * name: create would make /dev/<name> and destroy would leave
+	 * /dev/kbloom/<name> behind, pointing at a minor the next filter may
+	 * get.  So the few bytes are not allowed to fail.
+	 */
+	return kasprintf(GFP_KERNEL | __GFP_NOFAIL, "kbloom/%s",
+			 dev_name(dev));
 }
 
 /* The last reference is gone: no open file, no registry entry. */
@@ -51,7 +65,7 @@ static void kbloom_dev_release(struct device *dev)
 {
 	struct kbloom_dev *kd = to_kbloom_dev(dev);
 
-	ida_free(&kbloom_minors, MINOR(dev->devt));
+	xa_erase(&kbloom_minors, MINOR(dev->devt));
 	kbloom_filter_free(&kd->filter);
 	atomic64_sub(kd->bytes, &kbloom_total_bytes);
 	kfree(kd);
@@ -73,7 +87,8 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 				    umode_t mode, kuid_t uid, kgid_t gid)
 {
 	struct kbloom_dev *kd;
-	int minor, err;
+	u32 minor;
+	int err;
 
 	kd = kzalloc(sizeof(*kd), GFP_KERNEL_ACCOUNT);
 	if (!kd)
@@ -81,9 +96,13 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 	err = kbloom_filter_init(&kd->filter, geo);
 	if (err)
 		goto free_kd;
-	minor = ida_alloc_max(&kbloom_minors, KBLOOM_MINORS - 1, GFP_KERNEL);
-	if (minor < 0) {
-		err = minor;	/* -ENOSPC: every minor is taken */
+	err = xa_alloc_cyclic(&kbloom_minors, &minor, kd,
+			      XA_LIMIT(0, KBLOOM_MINORS - 1),
+			      &kbloom_next_minor, GFP_KERNEL);
+	if (err < 0) {
+		/* -EBUSY means every minor is taken. */
+		if (err == -EBUSY)
+			err = -ENOSPC;
 		goto free_filter;
 	}
 
@@ -459,5 +478,5 @@ void kbloom_dev_teardown(void)
 {
 	class_unregister(&kbloom_class);
 	unregister_chrdev_region(kbloom_devt, KBLOOM_MINORS);
-	ida_destroy(&kbloom_minors);
+	xa_destroy(&kbloom_minors);
 }

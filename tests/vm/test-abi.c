@@ -5,6 +5,7 @@
  * exactly as it was (GET_INFO and the image compared byte for byte).
  */
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
 
 #include "vmtest.h"
 
@@ -1236,6 +1237,39 @@ static const char *destroyed_name_reusable_while_open(void)
 	return done(new, "abi-reuse", NULL);
 }
 
+/*
+ * An open that resolved /dev/kbloom/<name> just before destroy holds the
+ * old device number.  It must not reach a filter created a moment later:
+ * minors are handed out cyclically, so the stale number finds no device.
+ * A private node with the old number stands in for that racing open.
+ */
+static const char *destroyed_minor_not_reused(void)
+{
+	const char *stale = "/tmp/abi-stale-node";
+	struct stat old_st, new_st;
+	int fd;
+
+	EXPECT_OK(vt_create("abi-minor-a", 1000, FP_1PC, 0));
+	EXPECT_OK(stat("/dev/kbloom/abi-minor-a", &old_st));
+	EXPECT_OK(vt_destroy("abi-minor-a"));
+	EXPECT_OK(vt_create("abi-minor-b", 1000, FP_1PC, 0));
+	EXPECT_OK(stat("/dev/kbloom/abi-minor-b", &new_st));
+	EXPECT(new_st.st_rdev != old_st.st_rdev,
+	       "the new filter got the destroyed one's minor %u",
+	       minor(old_st.st_rdev));
+	unlink(stale);
+	EXPECT_OK(mknod(stale, S_IFCHR | 0600, old_st.st_rdev));
+	fd = open(stale, O_RDWR);
+	unlink(stale);
+	if (fd >= 0)
+		close(fd);
+	EXPECT(fd < 0, "the destroyed filter's number opened a device");
+	EXPECT(errno == ENXIO, "open of the old number: %s, want ENXIO",
+	       vt_errno_name(errno));
+	EXPECT_OK(vt_destroy("abi-minor-b"));
+	return NULL;
+}
+
 /* ---- sysfs ---- */
 
 static const char *sysfs_matches_info(void)
@@ -1355,6 +1389,7 @@ static const struct vt_case cases[] = {
 	CASE(reject_write_only_reads),
 	CASE(destroyed_filter_enodev),
 	CASE(destroyed_name_reusable_while_open),
+	CASE(destroyed_minor_not_reused),
 	CASE(sysfs_matches_info),
 #undef CASE
 };
