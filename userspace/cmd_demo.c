@@ -98,7 +98,7 @@ static int run_demo(int argc, char **argv)
 	uint64_t nabsent = 10000, hits, fn, fp, ioctls0;
 	bool keep = false;
 	char a[32], b[32], c3[32], d[32], e[32];
-	double measured, theory, sigma;
+	double measured, exact, sigma;
 	int c, ret, rc = EXIT_ERR;
 
 	while ((c = parse_options(cmd, argc, argv, ":", opts)) != -1) {
@@ -194,8 +194,9 @@ static int run_demo(int argc, char **argv)
 	if (filter_info(f, &info))
 		goto out;
 	measured = (double)fp / absent.count;
-	theory = (double)info.fp_now_ppb / KBLOOM_PPB;
-	sigma = sqrt(theory * (1 - theory) / absent.count);
+	/* The rate for the bits set now: what this sample should show. */
+	exact = (double)info.fp_now_ppb / KBLOOM_PPB;
+	sigma = sqrt(exact * (1 - exact) / absent.count);
 	printf("[check]   %zu absent keys nonexistent-random-query-key-<i>: false positives: %llu\n",
 	       absent.count, (unsigned long long)fp);
 	printf("[rate]    measured %s   target %s   theory %s (formula at capacity), %s (exact, for the bits set now)\n",
@@ -203,8 +204,8 @@ static int run_demo(int argc, char **argv)
 	       fmt_ppb(spec.fp_ppb, b, sizeof(b)),
 	       fmt_ppb(info.fp_design_ppb, c3, sizeof(c3)),
 	       fmt_ppb(info.fp_now_ppb, d, sizeof(d)));
-	printf("          measured - theory = %+.2f sigma (sigma = %s for %zu queries)\n",
-	       sigma > 0 ? (measured - theory) / sigma : 0.0,
+	printf("          measured - exact = %+.2f sigma (sigma = %s for %zu queries)\n",
+	       sigma > 0 ? (measured - exact) / sigma : 0.0,
 	       fmt_rate(sigma, e, sizeof(e)), absent.count);
 	printf("[fill]    %llu of %llu bits set (%s fill), about %llu distinct keys estimated\n",
 	       info.bits_set, info.bits, fmt_ppb(info.fill_ppb, a, sizeof(a)),
