@@ -52,7 +52,10 @@
  *                       ENOSPC (filter count cap reached), ENOMEM, EFAULT.
  *   KBLOOM_CTL_DESTROY  struct kbloom_name.  Open file descriptors of the
  *                       filter keep working only for close(); every other
- *                       call on them returns ENODEV.
+ *                       call on them returns ENODEV.  An open racing with
+ *                       destroy fails (ENOENT, ENXIO or ENODEV); it never
+ *                       reaches a filter created afterwards, even under
+ *                       the same name, as minors are not reused at once.
  *                       Errors: EINVAL (bad name, reserved field),
  *                       ENOENT (no such filter), EFAULT.
  *
