@@ -148,36 +148,41 @@ static u64 kbloom_test_popcount(const struct kbloom_filter *f)
 	return bits;
 }
 
-/* Adds keys first .. first + n - 1 in batches; returns the keys added new. */
+typedef u32 (*kbloom_test_batch_op)(struct kbloom_filter *f,
+				   const struct kbloom_key *keys, u32 n,
+				   unsigned long *results);
+
+/*
+ * Runs op over keys first .. first + n - 1 in batches; returns the keys it
+ * counted (added new, may be present, removed).
+ */
+static u64 kbloom_test_range(struct kbloom_filter *f,
+			     struct kbloom_test_batch *b, u64 first, u64 n,
+			     bool varlen, kbloom_test_batch_op op)
+{
+	u64 i, counted = 0;
+
+	for (i = 0; i < n; i += KBLOOM_TEST_CHUNK) {
+		u32 m = min_t(u64, n - i, KBLOOM_TEST_CHUNK);
+
+		kbloom_test_fill(b, first + i, m, varlen);
+		counted += op(f, b->keys, m, NULL);
+	}
+	return counted;
+}
+
 static u64 kbloom_test_add_range(struct kbloom_filter *f,
 				 struct kbloom_test_batch *b, u64 first, u64 n,
 				 bool varlen)
 {
-	u64 i, added = 0;
-
-	for (i = 0; i < n; i += KBLOOM_TEST_CHUNK) {
-		u32 m = min_t(u64, n - i, KBLOOM_TEST_CHUNK);
-
-		kbloom_test_fill(b, first + i, m, varlen);
-		added += kbloom_add_batch(f, b->keys, m, NULL);
-	}
-	return added;
+	return kbloom_test_range(f, b, first, n, varlen, kbloom_add_batch);
 }
 
-/* How many of keys first .. first + n - 1 the filter says may be present. */
 static u64 kbloom_test_check_range(struct kbloom_filter *f,
 				   struct kbloom_test_batch *b, u64 first,
 				   u64 n, bool varlen)
 {
-	u64 i, hits = 0;
-
-	for (i = 0; i < n; i += KBLOOM_TEST_CHUNK) {
-		u32 m = min_t(u64, n - i, KBLOOM_TEST_CHUNK);
-
-		kbloom_test_fill(b, first + i, m, varlen);
-		hits += kbloom_check_batch(f, b->keys, m, NULL);
-	}
-	return hits;
+	return kbloom_test_range(f, b, first, n, varlen, kbloom_check_batch);
 }
 
 /* A counting filter of nblocks blocks of 128 four-bit counters. */
@@ -219,20 +224,11 @@ static u64 kbloom_test_count_counters(const struct kbloom_filter *f,
 	return n;
 }
 
-/* Deletes keys first .. first + n - 1 in batches; returns the removed. */
 static u64 kbloom_test_delete_range(struct kbloom_filter *f,
 				    struct kbloom_test_batch *b, u64 first,
 				    u64 n, bool varlen)
 {
-	u64 i, removed = 0;
-
-	for (i = 0; i < n; i += KBLOOM_TEST_CHUNK) {
-		u32 m = min_t(u64, n - i, KBLOOM_TEST_CHUNK);
-
-		kbloom_test_fill(b, first + i, m, varlen);
-		removed += kbloom_delete_batch(f, b->keys, m, NULL);
-	}
-	return removed;
+	return kbloom_test_range(f, b, first, n, varlen, kbloom_delete_batch);
 }
 
 static void xxh64_known_answer(struct kunit *test)
