@@ -481,6 +481,46 @@ static inline int vt_sysfs_u64(const char *name, const char *attr, uint64_t *v)
 	return vt_read_u64_file(path, v);
 }
 
+/* Every statistic of name's sysfs directory equals its GET_INFO field. */
+static inline const char *vt_sysfs_matches_info(const char *name,
+						const struct kbloom_info *info)
+{
+	static const struct {
+		const char *attr;
+		size_t offset;
+		bool wide;
+	} fields[] = {
+#define F64(f) { #f, offsetof(struct kbloom_info, f), true }
+#define F32(f) { #f, offsetof(struct kbloom_info, f), false }
+		F64(capacity), F64(nblocks), F64(bits), F64(bytes), F64(seed),
+		F64(add_calls), F64(add_new), F64(check_calls),
+		F64(check_hits), F64(delete_calls), F64(delete_hits),
+		F64(bits_set), F64(est_keys),
+		F64(reported_fp), F64(reported_tp), F64(reported_tn),
+		F32(k), F32(type), F32(fp_target_ppb), F32(fp_design_ppb),
+		F32(fp_now_ppb), F32(fill_ppb), F32(observed_fp_ppb),
+		F32(saturated),
+#undef F64
+#undef F32
+	};
+	uint64_t v, want;
+	size_t i;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		const uint8_t *p = (const uint8_t *)info + fields[i].offset;
+
+		if (fields[i].wide)
+			memcpy(&want, p, 8);
+		else
+			want = *(const uint32_t *)p;
+		EXPECT_OK(vt_sysfs_u64(name, fields[i].attr, &v));
+		EXPECT(v == want, "%s: sysfs %llu, GET_INFO %llu",
+		       fields[i].attr, (unsigned long long)v,
+		       (unsigned long long)want);
+	}
+	return NULL;
+}
+
 static inline int vt_write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
