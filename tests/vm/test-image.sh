@@ -7,34 +7,10 @@
 # the same bytes; an image of another seed is refused and changes nothing.
 
 suite=image
-status=0
+# shellcheck source=tests/vm/check-lib.sh
+. /tests/check-lib.sh
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
-
-pass() {
-	echo "PASS: $suite/$1"
-}
-
-fail() {
-	echo "FAIL: $suite/$1: $2"
-	status=1
-}
-
-# check NAME WHY COMMAND...: PASS when COMMAND succeeds.
-check() {
-	name=$1
-	why=$2
-	shift 2
-	if "$@"; then
-		pass "$name"
-	else
-		fail "$name" "$why"
-	fi
-}
-
-sysfs() {
-	cat "/sys/class/kbloom/$1/$2"
-}
 
 for f in ia ib ic id; do
 	kbloomctl destroy -f -q "$f"

@@ -7,28 +7,9 @@
 # no parameters, as the harness expects.
 
 suite=module
-status=0
+# shellcheck source=tests/vm/check-lib.sh
+. /tests/check-lib.sh
 ko=$(ls /*.ko 2>/dev/null | head -n 1)
-
-pass() {
-	echo "PASS: $suite/$1"
-}
-
-fail() {
-	echo "FAIL: $suite/$1: $2"
-	status=1
-}
-
-check() {
-	name=$1
-	why=$2
-	shift 2
-	if "$@"; then
-		pass "$name"
-	else
-		fail "$name" "$why"
-	fi
-}
 
 loaded() {
 	[ -d /sys/module/kbloom ]
@@ -40,10 +21,6 @@ reload() {
 		rmmod kbloom || return 1
 	fi
 	insmod "$ko" "$@"
-}
-
-sysfs() {
-	cat "/sys/class/kbloom/$1/$2" 2>/dev/null
 }
 
 if [ -z "$ko" ] || ! loaded; then
