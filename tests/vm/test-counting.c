@@ -36,6 +36,25 @@ static int fresh_counting(const char *name, uint64_t capacity)
 	return vt_open(name, O_RDWR);
 }
 
+/*
+ * A fresh bits filter with a counting filter's blocks, k and seed, opened
+ * read-write: the same geometry of another kind.
+ */
+static int fresh_bits_twin(const char *name, const struct kbloom_info *of)
+{
+	struct kbloom_create req;
+
+	vt_destroy(name);
+	vt_create_req(&req, name, 0, 0);
+	req.bits = of->nblocks * 512;
+	req.k = of->k;
+	req.flags = KBLOOM_CREATE_SEED;
+	req.seed = SEED;
+	if (vt_create_raw(&req))
+		return -1;
+	return vt_open(name, O_RDWR);
+}
+
 static const char *done(int fd, const char *name, const char *msg)
 {
 	if (fd >= 0)
@@ -503,7 +522,6 @@ static int combine(int fd, unsigned long cmd, int other)
 
 static const char *merge_intersect(void)
 {
-	struct kbloom_create req;
 	struct kbloom_info info;
 	struct vt_snap snap;
 	const char *msg;
@@ -548,15 +566,8 @@ static const char *merge_intersect(void)
 	msg = vt_snap_take(a, &snap);
 	if (msg)
 		return msg;
-	vt_destroy("cnt-mbits");
-	vt_create_req(&req, "cnt-mbits", 0, 0);
-	req.bits = info.nblocks * 512;
-	req.k = info.k;
-	req.flags = KBLOOM_CREATE_SEED;
-	req.seed = SEED;
-	EXPECT_OK(vt_create_raw(&req));
-	bits = vt_open("cnt-mbits", O_RDWR);
-	EXPECT(bits >= 0, "open: %s", vt_errno_name(errno));
+	bits = fresh_bits_twin("cnt-mbits", &info);
+	EXPECT(bits >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_ERRNO(combine(a, KBLOOM_IOC_MERGE, bits), EXDEV);
 	EXPECT_ERRNO(combine(a, KBLOOM_IOC_INTERSECT, bits), EXDEV);
 	EXPECT_ERRNO(combine(bits, KBLOOM_IOC_MERGE, a), EXDEV);
@@ -636,7 +647,6 @@ static uint8_t *core_image(const struct kbloom_info *info, size_t *len)
 
 static const char *image_round_trip_with_cat(void)
 {
-	struct kbloom_create req;
 	struct kbloom_info src, dst;
 	size_t len = 0, core_len = 0;
 	uint8_t *img, *core;
@@ -687,15 +697,8 @@ static const char *image_round_trip_with_cat(void)
 	vt_destroy("cnt-img2");
 
 	/* A bits filter of the same blocks, k and seed refuses the image. */
-	vt_destroy("cnt-img-bits");
-	vt_create_req(&req, "cnt-img-bits", 0, 0);
-	req.bits = src.nblocks * 512;
-	req.k = src.k;
-	req.flags = KBLOOM_CREATE_SEED;
-	req.seed = SEED;
-	EXPECT_OK(vt_create_raw(&req));
-	bits = vt_open("cnt-img-bits", O_RDWR);
-	EXPECT(bits >= 0, "open: %s", vt_errno_name(errno));
+	bits = fresh_bits_twin("cnt-img-bits", &src);
+	EXPECT(bits >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_ERRNO(vt_write_image(bits, img, len, len), EXDEV);
 	close(bits);
 	vt_destroy("cnt-img-bits");
