@@ -297,6 +297,21 @@ static void no_false_negatives(struct kunit *test)
 #define KBLOOM_TEST_SEQ_KEYS	3000
 #define KBLOOM_TEST_SEQ_DISTINCT 2000
 
+/* Keys first .. first + n - 1 of a sequence that repeats every DISTINCT. */
+static void kbloom_test_fill_cycling(struct kbloom_test_batch *b, u64 first,
+				     u32 n)
+{
+	u32 j;
+
+	for (j = 0; j < n; j++) {
+		u64 key = (first + j) % KBLOOM_TEST_SEQ_DISTINCT;
+
+		kbloom_test_make_key(key, true, &b->raw[j]);
+		b->keys[j].data = b->raw[j].bytes;
+		b->keys[j].len = b->raw[j].len;
+	}
+}
+
 static void batch_matches_single(struct kunit *test)
 {
 	struct kbloom_test_batch *b = kbloom_test_batch(test);
@@ -312,13 +327,7 @@ static void batch_matches_single(struct kunit *test)
 		u32 m = min_t(u64, KBLOOM_TEST_SEQ_KEYS - i, KBLOOM_TEST_CHUNK);
 		u32 hits;
 
-		for (j = 0; j < m; j++) {
-			u64 key = (i + j) % KBLOOM_TEST_SEQ_DISTINCT;
-
-			kbloom_test_make_key(key, true, &b->raw[j]);
-			b->keys[j].data = b->raw[j].bytes;
-			b->keys[j].len = b->raw[j].len;
-		}
+		kbloom_test_fill_cycling(b, i, m);
 		/* Garbage the core must overwrite. */
 		memset(b->results, 0xa5, sizeof(b->results));
 		hits = kbloom_add_batch(batched, b->keys, m, b->results);
@@ -1134,13 +1143,7 @@ static void counting_batch_matches_single(struct kunit *test)
 		u32 m = min_t(u64, KBLOOM_TEST_SEQ_KEYS - i, KBLOOM_TEST_CHUNK);
 		u32 hits;
 
-		for (j = 0; j < m; j++) {
-			u64 key = (i + j) % KBLOOM_TEST_SEQ_DISTINCT;
-
-			kbloom_test_make_key(key, true, &b->raw[j]);
-			b->keys[j].data = b->raw[j].bytes;
-			b->keys[j].len = b->raw[j].len;
-		}
+		kbloom_test_fill_cycling(b, i, m);
 		memset(b->results, 0xa5, sizeof(b->results));
 		hits = kbloom_add_batch(batched, b->keys, m, b->results);
 		for (j = 0; j < m; j++)
