@@ -360,6 +360,21 @@ static int answer_keys(struct key_run *r, const struct key_options *o,
 	return 0;
 }
 
+/*
+ * The end of check and delete once every key is answered: the optional
+ * stats, the answers flushed, and exit 0 only if every key was a hit.
+ */
+static int answers_done(struct key_run *r, const struct key_options *o)
+{
+	if (o->stats)
+		print_stats(r);
+	if (fflush(stdout)) {
+		fail("cannot write the answers: %s", strerror(errno));
+		return EXIT_ERR;
+	}
+	return r->hits == r->keys ? EXIT_OK : EXIT_ABSENT;
+}
+
 static int run_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -412,13 +427,7 @@ static int run_check(int argc, char **argv)
 		printf("%" PRIu64 " %s checked in '%s': %" PRIu64 " may be present, %" PRIu64 " definitely absent\n",
 		       r.keys, r.keys == 1 ? "key" : "keys", r.name, r.hits,
 		       r.keys - r.hits);
-	if (o.stats)
-		print_stats(&r);
-	if (fflush(stdout)) {
-		fail("cannot write the answers: %s", strerror(errno));
-		goto out;
-	}
-	rc = r.hits == r.keys ? EXIT_OK : EXIT_ABSENT;
+	rc = answers_done(&r, &o);
 out:
 	key_run_end(&r);
 	free(o.files);
@@ -510,13 +519,7 @@ static int run_delete(int argc, char **argv)
 		printf("%" PRIu64 " of %" PRIu64 " %s removed from '%s' (%" PRIu64 " not present)\n",
 		       r.hits, r.keys, r.keys == 1 ? "key" : "keys", r.name,
 		       r.keys - r.hits);
-	if (o.stats)
-		print_stats(&r);
-	if (fflush(stdout)) {
-		fail("cannot write the answers: %s", strerror(errno));
-		goto out;
-	}
-	rc = r.hits == r.keys ? EXIT_OK : EXIT_ABSENT;
+	rc = answers_done(&r, &o);
 out:
 	key_run_end(&r);
 	free(o.files);
