@@ -304,10 +304,23 @@ static inline void *kvzalloc(size_t size, int flags)
 	return calloc(1, size);
 }
 
+#define PAGE_SIZE	4096UL
+#define PAGE_ALIGN(x)	(((x) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))
+
+/* vmalloc memory is page-aligned; the core relies on it. */
 static inline void *__vmalloc(unsigned long size, int flags)
 {
+	void *p = aligned_alloc(PAGE_SIZE, PAGE_ALIGN(size));
+
 	(void)flags;
-	return calloc(1, size);
+	if (p)
+		memset(p, 0, PAGE_ALIGN(size));
+	return p;
+}
+
+static inline void vfree(const void *p)
+{
+	free((void *)p);
 }
 
 static inline void kvfree(const void *p)

@@ -242,30 +242,31 @@ static __always_inline bool probe(const struct kbloom_filter *f, u64 h,
 int kbloom_filter_init(struct kbloom_filter *f,
 		       const struct kbloom_geometry *geo)
 {
-	size_t bytes;
 	int ret;
 
 	memset(f, 0, sizeof(*f));
 	ret = kbloom_geometry_validate(geo);
 	if (ret)
 		return ret;
-	/* At most 2^37 + 63 bytes after validation. */
-	bytes = kbloom_geometry_bytes(geo) + KBLOOM_BLOCK_BYTES - 1;
-	/* kvzalloc refuses sizes over INT_MAX; vmalloc does not. */
-	if (bytes <= INT_MAX)
-		f->alloc = kvzalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	else
-		f->alloc = __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN |
-				     __GFP_ZERO);
-	if (!f->alloc)
+	/*
+	 * Always vmalloc, in whole pages: slab memory would share its pages
+	 * with other objects that a mapping must not show, and kvzalloc's
+	 * kmalloc path is not page-granular.  vmalloc takes sizes over
+	 * INT_MAX too, and at most 2^37 bytes come after validation.  The
+	 * cost, 4 KiB pages instead of the direct map's large ones for
+	 * filters under 4 MiB (larger ones were vmalloc already), is TLB
+	 * reach the few hundred pages of such a filter stay within.
+	 */
+	f->words = __vmalloc(PAGE_ALIGN(kbloom_geometry_bytes(geo)),
+			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_ZERO);
+	if (!f->words)
 		return -ENOMEM;
 	f->counts = alloc_percpu_gfp(struct kbloom_counts, GFP_KERNEL_ACCOUNT);
 	if (!f->counts) {
-		kvfree(f->alloc);
-		f->alloc = NULL;
+		vfree(f->words);
+		f->words = NULL;
 		return -ENOMEM;
 	}
-	f->words = PTR_ALIGN((u64 *)f->alloc, KBLOOM_BLOCK_BYTES);
 	f->geo = *geo;
 	return 0;
 }
@@ -274,8 +275,7 @@ void kbloom_filter_free(struct kbloom_filter *f)
 {
 	free_percpu(f->counts);
 	f->counts = NULL;
-	kvfree(f->alloc);
-	f->alloc = NULL;
+	vfree(f->words);
 	f->words = NULL;
 }
 
@@ -333,9 +333,14 @@ bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len)
 	return set_new;
 }
 
+bool kbloom_lookup(const struct kbloom_filter *f, const void *key, u32 len)
+{
+	return probe(f, kbloom_hash(f, key, len), KBLOOM_OP_CHECK);
+}
+
 bool kbloom_check(struct kbloom_filter *f, const void *key, u32 len)
 {
-	bool maybe = probe(f, kbloom_hash(f, key, len), KBLOOM_OP_CHECK);
+	bool maybe = kbloom_lookup(f, key, len);
 
 	this_cpu_inc(f->counts->check_calls);
 	if (maybe)
@@ -455,10 +460,19 @@ u32 kbloom_add_batch(struct kbloom_filter *f, const struct kbloom_key *keys,
 	return hits;
 }
 
+/* A check writes nothing: the filter is not changed through the cast. */
+u32 kbloom_lookup_batch(const struct kbloom_filter *f,
+			const struct kbloom_key *keys, u32 n,
+			unsigned long *results)
+{
+	return batch_probe((struct kbloom_filter *)f, keys, n, results,
+			   KBLOOM_OP_CHECK);
+}
+
 u32 kbloom_check_batch(struct kbloom_filter *f, const struct kbloom_key *keys,
 		       u32 n, unsigned long *results)
 {
-	u32 hits = batch_probe(f, keys, n, results, KBLOOM_OP_CHECK);
+	u32 hits = kbloom_lookup_batch(f, keys, n, results);
 
 	this_cpu_add(f->counts->check_calls, n);
 	this_cpu_add(f->counts->check_hits, hits);

@@ -89,8 +89,7 @@ struct kbloom_counts {
  */
 struct kbloom_filter {
 	struct kbloom_geometry geo;
-	u64 *words;		/* nblocks * 8 words, 64-byte aligned */
-	void *alloc;		/* what was allocated to hold words */
+	u64 *words;		/* nblocks * 8 words, page-aligned */
 	struct kbloom_counts __percpu *counts;
 };
 
@@ -172,7 +171,11 @@ u32 kbloom_formula_fp_ppb_type(u32 type, u64 nblocks, u64 n, u32 k);
 u32 kbloom_formula_fp_ppb(u64 nblocks, u64 n, u32 k);
 u64 kbloom_geometry_bytes(const struct kbloom_geometry *geo);
 
-/* Lifetime.  init allocates (zeroed, accounted to the caller in-kernel). */
+/*
+ * Lifetime.  init allocates the cells zeroed, page-aligned and in whole
+ * pages (so they can be mapped into userspace, kbloom_mmap.c), accounted
+ * to the caller's memory cgroup in-kernel.
+ */
 int kbloom_filter_init(struct kbloom_filter *f,
 		       const struct kbloom_geometry *geo);
 void kbloom_filter_free(struct kbloom_filter *f);
@@ -203,6 +206,12 @@ void kbloom_counts_set(struct kbloom_filter *f,
 u64 kbloom_hash(const struct kbloom_filter *f, const void *key, u32 len);
 bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len);
 bool kbloom_check(struct kbloom_filter *f, const void *key, u32 len);
+/*
+ * A check that counts nothing and writes nothing: for readers of a mapped
+ * filter (libkbloom), whose counts are not the filter's to keep.  The
+ * counted kbloom_check() and kbloom_check_batch() are these plus counts.
+ */
+bool kbloom_lookup(const struct kbloom_filter *f, const void *key, u32 len);
 bool kbloom_delete(struct kbloom_filter *f, const void *key, u32 len);
 /* 0 when f's cells are counters, else -EOPNOTSUPP. */
 int kbloom_delete_supported(const struct kbloom_filter *f);
@@ -217,6 +226,9 @@ u32 kbloom_add_batch(struct kbloom_filter *f, const struct kbloom_key *keys,
 		     u32 n, unsigned long *results);
 u32 kbloom_check_batch(struct kbloom_filter *f, const struct kbloom_key *keys,
 		       u32 n, unsigned long *results);
+u32 kbloom_lookup_batch(const struct kbloom_filter *f,
+			const struct kbloom_key *keys, u32 n,
+			unsigned long *results);
 u32 kbloom_delete_batch(struct kbloom_filter *f,
 			const struct kbloom_key *keys, u32 n,
 			unsigned long *results);
@@ -264,5 +276,14 @@ int kbloom_image_check_header(const struct kbloom_filter *f, const void *img,
  * carry, restart from 0.
  */
 int kbloom_image_load(struct kbloom_filter *f, const void *img, size_t len);
+/*
+ * The two halves of load, for a caller that must know before anything
+ * changes whether something will (the device, which tells readers of a
+ * mapping that the filter is being replaced): validate changes nothing;
+ * apply takes an image that validate accepted.
+ */
+int kbloom_image_validate(const struct kbloom_filter *f, const void *img,
+			  size_t len);
+void kbloom_image_apply(struct kbloom_filter *f, const void *img);
 
 #endif /* KBLOOM_CORE_H */

@@ -66,6 +66,7 @@ static void kbloom_dev_release(struct device *dev)
 	struct kbloom_dev *kd = to_kbloom_dev(dev);
 
 	xa_erase(&kbloom_minors, MINOR(dev->devt));
+	kbloom_map_free(kd);
 	kbloom_filter_free(&kd->filter);
 	atomic64_sub(kd->bytes, &kbloom_total_bytes);
 	kfree(kd);
@@ -96,6 +97,9 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 	err = kbloom_filter_init(&kd->filter, geo);
 	if (err)
 		goto free_kd;
+	err = kbloom_map_init(kd);
+	if (err)
+		goto free_filter;
 	err = xa_alloc_cyclic(&kbloom_minors, &minor, kd,
 			      XA_LIMIT(0, KBLOOM_MINORS - 1),
 			      &kbloom_next_minor, GFP_KERNEL);
@@ -103,7 +107,7 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 		/* -EBUSY means every minor is taken. */
 		if (err == -EBUSY)
 			err = -ENOSPC;
-		goto free_filter;
+		goto free_map;
 	}
 
 	init_rwsem(&kd->lock);
@@ -128,6 +132,8 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 	kd->cdev.owner = THIS_MODULE;
 	return kd;
 
+free_map:
+	kbloom_map_free(kd);
 free_filter:
 	kbloom_filter_free(&kd->filter);
 free_kd:
@@ -149,6 +155,7 @@ void kbloom_dev_remove(struct kbloom_dev *kd)
 {
 	down_write(&kd->lock);
 	WRITE_ONCE(kd->dead, true);
+	kbloom_map_mark_dead(kd);
 	up_write(&kd->lock);
 	cdev_device_del(&kd->cdev, &kd->dev);
 	put_device(&kd->dev);
@@ -205,6 +212,7 @@ void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info)
 						 info->reported_tn);
 	info->saturated = st.saturated;
 	info->node_mode = kd->mode;
+	info->mappings = atomic_read(&kd->mappings);
 }
 
 /* Takes kd->lock shared and fails with -ENODEV once the filter is dead. */
@@ -264,7 +272,7 @@ static long kbloom_dev_report(struct kbloom_dev *kd, void __user *uarg)
 	return 0;
 }
 
-static void kbloom_dev_reset_reports(struct kbloom_dev *kd)
+void kbloom_dev_reset_reports(struct kbloom_dev *kd)
 {
 	spin_lock(&kd->report_lock);
 	kd->reported_fp = 0;
@@ -283,9 +291,10 @@ static long kbloom_dev_clear(struct kbloom_dev *kd, unsigned long arg)
 	if (kd->dead) {
 		err = -ENODEV;
 	} else {
+		kbloom_map_rewrite_begin(kd);
 		kbloom_clear(&kd->filter);
+		kbloom_map_rewrite_end(kd);
 		kbloom_dev_reset_reports(kd);
-		kd->generation++;
 	}
 	up_write(&kd->lock);
 	return err;
@@ -347,12 +356,15 @@ static long kbloom_dev_combine(struct kbloom_dev *kd, void __user *uarg,
 	kbloom_dev_lock_pair(kd, other);
 	if (kd->dead || other->dead) {
 		err = -ENODEV;
-	} else {
-		err = merge ? kbloom_merge(&kd->filter, &other->filter) :
-			      kbloom_intersect(&kd->filter, &other->filter);
+	} else if (merge) {
 		/* A merge only adds to cells: a read across it is sound. */
-		if (!err && !merge)
-			kd->generation++;
+		err = kbloom_merge(&kd->filter, &other->filter);
+	} else if (!kbloom_compatible(&kd->filter, &other->filter)) {
+		err = -EXDEV;
+	} else {
+		kbloom_map_rewrite_begin(kd);
+		err = kbloom_intersect(&kd->filter, &other->filter);
+		kbloom_map_rewrite_end(kd);
 	}
 	kbloom_dev_unlock_pair(kd, other);
 put_file:
@@ -453,6 +465,7 @@ const struct file_operations kbloom_dev_fops = {
 	.write = kbloom_image_write,
 	.flush = kbloom_image_flush,
 	.llseek = kbloom_image_llseek,
+	.mmap = kbloom_dev_mmap,
 	.unlocked_ioctl = kbloom_dev_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };

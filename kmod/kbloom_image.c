@@ -165,12 +165,11 @@ int kbloom_image_check_header(const struct kbloom_filter *f, const void *img,
 	return 0;
 }
 
-int kbloom_image_load(struct kbloom_filter *f, const void *img, size_t len)
+int kbloom_image_validate(const struct kbloom_filter *f, const void *img,
+			  size_t len)
 {
 	const u8 *start = img;
-	const u8 *bits = (const u8 *)img + KBLOOM_HDR_BYTES;
-	struct kbloom_counts counts;
-	u64 bits_end, total, words, i;
+	u64 bits_end, total, i;
 	u32 crc;
 	int ret;
 
@@ -191,6 +190,15 @@ int kbloom_image_load(struct kbloom_filter *f, const void *img, size_t len)
 	}
 	if (~crc != get_unaligned_le32(start + bits_end))
 		return -EBADMSG;
+	return 0;
+}
+
+void kbloom_image_apply(struct kbloom_filter *f, const void *img)
+{
+	const u8 *start = img;
+	const u8 *bits = (const u8 *)img + KBLOOM_HDR_BYTES;
+	struct kbloom_counts counts;
+	u64 words, i;
 
 	words = f->geo.nblocks * KBLOOM_BLOCK_WORDS;
 	for (i = 0; i < words; i++) {
@@ -207,5 +215,13 @@ int kbloom_image_load(struct kbloom_filter *f, const void *img, size_t len)
 	counts.delete_calls = 0;
 	counts.delete_hits = 0;
 	kbloom_counts_set(f, &counts);
-	return 0;
+}
+
+int kbloom_image_load(struct kbloom_filter *f, const void *img, size_t len)
+{
+	int ret = kbloom_image_validate(f, img, len);
+
+	if (!ret)
+		kbloom_image_apply(f, img);
+	return ret;
 }

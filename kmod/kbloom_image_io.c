@@ -82,7 +82,7 @@ static int kbloom_image_start_read(struct kbloom_file *kf)
 		return -ENODEV;
 	}
 	kbloom_image_start(&kd->filter, &kf->cursor);
-	kf->read_generation = kd->generation;
+	kf->read_generation = kbloom_map_sequence(kd);
 	up_read(&kd->lock);
 	kf->reading = true;
 	return 0;
@@ -99,14 +99,14 @@ static ssize_t kbloom_image_emit_locked(struct kbloom_file *kf, size_t len)
 		ret = -ENODEV;
 		goto unlock;
 	}
-	if (kd->generation != kf->read_generation) {
+	if (kbloom_map_sequence(kd) != kf->read_generation) {
 		if (kf->cursor.pos) {
 			ret = -ESTALE;
 			goto unlock;
 		}
 		/* Nothing handed out yet: start over from the new cells. */
 		kbloom_image_start(&kd->filter, &kf->cursor);
-		kf->read_generation = kd->generation;
+		kf->read_generation = kbloom_map_sequence(kd);
 	}
 	ret = kbloom_image_emit(&kd->filter, &kf->cursor, kf->io_buf, len);
 unlock:
@@ -181,14 +181,13 @@ static int kbloom_image_load_staged(struct kbloom_file *kf)
 	if (kd->dead) {
 		err = -ENODEV;
 	} else {
-		err = kbloom_image_load(&kd->filter, kf->staging, kf->staged);
+		err = kbloom_image_validate(&kd->filter, kf->staging,
+					    kf->staged);
 		if (!err) {
-			spin_lock(&kd->report_lock);
-			kd->reported_fp = 0;
-			kd->reported_tp = 0;
-			kd->reported_tn = 0;
-			spin_unlock(&kd->report_lock);
-			kd->generation++;
+			kbloom_map_rewrite_begin(kd);
+			kbloom_image_apply(&kd->filter, kf->staging);
+			kbloom_map_rewrite_end(kd);
+			kbloom_dev_reset_reports(kd);
 		}
 	}
 	up_write(&kd->lock);

@@ -44,10 +44,14 @@ struct kbloom_dev {
 	struct rw_semaphore lock;
 	bool dead;		/* destroyed; set with lock held exclusive */
 	/*
-	 * Bumped by every op that may clear cells of keys still present
-	 * (clear, intersect, load); a delete only takes out its own key.
+	 * The first page of every mapping (kbloom_mmap.c).  Its sequence is
+	 * also the filter's generation: it moves on with every op that may
+	 * clear cells of keys still present (clear, intersect, load), which
+	 * ends an image read in progress; a delete only takes out its own
+	 * key.
 	 */
-	u64 generation;
+	struct kbloom_map_header *map;
+	atomic_t mappings;	/* mapped areas (vmas) of this filter */
 
 	spinlock_t report_lock;	/* the three sums below */
 	u64 reported_fp;
@@ -128,6 +132,7 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 int kbloom_dev_add(struct kbloom_dev *kd);
 void kbloom_dev_remove(struct kbloom_dev *kd);
 void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info);
+void kbloom_dev_reset_reports(struct kbloom_dev *kd);
 
 /* kbloom_batch.c: ADD, CHECK and DELETE. */
 
@@ -144,6 +149,15 @@ ssize_t kbloom_image_write(struct file *file, const char __user *buf,
 int kbloom_image_flush(struct file *file, fl_owner_t id);
 loff_t kbloom_image_llseek(struct file *file, loff_t offset, int whence);
 void kbloom_image_release(struct kbloom_file *kf);
+
+/* kbloom_mmap.c: the read-only mapping and its header page. */
+int kbloom_map_init(struct kbloom_dev *kd);
+void kbloom_map_free(struct kbloom_dev *kd);
+void kbloom_map_rewrite_begin(struct kbloom_dev *kd);
+void kbloom_map_rewrite_end(struct kbloom_dev *kd);
+u64 kbloom_map_sequence(const struct kbloom_dev *kd);
+void kbloom_map_mark_dead(struct kbloom_dev *kd);
+int kbloom_dev_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* kbloom_sysfs.c: attributes of each filter and of the class. */
 extern const struct attribute_group *kbloom_dev_groups[];

@@ -121,6 +121,7 @@ static KBLOOM_STAT_ATTR(fp_design_ppb, false);
 static KBLOOM_STAT_ATTR(fp_now_ppb, false);
 static KBLOOM_STAT_ATTR(observed_fp_ppb, false);
 static KBLOOM_STAT_ATTR(saturated, false);
+static KBLOOM_STAT_ATTR(mappings, true);
 
 static struct attribute *kbloom_dev_attrs[] = {
 	&dev_attr_capacity.attr,
@@ -150,6 +151,7 @@ static struct attribute *kbloom_dev_attrs[] = {
 	&dev_attr_add_ioctls.attr,
 	&dev_attr_check_ioctls.attr,
 	&dev_attr_delete_ioctls.attr,
+	&kbloom_stat_mappings.dev_attr.attr,
 	NULL
 };
 

@@ -14,6 +14,7 @@
 #include <linux/kernel.h>
 #include <linux/math.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xxhash.h>
@@ -423,8 +424,8 @@ static void words_aligned(struct kunit *test)
 
 		f = kbloom_test_new(test, sizes[s] * 512, 4, s);
 		KUNIT_EXPECT_EQ(test, f->geo.nblocks, sizes[s]);
-		KUNIT_EXPECT_EQ_MSG(test, (unsigned long)f->words %
-				    KBLOOM_BLOCK_BYTES, 0UL,
+		/* Page-aligned, so that the cells can be mapped whole. */
+		KUNIT_EXPECT_EQ_MSG(test, offset_in_page(f->words), 0UL,
 				    "%llu blocks", sizes[s]);
 		KUNIT_EXPECT_GE(test, kbloom_geometry_bytes(&f->geo),
 				sizes[s] * KBLOOM_BLOCK_BYTES);

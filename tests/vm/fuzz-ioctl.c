@@ -1323,7 +1323,7 @@ static void do_info(struct worker *w)
 	    info.bits != info.nblocks * 512 || info.bytes != info.nblocks * 64 ||
 	    info.fill_ppb > KBLOOM_PPB || info.fp_now_ppb > KBLOOM_PPB ||
 	    info.bits_set > info.nblocks * (info.type ? 128 : 512) ||
-	    info.pad || info.reserved[0] || info.reserved[5])
+	    info.pad || info.reserved[0] || info.reserved[4])
 		record_fail(w, F_RESULT, "worker %d get_info of %s: inconsistent (name %.32s k %u bits %llu set %llu)",
 			    w->id, name, info.name, info.k,
 			    (unsigned long long)info.bits,

@@ -76,7 +76,7 @@ static const char *create_by_rate(void)
 	EXPECT(!info.add_calls && !info.bits_set && !info.saturated &&
 	       !info.delete_calls && !info.delete_hits,
 	       "new filter not empty");
-	EXPECT(!info.pad && !info.reserved[0] && !info.reserved[5],
+	EXPECT(!info.pad && !info.reserved[0] && !info.reserved[4],
 	       "padding not zeroed");
 	return done(fd, "abi-rate", NULL);
 }

@@ -96,7 +96,7 @@ static const char *create_by_rate(void)
 	EXPECT(info.fp_design_ppb > 0 && info.fp_design_ppb <= FP_1PC,
 	       "design %u", info.fp_design_ppb);
 	EXPECT(!info.delete_calls && !info.delete_hits && !info.pad &&
-	       !info.reserved[0] && !info.reserved[5], "not zeroed");
+	       !info.reserved[0] && !info.reserved[4], "not zeroed");
 	EXPECT_OK(vt_sysfs_u64("cnt-rate", "type", &v));
 	EXPECT(v == KBLOOM_TYPE_COUNTING, "sysfs type %llu",
 	       (unsigned long long)v);

@@ -132,6 +132,46 @@
  *     EBADMSG  CRC mismatch
  *     ENODATA  truncated image: returned by close() of a file that holds
  *              part of an image
+ *
+ * Mapping: checks without a system call
+ *   mmap() of a filter node maps the filter read-only into the caller, so
+ *   that checks cost what a check of the caller's own memory costs.  Only
+ *   PROT_READ with MAP_SHARED is accepted, on a node open for reading:
+ *     EACCES   the node is not open for reading, or PROT_WRITE on a node
+ *              not open for writing (both refused by the kernel itself)
+ *     EPERM    PROT_WRITE or PROT_EXEC
+ *     EINVAL   MAP_PRIVATE, or an offset or length reaching past
+ *              kbloom_map_header.map_bytes
+ *     ENODEV   the filter was destroyed before mmap()
+ *   mprotect() can never add PROT_WRITE or PROT_EXEC (EACCES).
+ *   The mapping is map_bytes long (a whole number of pages): first a
+ *   header page, struct kbloom_map_header, then the cells from
+ *   cells_offset (page-aligned): nblocks * 64 bytes of 64-bit words in
+ *   the machine's byte order (so, on little-endian machines, exactly the
+ *   cells of the image), zero up to map_bytes.  Any page-aligned part of
+ *   it may be mapped.  A key's answer is the one KBLOOM_IOC_CHECK gives,
+ *   computed the same way: xxh64 of the key with the seed, the block
+ *   (hash * nblocks) >> 64, k cells probed as the module's core does
+ *   (libkbloom's kbl_map() runs that very code); a counting filter's key
+ *   may be present when its k counters are all non-zero.
+ *   Consistency: adds, deletes and merges change single words atomically,
+ *   so a reader sees each key's cells before or after it; CLEAR,
+ *   INTERSECT and an image load rewrite the whole filter and make
+ *   kbloom_map_header.sequence odd while they run and even again, one
+ *   higher, when done.  A reader who reads sequence (acquire) before a
+ *   check, finds it even, and reads it unchanged after the check (after a
+ *   read barrier) got an answer from one state of the filter, as an ioctl
+ *   would have; otherwise it should check again (libkbloom then asks the
+ *   module with an ioctl).
+ *   Lifetime: a mapping holds the open file, so the filter's memory and
+ *   the module stay until the last munmap() (rmmod is refused until then:
+ *   EBUSY).  After destroy the mapping keeps the last cells, sequence
+ *   stops changing and flags has KBLOOM_MAP_DEAD.  fork(), partial
+ *   munmap() and mremap() that moves or shrinks behave as for any shared
+ *   read-only mapping; mremap() cannot grow it (EFAULT).
+ *   Mapped checks do not pass through the module: check_calls, check_hits
+ *   and check_ioctls do not count them.  Knowing the seed is part of
+ *   reading a filter: the mapping shows it, as the image does.
  */
 #ifndef _UAPI_LINUX_KBLOOM_H
 #define _UAPI_LINUX_KBLOOM_H
@@ -234,7 +274,8 @@ struct kbloom_info {
 	__u32 pad;
 	__u64 delete_calls;	/* keys submitted to DELETE */
 	__u64 delete_hits;	/* of those, keys removed */
-	__u64 reserved[6];
+	__u64 mappings;		/* mapped areas (mmap) of the filter now */
+	__u64 reserved[5];
 };
 
 #define KBLOOM_CTL_CREATE	_IOW(KBLOOM_IOC_MAGIC, 0x00, struct kbloom_create)
@@ -267,6 +308,34 @@ struct kbloom_image_header {
 	__le64 add_calls;
 	__le64 add_new;
 	__le64 reserved[3];	/* must be 0 */
+};
+
+/*
+ * The first page of a filter's mapping (see "Mapping" above), in the
+ * machine's byte order.  Every field but sequence and flags is fixed for
+ * the filter's life.
+ */
+#define KBLOOM_MAP_MAGIC	0x504d424bU	/* "KBMP" in memory order */
+#define KBLOOM_MAP_VERSION	1
+/* kbloom_map_header.flags */
+#define KBLOOM_MAP_DEAD		(1U << 0)	/* filter destroyed */
+
+struct kbloom_map_header {
+	__u32 magic;		/* KBLOOM_MAP_MAGIC */
+	__u16 version;		/* KBLOOM_MAP_VERSION */
+	__u16 header_bytes;	/* sizeof(struct kbloom_map_header) */
+	__u32 type;		/* KBLOOM_TYPE_* */
+	__u32 k;
+	__u64 nblocks;
+	__u64 seed;
+	__u64 capacity;
+	__u64 cells_offset;	/* bytes from the start of the mapping */
+	__u64 cells_bytes;	/* nblocks * 64 */
+	__u64 map_bytes;	/* the whole mapping, page-aligned */
+	__u64 sequence;		/* odd while the whole filter is rewritten */
+	__u32 flags;		/* KBLOOM_MAP_* */
+	__u32 page_size;	/* the kernel's page size */
+	__u64 reserved[6];	/* 0 */
 };
 
 #endif /* _UAPI_LINUX_KBLOOM_H */
