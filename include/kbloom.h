@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libkbloom: a small C library over the kbloom device.  It wraps the ioctls
- * of /dev/kbloom-control and /dev/kbloom/<name>; the filter itself lives in
- * the kernel and is never re-implemented here.
+ * of /dev/kbloom-control and /dev/kbloom/<name>.  The filter lives in the
+ * kernel.  A handle can also map it read-only (kbl_map()) and then answer
+ * checks from the mapped cells without a system call: the filter is still
+ * not re-implemented here, those checks run the module's own core source
+ * (kmod/kbloom_core.c, built for userspace) on the mapped cells, so they
+ * answer exactly what KBLOOM_IOC_CHECK answers.
+ *
+ * Linking: that core is inside libkbloom.a and libkbloom.so (its symbols
+ * hidden in the .so) and hashes with libxxhash's XXH64, so a static link
+ * needs -lxxhash: use pkg-config --libs --static libkbloom.  The core is
+ * GPL-2.0 code, which binds the library as a whole.
  *
  * Its names start with kbl_ (KBL_ for macros): kbloom_ belongs to the
  * module's filter core, which programs such as kbloomctl link beside it.
@@ -15,8 +24,12 @@
  *
  * A struct kbl handle may be shared between threads for every call except
  * kbl_add_keys(), kbl_check_keys() and kbl_delete_keys(), which use a
- * scratch buffer held in the handle.  The packed calls (kbl_add(),
- * kbl_check(), kbl_delete()) need nothing but the caller's memory.
+ * scratch buffer held in the handle, and kbl_map(), kbl_unmap() and
+ * kbl_close(), which must not run beside any other call on the handle.
+ * The packed calls (kbl_add(), kbl_check(), kbl_delete()) need nothing but
+ * the caller's memory, mapped or not; mapped, kbl_check_one() and
+ * kbl_check() need no scratch buffer either, while kbl_check_keys() still
+ * does (its ioctl fallback packs the keys there).
  */
 #ifndef KBLOOM_H
 #define KBLOOM_H
@@ -151,8 +164,55 @@ int64_t kbl_save(const struct kbl *f, int out_fd);
  */
 int kbl_load(struct kbl *f, int in_fd);
 
-/* ioctls issued through this handle so far. */
+/*
+ * ioctls issued through this handle so far.  Mapped checks issue none, so
+ * they do not grow it; a mapped check that falls back (see kbl_map()) does.
+ */
 uint64_t kbl_ioctl_count(const struct kbl *f);
+
+/*
+ * The mapping: checks without a system call.
+ *
+ * kbl_map() maps the filter read-only (mmap() PROT_READ, MAP_SHARED, the
+ * whole kbloom_map_header.map_bytes); the handle must be open for reading
+ * (O_RDONLY or O_RDWR).  It returns 0 (also when already mapped) or a
+ * negative errno: those of mmap() on the node (EACCES, EPERM, EINVAL,
+ * ENODEV: the filter was destroyed, see include/uapi/linux/kbloom.h, and
+ * ENOMEM), or EPROTO for a header this library does not know: a wrong
+ * magic or version, a header shorter than struct kbloom_map_header, a page
+ * size not this machine's, a geometry (type, k, nblocks) the module's
+ * core refuses, or cells_offset, cells_bytes and map_bytes that do not
+ * describe page-aligned cells of nblocks * 64 bytes ending in the last
+ * page.  Nothing is mapped after a failure: checks keep using ioctls.
+ *
+ * Once mapped, kbl_check_one(), kbl_check() and kbl_check_keys() answer
+ * from the mapped cells through the core's kbloom_lookup() and
+ * kbloom_lookup_batch(); kbl_check_one() then makes no system call and
+ * allocates nothing.  Each check (a single key, or up to 256 keys of a
+ * batch) reads the header's sequence count before and after; when a
+ * CLEAR, INTERSECT or image load rewrote the filter meanwhile (the count
+ * was odd or moved), that check is asked of the module with an ioctl
+ * instead.  When the filter has been destroyed (KBLOOM_MAP_DEAD) they
+ * return -ENODEV, as the ioctl would.  Mapped checks read the keys in
+ * the caller: a bad key pointer faults there instead of giving -EFAULT
+ * (a NULL kbl_check_one() key is still -EFAULT).  Every other call, and
+ * adds and deletes above all, still goes through the module.
+ *
+ * Statistics: mapped checks do not pass through the module, so the
+ * filter's check_calls, check_hits and check_ioctls (GET_INFO, sysfs,
+ * kbloomctl info) do not count them; the sysfs file mappings (and
+ * struct kbloom_info.mappings) shows that mapped readers exist.
+ *
+ * kbl_unmap() undoes kbl_map() (checks go back to ioctls) and is harmless
+ * when not mapped; kbl_close() unmaps.  kbl_mapped() is 1 when checks
+ * answer from the mapping, else 0.  kbl_map_header() is the mapping's
+ * header page (read-only; sequence and flags change under the reader), or
+ * NULL when not mapped.
+ */
+int kbl_map(struct kbl *f);
+void kbl_unmap(struct kbl *f);
+int kbl_mapped(const struct kbl *f);
+const struct kbloom_map_header *kbl_map_header(const struct kbl *f);
 
 /* "bits" or "counting"; "unknown" for a type this library does not know. */
 const char *kbl_type_name(uint32_t type);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libkbloom: the ioctls of the kbloom device behind plain C calls.
+ * libkbloom: the ioctls of the kbloom device behind plain C calls, and
+ * checks answered from a mapped filter when the handle is mapped
+ * (libkbloom_map.c), falling back to the ioctl for a check that raced a
+ * rewrite of the whole filter.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +16,7 @@
 #include <endian.h>
 
 #include "kbloom.h"
+#include "libkbloom_map.h"
 
 /* An image: header, 64 bytes per block, then a CRC32C. */
 #define KBLOOM_IMAGE_BLOCK	64U
@@ -27,6 +31,7 @@ struct kbl {
 	size_t scratch_cap;
 	uint32_t *scratch_lens;
 	size_t scratch_lens_cap;
+	struct kbl_map *map;	/* kbl_map(): checks answer from it */
 };
 
 static int neg_errno(void)
@@ -177,6 +182,7 @@ void kbl_close(struct kbl *f)
 {
 	if (!f)
 		return;
+	kbl_unmap(f);
 	close(f->fd);
 	free(f->scratch);
 	free(f->scratch_lens);
@@ -196,6 +202,29 @@ const char *kbl_name(const struct kbl *f)
 uint64_t kbl_ioctl_count(const struct kbl *f)
 {
 	return __atomic_load_n(&f->ioctls, __ATOMIC_RELAXED);
+}
+
+int kbl_map(struct kbl *f)
+{
+	if (f->map)
+		return 0;
+	return kbl_map_open(f->fd, &f->map);
+}
+
+void kbl_unmap(struct kbl *f)
+{
+	kbl_map_close(f->map);
+	f->map = NULL;
+}
+
+int kbl_mapped(const struct kbl *f)
+{
+	return f->map != NULL;
+}
+
+const struct kbloom_map_header *kbl_map_header(const struct kbl *f)
+{
+	return f->map ? kbl_map_hdr(f->map) : NULL;
 }
 
 static bool key_len_valid(size_t len)
@@ -311,9 +340,63 @@ int kbl_add(struct kbl *f, const void *data, const uint32_t *lens,
 	return batch_ioctl(f, KBLOOM_IOC_ADD, data, lens, n, results, hits);
 }
 
+/*
+ * A mapped check, KBL_MAP_CHUNK keys at a time; a chunk that raced a
+ * rewrite of the filter goes to the module in one ioctl instead.
+ */
+static int map_check(struct kbl *f, const char *data, const uint32_t *lens,
+		     size_t n, uint64_t *results, uint64_t *hits)
+{
+	uint64_t bits[KBL_MAP_CHUNK / 64], total = 0;
+	size_t done = 0;
+	int ret;
+
+	if (hits)
+		*hits = 0;
+	if (n == 0)
+		return 0;
+	if (!data || !lens)
+		return -EINVAL;
+	ret = check_lens(lens, n);
+	if (ret)
+		return ret;
+	if (results)
+		memset(results, 0, (n + 63) / 64 * sizeof(*results));
+
+	while (done < n) {
+		size_t count = n - done < KBL_MAP_CHUNK ? n - done :
+							  KBL_MAP_CHUNK;
+		uint64_t bytes = 0, found;
+		size_t i;
+
+		for (i = 0; i < count; i++)
+			bytes += lens[done + i];
+		ret = kbl_map_check_packed(f->map, data, lens + done, count,
+					   bits, &found);
+		if (ret == -EAGAIN)
+			ret = chunk_ioctl(f, KBLOOM_IOC_CHECK, data,
+					  lens + done, count, bytes, results,
+					  done, &total);
+		else if (!ret) {
+			if (results)
+				merge_bits(results, done, bits, count);
+			total += found;
+		}
+		if (ret)
+			return ret;
+		data += bytes;
+		done += count;
+	}
+	if (hits)
+		*hits = total;
+	return 0;
+}
+
 int kbl_check(struct kbl *f, const void *data, const uint32_t *lens,
 	      size_t n, uint64_t *results, uint64_t *hits)
 {
+	if (f->map)
+		return map_check(f, data, lens, n, results, hits);
 	return batch_ioctl(f, KBLOOM_IOC_CHECK, data, lens, n, results, hits);
 }
 
@@ -339,6 +422,47 @@ static int grow(void **buf, size_t *cap, size_t need)
 }
 
 /*
+ * One ioctl of count keys given by pointer (count and their bytes within
+ * what chunk_has_room() allows), packed into the scratch buffer first.
+ */
+static int keys_chunk_ioctl(struct kbl *f, unsigned long cmd,
+			    const void *const *keys, const size_t *lens,
+			    size_t count, size_t bytes, uint64_t *results,
+			    size_t base, uint64_t *total)
+{
+	size_t i;
+	int ret;
+
+	ret = grow((void **)&f->scratch, &f->scratch_cap, bytes);
+	if (!ret)
+		ret = grow((void **)&f->scratch_lens, &f->scratch_lens_cap,
+			   count * sizeof(*f->scratch_lens));
+	if (ret)
+		return ret;
+	bytes = 0;
+	for (i = 0; i < count; i++) {
+		memcpy(f->scratch + bytes, keys[i], lens[i]);
+		bytes += lens[i];
+		f->scratch_lens[i] = lens[i];
+	}
+	return chunk_ioctl(f, cmd, f->scratch, f->scratch_lens, count, bytes,
+			   results, base, total);
+}
+
+static int check_keys_valid(const void *const *keys, const size_t *lens,
+			    size_t n)
+{
+	size_t i;
+
+	if (!keys || !lens)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!keys[i] || !key_len_valid(lens[i]))
+			return -EINVAL;
+	return 0;
+}
+
+/*
  * Packs up to one ioctl's worth of keys at a time into the scratch buffer,
  * so memory stays bounded however many keys the caller passes.
  */
@@ -347,18 +471,16 @@ static int keys_ioctl(struct kbl *f, unsigned long cmd,
 		      uint64_t *results, uint64_t *hits)
 {
 	uint64_t total = 0;
-	size_t done = 0, i;
+	size_t done = 0;
 	int ret;
 
 	if (hits)
 		*hits = 0;
 	if (n == 0)
 		return 0;
-	if (!keys || !lens)
-		return -EINVAL;
-	for (i = 0; i < n; i++)
-		if (!keys[i] || !key_len_valid(lens[i]))
-			return -EINVAL;
+	ret = check_keys_valid(keys, lens, n);
+	if (ret)
+		return ret;
 	if (results)
 		memset(results, 0, (n + 63) / 64 * sizeof(*results));
 
@@ -368,22 +490,55 @@ static int keys_ioctl(struct kbl *f, unsigned long cmd,
 		while (done + count < n &&
 		       chunk_has_room(count, bytes, lens[done + count]))
 			bytes += lens[done + count++];
-		ret = grow((void **)&f->scratch, &f->scratch_cap, bytes);
-		if (!ret)
-			ret = grow((void **)&f->scratch_lens,
-				   &f->scratch_lens_cap,
-				   count * sizeof(*f->scratch_lens));
+		ret = keys_chunk_ioctl(f, cmd, keys + done, lens + done, count,
+				       bytes, results, done, &total);
 		if (ret)
 			return ret;
-		bytes = 0;
-		for (i = 0; i < count; i++) {
-			memcpy(f->scratch + bytes, keys[done + i],
-			       lens[done + i]);
-			bytes += lens[done + i];
-			f->scratch_lens[i] = lens[done + i];
+		done += count;
+	}
+	if (hits)
+		*hits = total;
+	return 0;
+}
+
+/* map_check() for keys given by pointer: no copy, unless it falls back. */
+static int map_check_keys(struct kbl *f, const void *const *keys,
+			  const size_t *lens, size_t n, uint64_t *results,
+			  uint64_t *hits)
+{
+	uint64_t bits[KBL_MAP_CHUNK / 64], total = 0;
+	size_t done = 0;
+	int ret;
+
+	if (hits)
+		*hits = 0;
+	if (n == 0)
+		return 0;
+	ret = check_keys_valid(keys, lens, n);
+	if (ret)
+		return ret;
+	if (results)
+		memset(results, 0, (n + 63) / 64 * sizeof(*results));
+
+	while (done < n) {
+		size_t count = n - done < KBL_MAP_CHUNK ? n - done :
+							  KBL_MAP_CHUNK;
+		size_t bytes = 0, i;
+		uint64_t found;
+
+		ret = kbl_map_check_ptrs(f->map, keys + done, lens + done,
+					 count, bits, &found);
+		if (ret == -EAGAIN) {
+			for (i = 0; i < count; i++)
+				bytes += lens[done + i];
+			ret = keys_chunk_ioctl(f, KBLOOM_IOC_CHECK, keys + done,
+					       lens + done, count, bytes,
+					       results, done, &total);
+		} else if (!ret) {
+			if (results)
+				merge_bits(results, done, bits, count);
+			total += found;
 		}
-		ret = chunk_ioctl(f, cmd, f->scratch, f->scratch_lens, count,
-				  bytes, results, done, &total);
 		if (ret)
 			return ret;
 		done += count;
@@ -404,6 +559,8 @@ int kbl_check_keys(struct kbl *f, const void *const *keys,
 		   const size_t *lens, size_t n, uint64_t *results,
 		      uint64_t *hits)
 {
+	if (f->map)
+		return map_check_keys(f, keys, lens, n, results, hits);
 	return keys_ioctl(f, KBLOOM_IOC_CHECK, keys, lens, n, results, hits);
 }
 
@@ -432,8 +589,25 @@ int kbl_add_one(struct kbl *f, const void *key, size_t len)
 	return one_ioctl(f, KBLOOM_IOC_ADD, key, len);
 }
 
+/*
+ * Mapped, this is the hot path the mapping exists for: no system call and
+ * no allocation (the seccomp strict-mode test in tests/vm/test-mmap.c
+ * holds it to that), only the key's hash and its block's loads.
+ */
 int kbl_check_one(struct kbl *f, const void *key, size_t len)
 {
+	if (f->map) {
+		int ret;
+
+		if (!key_len_valid(len))
+			return -EINVAL;
+		/* What the ioctl says of a NULL key, rather than a crash. */
+		if (!key)
+			return -EFAULT;
+		ret = kbl_map_check_one(f->map, key, len);
+		if (ret != -EAGAIN)
+			return ret;
+	}
 	return one_ioctl(f, KBLOOM_IOC_CHECK, key, len);
 }
 
@@ -653,7 +827,8 @@ const char *kbl_strerror(int err)
 	case ENOEXEC:
 		return "not a kbloom image";
 	case EPROTO:
-		return "unsupported kbloom image version";
+		/* Images (kbl_load) and mappings (kbl_map) both say it. */
+		return "unknown kbloom image version or filter mapping layout (module and libkbloom versions differ?)";
 	case EXDEV:
 		return "filters or image differ in geometry, type or seed";
 	case ENODATA:

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A filter mapped read-only (mmap() of /dev/kbloom/<name>): checks answered
+ * from the mapped cells with no system call.  They run the module's own
+ * core (kmod/kbloom_core.c, built for userspace through kbloom_compat.h),
+ * through kbloom_lookup() and kbloom_lookup_batch(), which count nothing
+ * and write nothing: the answer is the one KBLOOM_IOC_CHECK gives because
+ * it is the same code on the same words.
+ *
+ * Consistency is the header's sequence count (include/uapi/linux/kbloom.h,
+ * "Mapping"): read it with acquire before a check, re-read it after an
+ * acquire fence; odd or moved means a CLEAR, INTERSECT or image load ran
+ * meanwhile and the answer may mix two states, so the caller asks the
+ * module instead.  The core's READ_ONCE() is a relaxed load in userspace,
+ * which is why the ordering is made here with __atomic builtins.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../kmod/kbloom_core.h"
+#include "libkbloom_map.h"
+
+struct kbl_map {
+	const struct kbloom_map_header *hdr;	/* the mapping's first page */
+	size_t len;
+	bool owned;		/* mmap()ed by kbl_map_open(): munmap() it */
+	struct kbloom_filter filter;	/* words point into the mapping */
+};
+
+static bool multiple_of(uint64_t x, uint64_t align)
+{
+	return align && x % align == 0;
+}
+
+int kbl_map_header_check(const struct kbloom_map_header *hdr, size_t len,
+			 size_t page_size)
+{
+	struct kbloom_geometry geo = { 0 };
+	uint64_t cells_end;
+
+	if (len < sizeof(*hdr) || hdr->magic != KBLOOM_MAP_MAGIC ||
+	    hdr->version != KBLOOM_MAP_VERSION ||
+	    hdr->header_bytes < sizeof(*hdr) || hdr->page_size != page_size)
+		return -EPROTO;
+	geo.nblocks = hdr->nblocks;
+	geo.k = hdr->k;
+	geo.type = hdr->type;
+	geo.capacity = hdr->capacity;
+	geo.seed = hdr->seed;
+	if (kbloom_geometry_validate(&geo))
+		return -EPROTO;
+	/* Validated: nblocks <= 2^31, so nblocks * 64 cannot overflow. */
+	if (hdr->cells_bytes != kbloom_geometry_bytes(&geo))
+		return -EPROTO;
+	/* The cells start on a page of their own, after the header. */
+	if (hdr->cells_offset < hdr->header_bytes ||
+	    !multiple_of(hdr->cells_offset, page_size))
+		return -EPROTO;
+	if (__builtin_add_overflow(hdr->cells_offset, hdr->cells_bytes,
+				   &cells_end) ||
+	    !multiple_of(hdr->map_bytes, page_size) ||
+	    hdr->map_bytes < cells_end ||
+	    hdr->map_bytes - cells_end >= page_size ||
+	    (uint64_t)(size_t)hdr->map_bytes != hdr->map_bytes)
+		return -EPROTO;
+	return 0;
+}
+
+static size_t page_size(void)
+{
+	/* glibc answers from the auxiliary vector: no system call. */
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static bool map_dead(const struct kbloom_map_header *hdr)
+{
+	return __atomic_load_n(&hdr->flags, __ATOMIC_RELAXED) &
+	       KBLOOM_MAP_DEAD;
+}
+
+int kbl_map_attach(const void *base, size_t len, struct kbl_map **out)
+{
+	const struct kbloom_map_header *hdr = base;
+	struct kbl_map *m;
+	int ret;
+
+	*out = NULL;
+	ret = kbl_map_header_check(hdr, len, page_size());
+	if (ret)
+		return ret;
+	if (hdr->map_bytes > len)
+		return -EPROTO;
+	/* The ioctl on a destroyed filter says ENODEV; so does kbl_map(). */
+	if (map_dead(hdr))
+		return -ENODEV;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->hdr = hdr;
+	m->len = len;
+	m->filter.geo.nblocks = hdr->nblocks;
+	m->filter.geo.capacity = hdr->capacity;
+	m->filter.geo.seed = hdr->seed;
+	m->filter.geo.k = hdr->k;
+	m->filter.geo.type = hdr->type;
+	/* Read-only: only the lookups, which write nothing, are used. */
+	m->filter.words = (u64 *)((const char *)base + hdr->cells_offset);
+	m->filter.counts = NULL;
+	*out = m;
+	return 0;
+}
+
+static int neg_errno(void)
+{
+	return errno ? -errno : -EIO;
+}
+
+/*
+ * The header page alone first, to learn how long the mapping is (it cannot
+ * be grown afterwards: mremap() of it is EFAULT), then the whole of it.
+ */
+int kbl_map_open(int fd, struct kbl_map **out)
+{
+	size_t page = page_size(), len;
+	struct kbloom_map_header hdr;
+	void *p;
+	int ret;
+
+	*out = NULL;
+	p = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return neg_errno();
+	hdr = *(const struct kbloom_map_header *)p;
+	munmap(p, page);
+	ret = kbl_map_header_check(&hdr, page, page);
+	if (ret)
+		return ret;
+	len = (size_t)hdr.map_bytes;
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return neg_errno();
+	ret = kbl_map_attach(p, len, out);
+	if (ret) {
+		munmap(p, len);
+		return ret;
+	}
+	(*out)->owned = true;
+	return 0;
+}
+
+void kbl_map_close(struct kbl_map *m)
+{
+	if (!m)
+		return;
+	if (m->owned)
+		munmap((void *)m->hdr, m->len);
+	free(m);
+}
+
+const struct kbloom_map_header *kbl_map_hdr(const struct kbl_map *m)
+{
+	return m->hdr;
+}
+
+/* The reader's side of the sequence count: 0, -ENODEV or -EAGAIN. */
+static int read_begin(const struct kbl_map *m, uint64_t *seq)
+{
+	*seq = __atomic_load_n(&m->hdr->sequence, __ATOMIC_ACQUIRE);
+	if (map_dead(m->hdr))
+		return -ENODEV;
+	return *seq & 1 ? -EAGAIN : 0;
+}
+
+/* True when the cells read since read_begin() may mix two states. */
+static bool read_moved(const struct kbl_map *m, uint64_t seq)
+{
+	/* Every cell load before the second look at the count. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&m->hdr->sequence, __ATOMIC_RELAXED) != seq;
+}
+
+int kbl_map_check_one(const struct kbl_map *m, const void *key, size_t len)
+{
+	uint64_t seq;
+	bool maybe;
+	int ret;
+
+	ret = read_begin(m, &seq);
+	if (ret)
+		return ret;
+	maybe = kbloom_lookup(&m->filter, key, (u32)len);
+	return read_moved(m, seq) ? -EAGAIN : maybe;
+}
+
+/* n <= KBL_MAP_CHUNK keys; the result bits as 64-bit words. */
+static int check_chunk(const struct kbl_map *m, const struct kbloom_key *keys,
+		       size_t n, uint64_t *bits, uint64_t *hits)
+{
+	unsigned long res[BITS_TO_LONGS(KBL_MAP_CHUNK)];
+	uint64_t seq;
+	size_t i;
+	u32 found;
+	int ret;
+
+	ret = read_begin(m, &seq);
+	if (ret)
+		return ret;
+	found = kbloom_lookup_batch(&m->filter, keys, (u32)n, res);
+	if (read_moved(m, seq))
+		return -EAGAIN;
+	/* Longs of 32 or 64 bits, into words of 64. */
+	for (i = 0; i < (n + 63) / 64; i++)
+		bits[i] = 0;
+	for (i = 0; i < BITS_TO_LONGS(n); i++)
+		bits[i * BITS_PER_LONG / 64] |=
+			(uint64_t)res[i] << (i * BITS_PER_LONG % 64);
+	*hits = found;
+	return 0;
+}
+
+int kbl_map_check_packed(const struct kbl_map *m, const char *data,
+			 const uint32_t *lens, size_t n, uint64_t *bits,
+			 uint64_t *hits)
+{
+	struct kbloom_key keys[KBL_MAP_CHUNK];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		keys[i].data = data;
+		keys[i].len = lens[i];
+		data += lens[i];
+	}
+	return check_chunk(m, keys, n, bits, hits);
+}
+
+int kbl_map_check_ptrs(const struct kbl_map *m, const void *const *keys,
+		       const size_t *lens, size_t n, uint64_t *bits,
+		       uint64_t *hits)
+{
+	struct kbloom_key k[KBL_MAP_CHUNK];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		k[i].data = keys[i];
+		k[i].len = (u32)lens[i];
+	}
+	return check_chunk(m, k, n, bits, hits);
+}
