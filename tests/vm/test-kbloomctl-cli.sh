@@ -223,6 +223,15 @@ kb_has "-C, --counting"
 kb_ok create-help-counting
 kb_expect add-bad-batch 2 "invalid --batch '0'" add x --batch 0 k
 kb_expect check-bad-batch 2 "invalid --batch '70000'" check x --batch 70000 k
+# --no-map is a long option only: parsed (the NAME is what is missing
+# then), listed in the help, and no -M.
+kb_expect check-no-map-parsed 2 "missing the filter NAME" check --no-map
+kb_expect check-no-map-no-short 2 "unknown option -M (see: kbloomctl help check)" \
+	check -M x k
+kb_ctl check --help
+kb_why="$out"
+[ "$rc" -eq 0 ] && kb_has "--no-map       always check through ioctls"
+kb_ok check-help-no-map
 kb_expect merge-one-name 2 "give two filter names" merge a
 kb_expect merge-same 2 "DST and SRC are the same filter 'a'" merge a a
 kb_expect report-nothing 2 "give at least one of" report a
