@@ -17,6 +17,10 @@
  * task-filter); ENOMEM is then allowed everywhere, and at the end each
  * worker, with injection off, checks that its filters still work.
  *
+ * The mapping operations (mmap, partial munmap, mprotect, mremap, reads
+ * of mapped pages, checks of the good filter's keys through its mapping)
+ * are in fuzz/mmap.c.
+ *
  * Usage: fuzz-ioctl [-s SEED] [-p PROCS] [-n OPS] [-t SECONDS] [-m MIN_OPS]
  *                   [-H HANG_SECONDS] [-F] [-N SUITE]
  * OPS is per process; the run also stops after SECONDS.  Everything a worker
@@ -31,135 +35,21 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "stress.h"
+#include "fuzz-ioctl.h"
 
 #define MAX_PROCS	16
-/*
- * Filters "fz-0".."fz-7" and "fz-shared", used by all workers.  The parent
- * opens fz-shared before forking, so the workers also share one open file
- * (one struct file used from several processes at once).
- */
-#define POOL		9
-#define SHARED_SLOT	(POOL - 1)
-#define MAX_FDS		8	/* pool nodes a worker keeps open */
-#define MAX_IMAGES	4
-#define IMAGE_CAP	(256 << 10)
-#define NR_ERRNO	134
-#define KEYBUF_BYTES	(1200 << 10)
-#define MAX_KEYS	KBLOOM_BATCH_MAX
-/* Pool filters often share this geometry, so merges and loads succeed. */
-#define TEMPLATE_BITS	(1 << 15)
-#define TEMPLATE_K	7
-#define TEMPLATE_SEED	1
-/*
- * Each worker's own filter, sized so a lost key would show: bits for even
- * workers, counting (which needs 4 times the memory) for odd ones, whose
- * deletes of their own keys must never lose another key.
- */
-#define GOOD_TYPE(w)	((w) & 1 ? KBLOOM_TYPE_COUNTING : KBLOOM_TYPE_BITS)
-#define GOOD_BITS(w)	((w) & 1 ? 1 << 20 : 1 << 18)
-#define GOOD_K		7
-#define GOOD_SEED	0x600d0000ULL
-#define GOOD_MAX_KEYS	20000
-#define PAGE		4096
-/* kmod/kbloom_core.h: the most bits per key a creator may ask for. */
-#define MAX_BITS_PER_KEY	64
 
-#define OPS(X)								\
-	X(create, 40) X(create_bad, 30) X(create_badptr, 5)		\
-	X(destroy, 10) X(destroy_bad, 10) X(ctl_random, 15) X(ctl_rw, 3) \
-	X(open, 40) X(close, 20) X(add, 80) X(check, 80) X(delete, 30) \
-	X(batch_bad, 50) X(batch_badptr, 25) X(clear, 15) X(merge, 15)	\
-	X(intersect, 10) X(combine_bad, 15) X(info, 30) X(info_badptr, 5) \
-	X(report, 15) X(report_bad, 10) X(read, 15) X(read_bad, 10)	\
-	X(write, 10) X(write_mutated, 20) X(seek, 20) X(dev_random, 30) \
-	X(sysfs, 5) X(mmap, 5) X(unload, 1) X(good_add, 20)		\
-	X(good_check, 30) X(good_restore, 3) X(good_bad_image, 5)	\
-	X(good_merge, 2) X(good_delete, 10)
-
-#define OP_ENUM(name, weight) OP_##name,
-#define OP_NAME(name, weight) #name,
-#define OP_WEIGHT(name, weight) weight,
-enum op { OPS(OP_ENUM) NR_OPS, OP_final = NR_OPS, NR_SLOTS };
-static const char *const op_names[NR_SLOTS] = { OPS(OP_NAME) "final" };
+const char *const op_names[NR_SLOTS] = { OPS(OP_NAME) "final" };
 static const unsigned int op_weights[NR_OPS] = { OPS(OP_WEIGHT) };
-
-/* Kinds of failure, each reported as its own PASS:/FAIL: line. */
-enum fail_kind {
-	F_ERRNO,	/* an errno the ABI does not allow for that call */
-	F_FALSE_NEG,	/* a key added to a good filter was not found */
-	F_RESULT,	/* a successful call returned something impossible */
-	F_UNLOAD,	/* the module unloaded while in use */
-	F_USABLE,	/* a filter did not work after the run */
-	F_HANG,		/* a call did not return in time */
-	NR_FAIL_KINDS
-};
-static const char *const fail_names[NR_FAIL_KINDS] = {
+const char *const fail_names[NR_FAIL_KINDS] = {
 	"errno-classes", "no-false-negatives", "results", "unload-refused",
-	"usable-after", "no-hang",
-};
-
-/* What each worker shares with the parent. */
-struct wstats {
-	uint64_t ops[NR_SLOTS];
-	uint64_t syscalls;
-	uint64_t errs[NR_SLOTS][NR_ERRNO + 1];	/* [0]: success */
-	volatile uint64_t op_started_ms;	/* 0 between calls */
-	volatile uint32_t cur_op;
-	volatile uint32_t finished;
-	uint64_t fails[NR_FAIL_KINDS];
-	char fail_msg[NR_FAIL_KINDS][240];
-	uint64_t good_keys, good_checked, unload_refused;
-	uint64_t images_loaded, images_rejected;
-	uint64_t opened_other;	/* a node's open reached another filter */
-};
-
-struct pool_fd {
-	int fd;
-	int slot;		/* pool index, see pool_name() */
-	int acc;		/* O_RDONLY, O_WRONLY or O_RDWR */
-	int type;		/* KBLOOM_TYPE_*, -1 when not known */
-	/*
-	 * The file all workers share: their reads and writes interleave on
-	 * one position and one image stream, so any image errno or ESPIPE
-	 * may come back and a "whole" image read may be a splice.
-	 */
-	bool shared;
-};
-
-struct worker {
-	int id;
-	bool fault;
-	struct st_rng rng;
-	struct wstats *st;
-	int ctl, ctl_ro;
-	struct pool_fd fds[MAX_FDS];
-	int nfds;
-	int good_fd;
-	char good_name[KBLOOM_NAME_MAX];
-	uint64_t good_added;	/* keys [good_deleted, good_added) are in */
-	uint64_t good_deleted;
-	uint8_t *img[MAX_IMAGES];
-	size_t img_len[MAX_IMAGES];
-	int nimg;
-	uint8_t *iobuf;		/* images being read or written */
-	char *keybuf;
-	uint32_t *lens;
-	uint64_t *results;
-	uint8_t *guard;		/* a PROT_NONE page after a writable one */
-	uint8_t *noaccess;	/* a PROT_NONE page */
-	uint8_t *rdonly;	/* a read-only page */
+	"usable-after", "no-hang", "mapped-reads",
 };
 
 static struct wstats *stats;
 static int nprocs = 4;
 
-static void record_fail(struct worker *w, enum fail_kind kind,
-			const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void record_fail(struct worker *w, enum fail_kind kind,
-			const char *fmt, ...)
+void record_fail(struct worker *w, enum fail_kind kind, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -176,26 +66,12 @@ static int errslot(int e)
 	return e >= 0 && e < NR_ERRNO ? e : NR_ERRNO;
 }
 
-/* A set of errnos (all below 128), 0 meaning success. */
-typedef unsigned __int128 errset;
-
-static errset errset_of(const int *list)
-{
-	errset set = 0;
-
-	for (; *list >= 0; list++)
-		set |= (errset)1 << *list;
-	return set;
-}
-
-#define ALLOW(...) errset_of((const int[]){ __VA_ARGS__, -1 })
-
 /*
  * Counts the outcome e of one call of op and checks it against allowed;
  * under fault injection ENOMEM is always allowed.  Returns e.
  */
-static int outcome(struct worker *w, enum op op, int e, errset allowed,
-		   const char *what)
+int outcome(struct worker *w, enum op op, int e, errset allowed,
+	    const char *what)
 {
 	w->st->syscalls++;
 	w->st->errs[op][errslot(e)]++;
@@ -208,7 +84,7 @@ static int outcome(struct worker *w, enum op op, int e, errset allowed,
 	return e;
 }
 
-static int sys_err(long ret)
+int sys_err(long ret)
 {
 	return ret < 0 ? errno : 0;
 }
@@ -410,7 +286,7 @@ static int mutate_create(struct worker *w, struct kbloom_create *req)
 
 /* ---- pool files ---- */
 
-static struct pool_fd *pick_fd(struct worker *w)
+struct pool_fd *pick_fd(struct worker *w)
 {
 	return w->nfds ? &w->fds[st_below(&w->rng, w->nfds)] : NULL;
 }
@@ -424,12 +300,12 @@ static void drop_fd(struct worker *w, struct pool_fd *p)
 	*p = w->fds[--w->nfds];
 }
 
-static bool can_read(const struct pool_fd *p)
+bool can_read(const struct pool_fd *p)
 {
 	return p->acc != O_WRONLY;
 }
 
-static bool can_write(const struct pool_fd *p)
+bool can_write(const struct pool_fd *p)
 {
 	return p->acc != O_RDONLY;
 }
@@ -437,7 +313,7 @@ static bool can_write(const struct pool_fd *p)
 /* ---- keys ---- */
 
 /* Random keys: mostly small batches of short keys, sometimes huge. */
-static void random_keys(struct worker *w, struct st_keys *k)
+void random_keys(struct worker *w, struct st_keys *k)
 {
 	uint32_t n, i, maxlen = 32;
 	uint64_t r = st_below(&w->rng, 100);
@@ -1030,7 +906,7 @@ static void do_unload(struct worker *w)
 
 /* ---- filter nodes ---- */
 
-static void do_open(struct worker *w)
+void do_open(struct worker *w)
 {
 	static const int accs[] = { O_RDONLY, O_WRONLY, O_RDWR };
 	char name[KBLOOM_NAME_MAX];
@@ -1046,14 +922,17 @@ static void do_open(struct worker *w)
 	outcome(w, OP_open, e, ALLOW(0, ENOENT, ENODEV, ENXIO), "open");
 	if (e)
 		return;
-	w->fds[w->nfds++] = (struct pool_fd){ fd, slot, acc, -1, false };
+	w->fds[w->nfds++] = (struct pool_fd){ fd, slot, acc, -1, false, 0 };
 	if (can_read(&w->fds[w->nfds - 1])) {
 		struct kbloom_info info;
 
 		e = sys_err(ioctl(fd, KBLOOM_IOC_GET_INFO, &info));
 		outcome(w, OP_open, e, ALLOW(0, ENODEV), "get_info after open");
-		if (!e)
+		if (!e) {
 			w->fds[w->nfds - 1].type = info.type;
+			w->fds[w->nfds - 1].map_pages =
+				st_map_pages(info.nblocks);
+		}
 	}
 }
 
@@ -1587,24 +1466,6 @@ static void do_sysfs(struct worker *w)
 	closedir(d);
 }
 
-static void do_mmap(struct worker *w)
-{
-	struct pool_fd *p = pick_fd(w);
-	void *m;
-
-	if (!p)
-		return do_open(w);
-	m = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, p->fd, 0);
-	if (m != MAP_FAILED) {
-		munmap(m, PAGE);
-		outcome(w, OP_mmap, 0, ALLOW(ENODEV), "mmap");
-		return;
-	}
-	/* No mmap at all; a write-only file fails the access check first. */
-	outcome(w, OP_mmap, errno, can_read(p) ? ALLOW(ENODEV) : ALLOW(EACCES),
-		"mmap");
-}
-
 /* ---- a worker ---- */
 
 static enum op pick_op(struct worker *w)
@@ -1650,7 +1511,6 @@ static void run_op(struct worker *w, enum op op)
 	case OP_seek: do_seek(w); break;
 	case OP_dev_random: do_dev_random(w); break;
 	case OP_sysfs: do_sysfs(w); break;
-	case OP_mmap: do_mmap(w); break;
 	case OP_unload: do_unload(w); break;
 	case OP_good_add: do_good_add(w); break;
 	case OP_good_check: good_verify_window(w, OP_good_check); break;
@@ -1658,7 +1518,7 @@ static void run_op(struct worker *w, enum op op)
 	case OP_good_bad_image: do_good_bad_image(w); break;
 	case OP_good_merge: do_good_merge(w); break;
 	case OP_good_delete: do_good_delete(w); break;
-	default: break;
+	default: fz_map_op(w, op); break;
 	}
 }
 
@@ -1779,8 +1639,10 @@ static void worker_main(struct worker *w, uint64_t seed, uint64_t max_ops,
 			    st_errname(errno));
 		return;
 	}
-	w->fds[w->nfds++] = (struct pool_fd){ shared_fd, SHARED_SLOT, O_RDWR,
-					      KBLOOM_TYPE_BITS, true };
+	w->fds[w->nfds++] = (struct pool_fd){
+		shared_fd, SHARED_SLOT, O_RDWR, KBLOOM_TYPE_BITS, true,
+		st_map_pages(TEMPLATE_BITS / 512) };
+	fz_map_setup(w);
 	if (w->fault) {
 		/* No page fault of ours may need an allocation that fails. */
 		touch_stack();
@@ -1807,6 +1669,7 @@ static void worker_main(struct worker *w, uint64_t seed, uint64_t max_ops,
 	w->st->cur_op = OP_final;
 	w->st->op_started_ms = st_now_ms();
 	final_checks(w);
+	fz_map_final(w);
 	w->st->op_started_ms = 0;
 	for (i = 0; i < w->nfds; i++)
 		close(w->fds[i].fd);
@@ -1864,6 +1727,7 @@ static void print_counts(double secs)
 	       (unsigned long long)refused);
 	printf("opens that reached a filter created after the path's was destroyed (reused minor): %llu\n",
 	       (unsigned long long)other);
+	fz_map_print(stats, nprocs);
 }
 
 static uint64_t total_ops(void)

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the parts of the fuzzer share (fuzz-ioctl.c: the driver, the
+ * control and ioctl operations; fuzz/mmap.c: the mapping operations): the
+ * operation table, the per-worker state and statistics, and the outcome
+ * accounting every operation goes through.
+ */
+#ifndef KBLOOM_FUZZ_IOCTL_H
+#define KBLOOM_FUZZ_IOCTL_H
+
+#include "stress-map.h"
+
+#define MAX_PROCS	16
+/*
+ * Filters "fz-0".."fz-7" and "fz-shared", used by all workers.  The parent
+ * opens fz-shared before forking, so the workers also share one open file
+ * (one struct file used from several processes at once).
+ */
+#define POOL		9
+#define SHARED_SLOT	(POOL - 1)
+#define MAX_FDS		8	/* pool nodes a worker keeps open */
+#define MAX_IMAGES	4
+#define IMAGE_CAP	(256 << 10)
+#define NR_ERRNO	134
+#define KEYBUF_BYTES	(1200 << 10)
+#define MAX_KEYS	KBLOOM_BATCH_MAX
+/* Pool filters often share this geometry, so merges and loads succeed. */
+#define TEMPLATE_BITS	(1 << 15)
+#define TEMPLATE_K	7
+#define TEMPLATE_SEED	1
+/*
+ * Each worker's own filter, sized so a lost key would show: bits for even
+ * workers, counting (which needs 4 times the memory) for odd ones, whose
+ * deletes of their own keys must never lose another key.
+ */
+#define GOOD_TYPE(w)	((w) & 1 ? KBLOOM_TYPE_COUNTING : KBLOOM_TYPE_BITS)
+#define GOOD_BITS(w)	((w) & 1 ? 1 << 20 : 1 << 18)
+#define GOOD_K		7
+#define GOOD_SEED	0x600d0000ULL
+#define GOOD_MAX_KEYS	20000
+#define PAGE		4096
+/* kmod/kbloom_core.h: the most bits per key a creator may ask for. */
+#define MAX_BITS_PER_KEY	64
+#define MAX_MAPS	8	/* live mappings a worker keeps */
+
+/* The mapping operations (fuzz/mmap.c), in the table below. */
+#define FZ_MAP_OPS(X)							\
+	X(map, 12) X(map_unmap, 6) X(map_protect, 6) X(map_remap, 5)	\
+	X(map_touch, 15) X(good_map_check, 12)
+
+/* A live mapping of a pool filter: pages [off, off + len / PAGE). */
+struct fz_map {
+	uint8_t *addr;
+	size_t len;
+	uint64_t off;		/* in pages, from the mapping's start */
+	uint64_t map_pages;	/* the whole filter's mapping, in pages */
+	uint64_t last_seq;	/* sequence never falls */
+	bool split;		/* more than one vma: mremap may say EFAULT */
+	bool dead;		/* KBLOOM_MAP_DEAD seen: must stay */
+};
+
+struct fz_map_stats {
+	uint64_t pages_read, headers_read, dead_reads;
+	uint64_t keys_checked, retries, compared, signals, most_live;
+};
+
+#define OPS(X)								\
+	X(create, 40) X(create_bad, 30) X(create_badptr, 5)		\
+	X(destroy, 10) X(destroy_bad, 10) X(ctl_random, 15) X(ctl_rw, 3) \
+	X(open, 40) X(close, 20) X(add, 80) X(check, 80) X(delete, 30) \
+	X(batch_bad, 50) X(batch_badptr, 25) X(clear, 15) X(merge, 15)	\
+	X(intersect, 10) X(combine_bad, 15) X(info, 30) X(info_badptr, 5) \
+	X(report, 15) X(report_bad, 10) X(read, 15) X(read_bad, 10)	\
+	X(write, 10) X(write_mutated, 20) X(seek, 20) X(dev_random, 30) \
+	X(sysfs, 5) X(unload, 1) X(good_add, 20) X(good_check, 30)	\
+	X(good_restore, 3) X(good_bad_image, 5) X(good_merge, 2)	\
+	X(good_delete, 10) FZ_MAP_OPS(X)
+
+#define OP_ENUM(name, weight) OP_##name,
+#define OP_NAME(name, weight) #name,
+#define OP_WEIGHT(name, weight) weight,
+enum op { OPS(OP_ENUM) NR_OPS, OP_final = NR_OPS, NR_SLOTS };
+extern const char *const op_names[NR_SLOTS];
+
+/* Kinds of failure, each reported as its own PASS:/FAIL: line. */
+enum fail_kind {
+	F_ERRNO,	/* an errno the ABI does not allow for that call */
+	F_FALSE_NEG,	/* a key added to a good filter was not found */
+	F_RESULT,	/* a successful call returned something impossible */
+	F_UNLOAD,	/* the module unloaded while in use */
+	F_USABLE,	/* a filter did not work after the run */
+	F_HANG,		/* a call did not return in time */
+	F_MAPPED,	/* a read of a live mapping faulted, or its header lied */
+	NR_FAIL_KINDS
+};
+extern const char *const fail_names[NR_FAIL_KINDS];
+
+/* What each worker shares with the parent. */
+struct wstats {
+	uint64_t ops[NR_SLOTS];
+	uint64_t syscalls;
+	uint64_t errs[NR_SLOTS][NR_ERRNO + 1];	/* [0]: success */
+	volatile uint64_t op_started_ms;	/* 0 between calls */
+	volatile uint32_t cur_op;
+	volatile uint32_t finished;
+	uint64_t fails[NR_FAIL_KINDS];
+	char fail_msg[NR_FAIL_KINDS][240];
+	uint64_t good_keys, good_checked, unload_refused;
+	uint64_t images_loaded, images_rejected;
+	uint64_t opened_other;	/* a node's open reached another filter */
+	struct fz_map_stats map;	/* fuzz/mmap.c */
+};
+
+struct pool_fd {
+	int fd;
+	int slot;		/* pool index, see pool_name() */
+	int acc;		/* O_RDONLY, O_WRONLY or O_RDWR */
+	int type;		/* KBLOOM_TYPE_*, -1 when not known */
+	/*
+	 * The file all workers share: their reads and writes interleave on
+	 * one position and one image stream, so any image errno or ESPIPE
+	 * may come back and a "whole" image read may be a splice.
+	 */
+	bool shared;
+	uint64_t map_pages;	/* what mmap() may cover, 0 when not known */
+};
+
+struct worker {
+	int id;
+	bool fault;
+	struct st_rng rng;
+	struct wstats *st;
+	int ctl, ctl_ro;
+	struct pool_fd fds[MAX_FDS];
+	int nfds;
+	int good_fd;
+	char good_name[KBLOOM_NAME_MAX];
+	uint64_t good_added;	/* keys [good_deleted, good_added) are in */
+	uint64_t good_deleted;
+	uint8_t *img[MAX_IMAGES];
+	size_t img_len[MAX_IMAGES];
+	int nimg;
+	uint8_t *iobuf;		/* images being read or written */
+	char *keybuf;
+	uint32_t *lens;
+	uint64_t *results;
+	uint8_t *guard;		/* a PROT_NONE page after a writable one */
+	uint8_t *noaccess;	/* a PROT_NONE page */
+	uint8_t *rdonly;	/* a read-only page */
+	struct fz_map maps[MAX_MAPS];	/* live mappings of pool filters */
+	int nmaps;
+	struct st_map good_map;	/* the good filter, mapped on demand */
+};
+
+/* A set of errnos (all below 128), 0 meaning success. */
+typedef unsigned __int128 errset;
+
+static inline errset errset_of(const int *list)
+{
+	errset set = 0;
+
+	for (; *list >= 0; list++)
+		set |= (errset)1 << *list;
+	return set;
+}
+
+#define ALLOW(...) errset_of((const int[]){ __VA_ARGS__, -1 })
+
+/* fuzz-ioctl.c */
+void record_fail(struct worker *w, enum fail_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int outcome(struct worker *w, enum op op, int e, errset allowed,
+	    const char *what);
+int sys_err(long ret);
+struct pool_fd *pick_fd(struct worker *w);
+bool can_read(const struct pool_fd *p);
+bool can_write(const struct pool_fd *p);
+void random_keys(struct worker *w, struct st_keys *k);
+void do_open(struct worker *w);
+
+/* fuzz/mmap.c */
+void fz_map_setup(struct worker *w);
+void fz_map_op(struct worker *w, enum op op);
+void fz_map_final(struct worker *w);
+void fz_map_print(const struct wstats *stats, int nprocs);
+
+#endif /* KBLOOM_FUZZ_IOCTL_H */
