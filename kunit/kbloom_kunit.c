@@ -961,6 +961,8 @@ static void image_rejects(struct kunit *test)
 	if (c->header)
 		KUNIT_EXPECT_EQ(test, kbloom_image_check_header(dst, img, hdr),
 				c->err);
+	/* The device validates first, then applies: both must agree. */
+	KUNIT_EXPECT_EQ(test, kbloom_image_validate(dst, img, len), c->err);
 	KUNIT_EXPECT_EQ(test, kbloom_image_load(dst, img, len), c->err);
 
 	/* All or nothing: a rejected image leaves no trace. */
@@ -971,6 +973,82 @@ static void image_rejects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.add_new, before.add_new);
 	KUNIT_EXPECT_EQ(test, after.check_calls, before.check_calls);
 	KUNIT_EXPECT_EQ(test, after.bits_set, before.bits_set);
+}
+
+/* The filter types, for cases that hold for every type. */
+static const u32 kbloom_test_types[] = {
+	KBLOOM_TYPE_BITS,
+	KBLOOM_TYPE_COUNTING,
+};
+
+static void kbloom_test_type_desc(const u32 *type, char *desc)
+{
+	strscpy(desc, *type == KBLOOM_TYPE_COUNTING ? "counting" : "bits",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kbloom_test_type, kbloom_test_types, kbloom_test_type_desc);
+
+/*
+ * What a reader of a mapped filter runs: the same answers as the counted
+ * checks, single and batched, and not a count or a cell changed.
+ */
+static void lookup_answers_as_check(struct kunit *test)
+{
+	const u32 type = *(const u32 *)test->param_value;
+	struct kbloom_test_batch *b = kbloom_test_batch(test);
+	unsigned long looked[BITS_TO_LONGS(KBLOOM_TEST_CHUNK)];
+	struct kbloom_stats before, after;
+	struct kbloom_geometry geo;
+	struct kbloom_filter *f;
+	u64 first, differ = 0, found = 0;
+	void *snap;
+	u32 j, hits;
+
+	KUNIT_ASSERT_EQ(test, kbloom_geometry_from_bits_type(&geo, type,
+							     64 * 512, 6, 0),
+			0);
+	geo.seed = KBLOOM_TEST_SEED;
+	f = kbloom_test_filter(test, &geo);
+	kbloom_test_add_range(f, b, 0, 1000, true);
+	snap = kunit_kmalloc(test, kbloom_geometry_bytes(&f->geo), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, snap);
+	memcpy(snap, f->words, kbloom_geometry_bytes(&f->geo));
+	kbloom_get_stats(f, &before);
+
+	/* Keys 0..999 are present, 1000..1999 mostly absent. */
+	for (first = 0; first < 2000; first += KBLOOM_TEST_CHUNK) {
+		kbloom_test_fill(b, first, KBLOOM_TEST_CHUNK, true);
+		hits = kbloom_lookup_batch(f, b->keys, KBLOOM_TEST_CHUNK,
+					   looked);
+		KUNIT_EXPECT_EQ(test, hits,
+				bitmap_weight(looked, KBLOOM_TEST_CHUNK));
+		for (j = 0; j < KBLOOM_TEST_CHUNK; j++) {
+			bool one = kbloom_lookup(f, b->keys[j].data,
+						 b->keys[j].len);
+
+			differ += one != test_bit(j, looked);
+			found += one && first + j < 1000;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, differ, 0ULL);
+	KUNIT_EXPECT_EQ(test, found, 1000ULL);
+	KUNIT_EXPECT_EQ(test, memcmp(snap, f->words,
+				     kbloom_geometry_bytes(&f->geo)), 0);
+	kbloom_get_stats(f, &after);
+	KUNIT_EXPECT_EQ(test, after.check_calls, before.check_calls);
+	KUNIT_EXPECT_EQ(test, after.check_hits, before.check_hits);
+
+	/* The counted check gives the same bits and counts them. */
+	kbloom_test_fill(b, 900, KBLOOM_TEST_CHUNK, true);
+	kbloom_lookup_batch(f, b->keys, KBLOOM_TEST_CHUNK, looked);
+	hits = kbloom_check_batch(f, b->keys, KBLOOM_TEST_CHUNK, b->results);
+	KUNIT_EXPECT_TRUE(test, bitmap_equal(looked, b->results,
+					     KBLOOM_TEST_CHUNK));
+	kbloom_get_stats(f, &after);
+	KUNIT_EXPECT_EQ(test, after.check_calls,
+			before.check_calls + KBLOOM_TEST_CHUNK);
+	KUNIT_EXPECT_EQ(test, after.check_hits, before.check_hits + hits);
 }
 
 /* Keys 0..1499 in a, 1000..2499 in b: 500 in both. */
@@ -1535,6 +1613,7 @@ static struct kunit_case kbloom_test_cases[] = {
 	KUNIT_CASE(counting_merge_intersect),
 	KUNIT_CASE(counting_stats),
 	KUNIT_CASE(counting_golden_image),
+	KUNIT_CASE_PARAM(lookup_answers_as_check, kbloom_test_type_gen_params),
 	{}
 };
 
