@@ -41,8 +41,10 @@ struct vt_case {
 };
 
 static char vt_msg[512];
+static char vt_skip_msg[512];
 static int vt_failed;
 static int vt_passed;
+static int vt_skipped;
 
 static inline const char *vt_fail(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
@@ -57,6 +59,23 @@ static inline const char *vt_fail(const char *fmt, ...)
 	return vt_msg;
 }
 
+/*
+ * A case that needs something this machine lacks (memory, say) returns
+ * vt_skip(reason): reported as SKIP, never as PASS.
+ */
+static inline const char *vt_skip(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static inline const char *vt_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(vt_skip_msg, sizeof(vt_skip_msg), fmt, ap);
+	va_end(ap);
+	return vt_skip_msg;
+}
+
 static inline const char *vt_errno_name(int e)
 {
 	static char other[32];
@@ -66,6 +85,7 @@ static inline const char *vt_errno_name(int e)
 	case EPERM: return "EPERM";
 	case ENOENT: return "ENOENT";
 	case EINTR: return "EINTR";
+	case EAGAIN: return "EAGAIN";
 	case EBADF: return "EBADF";
 	case ENOMEM: return "ENOMEM";
 	case EACCES: return "EACCES";
@@ -84,6 +104,7 @@ static inline const char *vt_errno_name(int e)
 	case EMSGSIZE: return "EMSGSIZE";
 	case EBADMSG: return "EBADMSG";
 	case ESTALE: return "ESTALE";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
 	}
 	snprintf(other, sizeof(other), "errno %d", e);
 	return other;
@@ -131,7 +152,10 @@ static inline const char *vt_errno_name(int e)
 static inline void vt_report(const char *suite, const char *name,
 			     const char *msg)
 {
-	if (msg) {
+	if (msg == vt_skip_msg) {
+		printf("SKIP: %s/%s: %s\n", suite, name, msg);
+		vt_skipped++;
+	} else if (msg) {
 		printf("FAIL: %s/%s: %s\n", suite, name, msg);
 		vt_failed++;
 	} else {
@@ -141,6 +165,16 @@ static inline void vt_report(const char *suite, const char *name,
 	fflush(stdout);
 }
 
+static inline void vt_summary(const char *suite)
+{
+	if (vt_skipped)
+		fprintf(stderr, "%s: %d passed, %d failed, %d skipped\n",
+			suite, vt_passed, vt_failed, vt_skipped);
+	else
+		fprintf(stderr, "%s: %d passed, %d failed\n", suite,
+			vt_passed, vt_failed);
+}
+
 static inline int vt_run(const char *suite, const struct vt_case *cases,
 			 size_t n)
 {
@@ -148,8 +182,7 @@ static inline int vt_run(const char *suite, const struct vt_case *cases,
 
 	for (i = 0; i < n; i++)
 		vt_report(suite, cases[i].name, cases[i].fn());
-	fprintf(stderr, "%s: %d passed, %d failed\n", suite, vt_passed,
-		vt_failed);
+	vt_summary(suite);
 	return vt_failed ? 1 : 0;
 }
 
