@@ -6,7 +6,8 @@
  *   /dev/kbloom-control   create and destroy named filters (root only by
  *                         default).
  *   /dev/kbloom/<name>    one character device per filter.  Read permission
- *                         allows CHECK, GET_INFO, REPORT and read(); write
+ *                         allows CHECK, GET_INFO, REPORT, read() and a
+ *                         read-only mmap() (see "Mapping"); write
  *                         permission allows ADD, DELETE, CLEAR, MERGE,
  *                         INTERSECT and write().
  *
