@@ -15,8 +15,19 @@
  *   - a churn key deleted right after its add is found and removed;
  *   - main's count of set bits never falls (bits type);
  *   - no call takes longer than the hang limit (no deadlock).
+ * Mapped readers (-m) check the same published keys through a read-only
+ * mapping of main with the module's own core (kbloom_lookup), under the
+ * header's sequence count: a check that saw one state of main (s1 even,
+ * s1 == s2) and missed a published key is a false negative; one that did
+ * not is retried and counted.  To make the sequence move under them,
+ * chaos also rewrites main in place without changing what it holds: it
+ * intersects main with an own filter loaded with an image of all ones.
+ * Chaos processes map their own filters too and check their copies of
+ * main through the mappings, also after destroying them: a destroyed
+ * filter's mapping keeps its cells and says KBLOOM_MAP_DEAD.
  *
- * Usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-c CHAOS]
+ * Usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-m MAPPED_READERS]
+ *                [-c CHAOS]
  *                [-t SECONDS] [-H HANG_SECONDS] [-k KEYS_PER_WRITER]
  *                [-T bits|counting]
  * By default the writers add one key per 10 cells of main in all.
@@ -27,7 +38,7 @@
 #include <stdarg.h>
 #include <sys/wait.h>
 
-#include "stress.h"
+#include "stress-map.h"
 
 #define MAX_WRITERS	8
 #define MAX_PROCS	32
@@ -44,7 +55,8 @@ enum count {
 	C_ADD_CALLS, C_KEYS_ADDED, C_CHECK_CALLS, C_KEYS_CHECKED, C_MERGE_IN,
 	C_MERGE_OUT, C_INTERSECT, C_SAVE, C_SAVE_STALE, C_RESTORE, C_CLEAR,
 	C_DESTROY, C_CREATE, C_SELF_RESTORE, C_INFO, C_REOPEN, C_COPY_KEYS,
-	C_CHURN, NR_COUNTS
+	C_CHURN, C_MAP_CHECKS, C_MAP_KEYS, C_MAP_RETRIES, C_MAIN_REWRITE,
+	C_OWN_MAP_KEYS, C_DEAD_MAP_KEYS, C_REMAP, NR_COUNTS
 };
 static const char *const count_names[NR_COUNTS] = {
 	"add calls", "keys added", "check calls", "keys checked",
@@ -52,15 +64,19 @@ static const char *const count_names[NR_COUNTS] = {
 	"saves cut short (ESTALE)", "restores main->own", "clears", "destroys",
 	"creates", "own save+restore", "info reads", "reopens of main",
 	"keys checked in copies", "churn keys added+deleted",
+	"mapped checks of main", "keys checked through a mapping",
+	"mapped checks retried (sequence)", "main rewritten in place",
+	"copy keys checked mapped", "copy keys in dead mappings",
+	"own filters re-mapped",
 };
 
 enum fail_kind {
-	F_FALSE_NEG, F_COPY, F_DELETE, F_ERRNO, F_MONOTONIC, F_HANG,
-	NR_FAIL_KINDS
+	F_FALSE_NEG, F_COPY, F_DELETE, F_ERRNO, F_MONOTONIC, F_MAPPING,
+	F_CRASH, F_HANG, NR_FAIL_KINDS
 };
 static const char *const fail_names[NR_FAIL_KINDS] = {
 	"no-false-negatives", "copies-complete", "deletes-exact", "errnos",
-	"main-monotonic", "no-deadlock",
+	"main-monotonic", "mappings", "no-crash", "no-deadlock",
 };
 
 struct shared {
@@ -75,7 +91,7 @@ struct shared {
 };
 
 static struct shared *sh;
-static int nwriters = 2, nreaders = 2, nchaos = 3;
+static int nwriters = 2, nreaders = 2, nmapped = 1, nchaos = 3;
 static uint32_t main_type = KBLOOM_TYPE_BITS;
 static uint64_t max_keys;
 
@@ -192,6 +208,53 @@ static void check_all(struct proc *p, int fd, const uint64_t *upto,
 		}
 }
 
+/*
+ * check_keys() through a mapping: how many were missing, or -1 when the
+ * check did not see one state of the filter (to be retried, not judged).
+ */
+static long check_keys_mapped(struct proc *p, const struct st_map *m, int w,
+			      uint64_t first, uint32_t n, enum fail_kind kind,
+			      const char *where)
+{
+	struct st_keys k = { p->keybuf, p->lens, 0, 0 };
+	uint32_t missing, at;
+	char tag[16];
+
+	writer_tag(tag, w);
+	st_keys_fill(&k, tag, first, n);
+	if (!st_map_check(m, &k, &missing, &at)) {
+		count(p, C_MAP_RETRIES, 1);
+		return -1;
+	}
+	count(p, kind == F_COPY ? C_OWN_MAP_KEYS : C_MAP_KEYS, n);
+	count(p, C_MAP_CHECKS, kind != F_COPY);
+	if (missing)
+		fail(kind, "%s: %u of %u published keys missing through the mapping (sequence %llu), first %s-%llu",
+		     where, missing, n, (unsigned long long)m->hdr->sequence,
+		     tag, (unsigned long long)(first + at));
+	return missing;
+}
+
+/* check_some() through a mapping; a window retried until judged. */
+static void check_some_mapped(struct proc *p, const struct st_map *m,
+			      const uint64_t *upto, enum fail_kind kind,
+			      const char *where)
+{
+	int w = st_below(&p->rng, nwriters), tries;
+	uint64_t first, n;
+
+	if (!upto[w])
+		return;
+	first = st_one_in(&p->rng, 2) && upto[w] > BATCH_KEYS ?
+		upto[w] - BATCH_KEYS : st_below(&p->rng, upto[w]);
+	n = upto[w] - first;
+	for (tries = 0; tries < 100; tries++)
+		if (check_keys_mapped(p, m, w, first,
+				      n > CHECK_KEYS ? CHECK_KEYS : n, kind,
+				      where) >= 0)
+			return;
+}
+
 static void snapshot(uint64_t *upto)
 {
 	int w;
@@ -302,6 +365,38 @@ static void reader(struct proc *p)
 	close(fd);
 }
 
+/* Maps fd's filter whole; the header must describe it. */
+static bool map_filter(int fd, struct st_map *m, const char *name)
+{
+	int e = st_map_open(fd, m);
+
+	if (e)
+		fail(F_MAPPING, "mmap %s: %s", name, st_errname(e));
+	return !e;
+}
+
+static void mapped_reader(struct proc *p)
+{
+	uint64_t upto[MAX_WRITERS];
+	struct st_map m;
+	int fd = open_main(O_RDONLY);
+	bool ok;
+
+	if (fd < 0)
+		return;
+	ok = map_filter(fd, &m, MAIN_NAME);
+	close(fd);	/* the mapping holds the file */
+	if (!ok)
+		return;
+	while (!sh->stop) {
+		snapshot(upto);
+		begin(p, "mapped check");
+		check_some_mapped(p, &m, upto, F_FALSE_NEG, "mapped reader");
+		end(p);
+	}
+	st_map_close(&m);
+}
+
 /* ---- chaos ---- */
 
 struct own {
@@ -310,6 +405,7 @@ struct own {
 	bool main_geometry;	/* compatible with main */
 	bool has_copy;		/* holds main's keys up to copy[] */
 	uint64_t copy[MAX_WRITERS];
+	struct st_map map;	/* the filter mapped, base NULL if not */
 };
 
 static void own_create(struct proc *p, struct own *o)
@@ -329,14 +425,19 @@ static void own_create(struct proc *p, struct own *o)
 	end(p);
 	o->has_copy = false;
 	o->fd = -1;
+	memset(&o->map, 0, sizeof(o->map));
 	if (e) {
 		fail(F_ERRNO, "create %s: %s", o->name, st_errname(e));
 		return;
 	}
 	count(p, C_CREATE, 1);
 	o->fd = st_open(o->name, O_RDWR);
-	if (o->fd < 0)
+	if (o->fd < 0) {
 		fail(F_ERRNO, "open %s: %s", o->name, st_errname(errno));
+		return;
+	}
+	if (map_filter(o->fd, &o->map, o->name))
+		count(p, C_REMAP, 1);
 }
 
 static void own_destroy(struct proc *p, struct own *o)
@@ -352,6 +453,24 @@ static void own_destroy(struct proc *p, struct own *o)
 		return;
 	}
 	count(p, C_DESTROY, 1);
+	/*
+	 * The mapping outlives the filter with its last cells: the copy of
+	 * main is still all there, and the header says the filter is dead.
+	 */
+	if (o->map.base) {
+		if (!st_map_dead(&o->map))
+			fail(F_MAPPING, "%s destroyed, its mapping lacks KBLOOM_MAP_DEAD",
+			     o->name);
+		if (o->has_copy) {
+			uint64_t before = sh->counts[p->id][C_OWN_MAP_KEYS];
+
+			check_some_mapped(p, &o->map, o->copy, F_COPY,
+					  "dead mapping");
+			count(p, C_DEAD_MAP_KEYS,
+			      sh->counts[p->id][C_OWN_MAP_KEYS] - before);
+		}
+		st_map_close(&o->map);
+	}
 	/* The open file outlives the filter, but only for close(). */
 	if (o->fd >= 0) {
 		e = ioctl(o->fd, KBLOOM_IOC_GET_INFO, &info) ? errno : 0;
@@ -373,6 +492,9 @@ static void own_verify(struct proc *p, struct own *o, const char *after)
 		return;
 	snprintf(where, sizeof(where), "%s after %s", o->name, after);
 	check_some(p, o->fd, o->copy, F_COPY, where);
+	snprintf(where, sizeof(where), "%s mapped, after %s", o->name, after);
+	if (o->map.base)
+		check_some_mapped(p, &o->map, o->copy, F_COPY, where);
 }
 
 static int combine(int dst, int src, unsigned long cmd)
@@ -428,6 +550,42 @@ static int write_all(struct proc *p, int fd, size_t len)
 	return 0;
 }
 
+/*
+ * Main &= all ones: main is rewritten in place, its sequence odd meanwhile,
+ * and holds exactly what it held.  Own (main's geometry) gets the ones
+ * from an image of itself with every cell byte 0xff (counting: counters
+ * at 15, and intersect keeps the lower).
+ */
+static void rewrite_main(struct proc *p, int main_fd, struct own *o)
+{
+	size_t len, cells = sizeof(struct kbloom_image_header);
+	uint32_t crc;
+	int e;
+
+	if (!o->main_geometry)
+		return own_verify(p, o, "nothing");
+	begin(p, "rewrite main");
+	e = save_main(p, o->fd, &len);
+	if (!e && len != st_image_bytes(MAIN_BITS / 512))
+		e = EIO;
+	if (!e) {
+		memset(p->image + cells, 0xff, len - cells - 4);
+		crc = st_crc32c(p->image, len - 4);
+		memcpy(p->image + len - 4, &crc, 4);
+		e = write_all(p, o->fd, len);
+	}
+	if (!e)
+		e = combine(main_fd, o->fd, KBLOOM_IOC_INTERSECT);
+	end(p);
+	if (e) {
+		fail(F_ERRNO, "rewrite main through %s: %s", o->name,
+		     st_errname(e));
+		return;
+	}
+	o->has_copy = false;
+	count(p, C_MAIN_REWRITE, 1);
+}
+
 static void chaos_step(struct proc *p, int main_fd, struct own *own)
 {
 	struct own *o = &own[st_below(&p->rng, OWN_FILTERS)];
@@ -440,7 +598,7 @@ static void chaos_step(struct proc *p, int main_fd, struct own *own)
 		own_create(p, o);
 		return;
 	}
-	switch (st_below(&p->rng, 10)) {
+	switch (st_below(&p->rng, 11)) {
 	case 0:
 		/* Own |= main: keys published before the merge are copied. */
 		snapshot(upto);
@@ -585,6 +743,9 @@ static void chaos_step(struct proc *p, int main_fd, struct own *own)
 		count(p, C_REOPEN, 1);
 		break;
 	}
+	case 9:
+		rewrite_main(p, main_fd, o);
+		break;
 	default:
 		own_verify(p, o, "nothing");
 		break;
@@ -613,6 +774,16 @@ static void chaos(struct proc *p, int c)
 
 /* ---- the parent ---- */
 
+static int pid_index(const pid_t *pids, int n, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return i;
+	return -1;
+}
+
 static void setup_proc(struct proc *p, int id, uint64_t seed)
 {
 	p->id = id;
@@ -631,17 +802,18 @@ int main(int argc, char **argv)
 {
 	unsigned int seconds = 60, hang_s = 60;
 	uint64_t seed = 1, sums[NR_COUNTS] = { 0 }, upto[MAX_WRITERS], start;
-	pid_t pids[MAX_PROCS];
-	int c, i, nprocs, ctl, main_fd, failed = 0, alive, e;
+	pid_t pids[MAX_PROCS], pid;
+	int c, i, nprocs, ctl, main_fd, failed = 0, alive, e, status;
 	bool hung = false;
 	struct proc self;
 	const char *suite;
 
-	while ((c = getopt(argc, argv, "s:w:r:c:t:H:k:T:")) != -1) {
+	while ((c = getopt(argc, argv, "s:w:r:m:c:t:H:k:T:")) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'w': nwriters = atoi(optarg); break;
 		case 'r': nreaders = atoi(optarg); break;
+		case 'm': nmapped = atoi(optarg); break;
 		case 'c': nchaos = atoi(optarg); break;
 		case 't': seconds = atoi(optarg); break;
 		case 'H': hang_s = atoi(optarg); break;
@@ -651,11 +823,11 @@ int main(int argc, char **argv)
 				    KBLOOM_TYPE_COUNTING : KBLOOM_TYPE_BITS;
 			break;
 		default:
-			fprintf(stderr, "usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-c CHAOS] [-t SECONDS] [-H HANG_SECONDS] [-k KEYS_PER_WRITER] [-T bits|counting]\n");
+			fprintf(stderr, "usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-m MAPPED_READERS] [-c CHAOS] [-t SECONDS] [-H HANG_SECONDS] [-k KEYS_PER_WRITER] [-T bits|counting]\n");
 			return 2;
 		}
 	}
-	nprocs = nwriters + nreaders + nchaos;
+	nprocs = nwriters + nreaders + nmapped + nchaos;
 	suite = main_type == KBLOOM_TYPE_COUNTING ? "torture-counting" :
 						    "torture";
 	/* Ten cells per key: few enough false positives to see a loss. */
@@ -663,16 +835,17 @@ int main(int argc, char **argv)
 		max_keys = (main_type == KBLOOM_TYPE_COUNTING ? MAIN_BITS / 4 :
 			    MAIN_BITS) / 10 / nwriters;
 	if (nwriters < 1 || nwriters > MAX_WRITERS || nreaders < 0 ||
-	    nchaos < 0 || nprocs + 1 > MAX_PROCS || !seconds || !hang_s) {
+	    nmapped < 0 || nchaos < 0 || nprocs + 1 > MAX_PROCS || !seconds ||
+	    !hang_s) {
 		fprintf(stderr, "torture: bad process counts or times\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("torture: seed %llu, %s main, %d writers of %llu keys, %d readers, %d chaos, %u s\n",
+	printf("torture: seed %llu, %s main, %d writers of %llu keys, %d readers, %d mapped readers, %d chaos, %u s\n",
 	       (unsigned long long)seed,
 	       main_type == KBLOOM_TYPE_COUNTING ? "counting" : "bits",
-	       nwriters, (unsigned long long)max_keys, nreaders, nchaos,
-	       seconds);
+	       nwriters, (unsigned long long)max_keys, nreaders, nmapped,
+	       nchaos, seconds);
 	sh = st_shared(sizeof(*sh));
 	ctl = st_open_ctl();
 	if (ctl < 0) {
@@ -708,8 +881,10 @@ int main(int argc, char **argv)
 				writer(&p, i);
 			else if (i < nwriters + nreaders)
 				reader(&p);
+			else if (i < nwriters + nreaders + nmapped)
+				mapped_reader(&p);
 			else
-				chaos(&p, i - nwriters - nreaders);
+				chaos(&p, i - nwriters - nreaders - nmapped);
 			_exit(0);
 		}
 	}
@@ -717,8 +892,13 @@ int main(int argc, char **argv)
 	for (alive = nprocs; alive;) {
 		uint64_t now = st_now_ms();
 
-		while (waitpid(-1, NULL, WNOHANG) > 0)
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 			alive--;
+			/* A mapped read that faulted, say, kills its process. */
+			if (WIFSIGNALED(status))
+				fail(F_CRASH, "process %d killed by %s", pid_index(pids, nprocs, pid),
+				     sigabbrev_np(WTERMSIG(status)));
+		}
 		if (now > start + seconds * 1000ULL)
 			sh->stop = 1;
 		for (i = 0; i < nprocs && !hung; i++) {
@@ -743,8 +923,22 @@ int main(int argc, char **argv)
 	setup_proc(&self, nprocs, seed);
 	main_fd = hung ? -1 : open_main(O_RDONLY);
 	if (main_fd >= 0) {
+		struct st_map m;
+
 		snapshot(upto);
 		check_all(&self, main_fd, upto, F_FALSE_NEG, "final check");
+		if (map_filter(main_fd, &m, MAIN_NAME)) {
+			int w;
+
+			for (w = 0; w < nwriters; w++)
+				for (i = 0; (uint64_t)i < upto[w]; i += CHECK_KEYS)
+					check_keys_mapped(&self, &m, w, i,
+							  upto[w] - i > CHECK_KEYS ?
+							  CHECK_KEYS : upto[w] - i,
+							  F_FALSE_NEG,
+							  "final mapped check");
+			st_map_close(&m);
+		}
 		close(main_fd);
 	}
 
@@ -778,8 +972,10 @@ int main(int argc, char **argv)
 	/* A torture that never got to do its work proves nothing. */
 	if (!sums[C_KEYS_CHECKED] || !sums[C_KEYS_ADDED] ||
 	    (main_type == KBLOOM_TYPE_COUNTING && !sums[C_CHURN]) ||
+	    (nmapped && !sums[C_MAP_KEYS]) ||
 	    (nchaos && (!sums[C_MERGE_IN] || !sums[C_RESTORE] ||
-			!sums[C_COPY_KEYS] || !sums[C_DESTROY]))) {
+			!sums[C_COPY_KEYS] || !sums[C_DESTROY] ||
+			!sums[C_MAIN_REWRITE] || !sums[C_OWN_MAP_KEYS]))) {
 		printf("FAIL: %s/coverage: some kind of operation never completed\n",
 		       suite);
 		failed++;
