@@ -256,6 +256,73 @@ kb_why="rc $rc: $out $err"
 [ "$rc" -eq 0 ] && kb_has users
 kb_ok perm-list
 
+# --- check through the mapping and through ioctls -------------------------
+# check maps the filter when it can; --no-map asks through ioctls.  Both
+# must print the same bytes and exit alike, for both filter types and every
+# output mode.  The module's check_calls tell which way each one went:
+# mapped checks do not pass through it.
+"$KBLOOMCTL" destroy -f -q mapb mapc
+seq 2 2 2000 >"$kb_tmp/map-in"
+seq 1 4000 >"$kb_tmp/map-all"
+kb_run "$KBLOOMCTL" create mapb --capacity 1000 --seed 7 &&
+	kb_run "$KBLOOMCTL" create mapc --counting --capacity 1000 --seed 7 &&
+	kb_run "$KBLOOMCTL" add -q mapb -f "$kb_tmp/map-in" &&
+	kb_run "$KBLOOMCTL" add -q mapc -f "$kb_tmp/map-in"
+kb_why="setup: rc $rc: $err"
+[ "$rc" -eq 0 ]
+kb_ok map-setup
+
+# map_same CASE ARGS...: check ARGS and check --no-map ARGS agree.
+map_same() {
+	map_case=$1
+	shift
+	"$KBLOOMCTL" check "$@" >"$kb_tmp/map-out" 2>"$kb_tmp/map-err"
+	map_rc=$?
+	"$KBLOOMCTL" check --no-map "$@" >"$kb_tmp/ioc-out" 2>"$kb_tmp/ioc-err"
+	ioc_rc=$?
+	if [ "$map_rc" -ne "$ioc_rc" ]; then
+		kb_fail "$map_case" "exit $map_rc mapped, $ioc_rc with --no-map"
+	elif ! cmp -s "$kb_tmp/map-out" "$kb_tmp/ioc-out" ||
+	     ! cmp -s "$kb_tmp/map-err" "$kb_tmp/ioc-err"; then
+		kb_fail "$map_case" "output differs: $(diff "$kb_tmp/map-out" "$kb_tmp/ioc-out" | head -n 3 | tr '\n' ' ')"
+	else
+		kb_pass "$map_case"
+	fi
+}
+
+for f in mapb mapc; do
+	map_same "map-same-present:$f" "$f" -f "$kb_tmp/map-in"
+	map_same "map-same-absent:$f" "$f" -f "$kb_tmp/map-all"
+	map_same "map-same-args:$f" "$f" 2 4 6 3
+	for mode in -v -a -m -q; do
+		map_same "map-same$mode:$f" "$f" "$mode" -f "$kb_tmp/map-all"
+	done
+	tr '\n' '\0' <"$kb_tmp/map-all" >"$kb_tmp/map-all0"
+	map_same "map-same-0:$f" "$f" -0 -v -f "$kb_tmp/map-all0"
+	map_same "map-same-missing:$f" "${f}x" 1
+done
+kb_ctl check -v mapb -f "$kb_tmp/map-in"
+kb_why="rc $rc, $(echo "$out" | grep -c '^maybe') maybe lines"
+[ "$rc" -eq 0 ] && [ "$(echo "$out" | grep -c '^maybe	')" -eq 1000 ]
+kb_ok map-no-false-negatives
+
+calls() {
+	cat /sys/class/kbloom/mapb/check_calls
+}
+c0=$(calls)
+kb_ctl check -q mapb -f "$kb_tmp/map-all"
+c1=$(calls)
+kb_ctl check -q --no-map mapb -f "$kb_tmp/map-all"
+c2=$(calls)
+kb_why="check_calls $c0 -> $c1 (mapped) -> $c2 (--no-map)"
+[ "$c1" -eq "$c0" ] && [ "$c2" -eq $((c1 + 4000)) ]
+kb_ok map-used-by-default
+kb_ctl check -s mapb -f "$kb_tmp/map-in"
+kb_why="$out"
+[ "$rc" -eq 0 ] && kb_has "checked 1000 keys in 0 ioctls"
+kb_ok map-stats-no-ioctls
+kb_expect map-destroy 0 "destroyed filter 'mapb'" destroy mapb mapc
+
 # --- destroy -------------------------------------------------------------
 kb_expect destroy 0 "destroyed filter 'users'" destroy users
 kb_why="node left behind"

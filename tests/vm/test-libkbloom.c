@@ -531,6 +531,204 @@ static const char *test_delete_chunking(void)
 	return NULL;
 }
 
+/* ---- the mapping: kbl_map() and checks without a system call ---- */
+
+#define MAP_KEYS	3000
+
+/* A filter of type with keys "in-<i>" (i < MAP_KEYS) added, O_RDWR. */
+static struct kbl *open_type(const char *name, uint32_t type)
+{
+	struct kbl_spec spec = { .capacity = MAP_KEYS, .fp_ppb = 10000000,
+				 .use_seed = 1, .seed = 79, .type = type };
+	struct kbl *f;
+
+	kbl_destroy(name);
+	if (kbl_create(name, &spec) || kbl_open(name, O_RDWR, &f))
+		return NULL;
+	return f;
+}
+
+static const char *test_map_rdonly(void)
+{
+	const struct kbloom_map_header *h;
+	struct kbloom_info info;
+	struct kbl *w = open_fresh("lib-map-ro", 1000), *r;
+
+	EXPECT(w, "create");
+	EXPECT_OK(kbl_open("lib-map-ro", O_RDONLY, &r));
+	EXPECT(!kbl_mapped(r) && !kbl_map_header(r), "mapped before kbl_map");
+	EXPECT_OK(kbl_map(r));
+	h = kbl_map_header(r);
+	EXPECT(kbl_mapped(r) == 1 && h, "not mapped after kbl_map");
+	EXPECT(h->magic == KBLOOM_MAP_MAGIC && h->version ==
+	       KBLOOM_MAP_VERSION && h->k >= 1, "header");
+	EXPECT_OK(kbl_map(r));
+	EXPECT(kbl_map_header(r) == h, "a second kbl_map mapped again");
+	EXPECT_OK(kbl_info(w, &info));
+	EXPECT(info.mappings == 1, "module counts %llu mappings",
+	       (unsigned long long)info.mappings);
+	kbl_unmap(r);
+	EXPECT(!kbl_mapped(r) && !kbl_map_header(r), "mapped after unmap");
+	kbl_unmap(r);	/* harmless when not mapped */
+	EXPECT_OK(kbl_info(w, &info));
+	EXPECT(info.mappings == 0, "module counts %llu mappings after unmap",
+	       (unsigned long long)info.mappings);
+	kbl_close(r);
+	kbl_close(w);
+	kbl_destroy("lib-map-ro");
+	return NULL;
+}
+
+static const char *test_map_destroyed(void)
+{
+	struct kbl *f = open_fresh("lib-map-gone", 1000);
+
+	EXPECT(f, "create");
+	EXPECT_OK(kbl_destroy("lib-map-gone"));
+	EXPECT(kbl_map(f) == -ENODEV, "kbl_map of a destroyed filter");
+	EXPECT(!kbl_mapped(f), "mapped anyway");
+	kbl_close(f);
+	return NULL;
+}
+
+/*
+ * For each type: keys "m-<i>" for i < 2 * MAP_KEYS, the even ones added.
+ * The mapped one-key, packed and pointer checks must give the ioctls'
+ * answers bit for bit, with no ioctl and nothing counted by the module;
+ * after destroy they are -ENODEV; after kbl_unmap ioctls answer again.
+ */
+static const char *mapped_answers(uint32_t type)
+{
+	const char *name = type == KBLOOM_TYPE_COUNTING ? "lib-map-cnt" :
+							  "lib-map-bits";
+	const size_t n = 2 * MAP_KEYS, words = (n + 63) / 64;
+	uint64_t *want, *got, hits_want, hits, before;
+	const void **ptrs = calloc(n, sizeof(*ptrs));
+	size_t *plens = calloc(n, sizeof(*plens));
+	struct kbloom_info info0, info1;
+	uint64_t ioctls0, ioctls1, maps;
+	struct kbl *f = open_type(name, type), *r;
+	size_t i, wrong = 0;
+	struct packed p;
+
+	EXPECT(f && ptrs && plens, "create");
+	EXPECT(!pack(&p, n, 16, "m"), "memory");
+	for (i = 0; i < n; i += 2)
+		EXPECT(kbl_add(f, p.data + i * 16, p.lens + i, 1, NULL,
+			       NULL) == 0, "add %zu", i);
+	for (i = 0; i < n; i++) {
+		ptrs[i] = p.data + i * 16;
+		plens[i] = 16;
+	}
+	want = calloc(words, sizeof(*want));
+	got = calloc(words, sizeof(*got));
+	EXPECT(want && got, "memory");
+	EXPECT_OK(kbl_open(name, O_RDONLY, &r));
+	EXPECT_OK(kbl_check(r, p.data, p.lens, n, want, &hits_want));
+	EXPECT(hits_want >= n / 2 && hits_want < n / 2 + n / 20,
+	       "ioctl: %llu of %zu maybe", (unsigned long long)hits_want, n);
+
+	EXPECT_OK(kbl_map(r));
+	EXPECT_OK(kbl_info(r, &info0));
+	EXPECT_OK(vt_sysfs_u64(name, "check_ioctls", &ioctls0));
+	EXPECT_OK(vt_sysfs_u64(name, "mappings", &maps));
+	EXPECT(maps == 1, "sysfs mappings %llu", (unsigned long long)maps);
+	before = kbl_ioctl_count(r);
+	memset(got, 0xa5, words * sizeof(*got));
+	EXPECT_OK(kbl_check(r, p.data, p.lens, n, got, &hits));
+	EXPECT(hits == hits_want && !memcmp(got, want, words * sizeof(*got)),
+	       "packed: %llu hits, ioctl %llu, or bits differ",
+	       (unsigned long long)hits, (unsigned long long)hits_want);
+	memset(got, 0x5a, words * sizeof(*got));
+	EXPECT_OK(kbl_check_keys(r, ptrs, plens, n, got, &hits));
+	EXPECT(hits == hits_want && !memcmp(got, want, words * sizeof(*got)),
+	       "pointers: %llu hits, ioctl %llu, or bits differ",
+	       (unsigned long long)hits, (unsigned long long)hits_want);
+	for (i = 0; i < n; i++)
+		wrong += kbl_check_one(r, ptrs[i], 16) != (int)bit(want, i);
+	EXPECT(!wrong, "%zu one-key answers differ from the ioctl's", wrong);
+	EXPECT(kbl_check_one(r, p.data, 0) == -EINVAL &&
+	       kbl_check_one(r, p.data, KBLOOM_KEY_MAX + 1) == -EINVAL,
+	       "bad lengths mapped");
+	EXPECT(kbl_ioctl_count(r) == before, "mapped checks made %llu ioctls",
+	       (unsigned long long)(kbl_ioctl_count(r) - before));
+	EXPECT_OK(kbl_info(r, &info1));
+	EXPECT_OK(vt_sysfs_u64(name, "check_ioctls", &ioctls1));
+	EXPECT(info1.check_calls == info0.check_calls &&
+	       info1.check_hits == info0.check_hits && ioctls1 == ioctls0,
+	       "the module counted mapped checks: calls %llu -> %llu, ioctls %llu -> %llu",
+	       info0.check_calls, info1.check_calls,
+	       (unsigned long long)ioctls0, (unsigned long long)ioctls1);
+
+	/* Destroyed: the mapping stays, its answers are the ioctl's ENODEV. */
+	EXPECT_OK(kbl_destroy(name));
+	before = kbl_ioctl_count(r);
+	EXPECT(kbl_check_one(r, ptrs[0], 16) == -ENODEV, "one-key after destroy");
+	EXPECT(kbl_check(r, p.data, p.lens, n, got, &hits) == -ENODEV,
+	       "packed after destroy");
+	EXPECT(kbl_check_keys(r, ptrs, plens, n, got, &hits) == -ENODEV,
+	       "pointers after destroy");
+	EXPECT(kbl_ioctl_count(r) == before, "ioctls after destroy");
+	EXPECT(kbl_mapped(r) && (kbl_map_header(r)->flags & KBLOOM_MAP_DEAD),
+	       "header not marked dead");
+
+	/* Unmapped, checks are ioctls again (which say ENODEV themselves). */
+	kbl_unmap(r);
+	EXPECT(kbl_check_one(r, ptrs[0], 16) == -ENODEV &&
+	       kbl_ioctl_count(r) == before + 1, "unmapped check made %llu ioctls",
+	       (unsigned long long)(kbl_ioctl_count(r) - before));
+	free(want);
+	free(got);
+	free(ptrs);
+	free(plens);
+	unpack(&p);
+	kbl_close(r);
+	kbl_close(f);
+	return NULL;
+}
+
+static const char *test_mapped_answers(void)
+{
+	static const uint32_t types[] = { KBLOOM_TYPE_BITS,
+					  KBLOOM_TYPE_COUNTING };
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		why = mapped_answers(types[i]);
+		if (why)
+			return vt_fail("%s: %s", kbl_type_name(types[i]), why);
+	}
+	return NULL;
+}
+
+/* A live filter unmapped: checks go back to ioctls and still agree. */
+static const char *test_unmap_ioctls(void)
+{
+	struct kbl *f = open_fresh("lib-unmap", 1000);
+	uint64_t before;
+
+	EXPECT(f, "create");
+	EXPECT(kbl_add_one(f, "alice", 5) == 1, "add");
+	EXPECT_OK(kbl_map(f));
+	before = kbl_ioctl_count(f);
+	EXPECT(kbl_check_one(f, "alice", 5) == 1 &&
+	       kbl_check_one(f, "mallory", 7) == 0, "mapped answers");
+	EXPECT(kbl_ioctl_count(f) == before, "mapped checks made ioctls");
+	/* An add through the same handle is seen by the mapping at once. */
+	EXPECT(kbl_add_one(f, "bob", 3) == 1, "add while mapped");
+	EXPECT(kbl_check_one(f, "bob", 3) == 1, "mapped check missed bob");
+	kbl_unmap(f);
+	before = kbl_ioctl_count(f);
+	EXPECT(kbl_check_one(f, "alice", 5) == 1 &&
+	       kbl_check_one(f, "bob", 3) == 1, "unmapped answers");
+	EXPECT(kbl_ioctl_count(f) - before == 2, "%llu ioctls for 2 checks",
+	       (unsigned long long)(kbl_ioctl_count(f) - before));
+	kbl_close(f);
+	kbl_destroy("lib-unmap");
+	return NULL;
+}
+
 static const struct vt_case cases[] = {
 	{ "names", test_names },
 	{ "lifecycle-errnos", test_lifecycle_errnos },
@@ -545,6 +743,10 @@ static const struct vt_case cases[] = {
 	{ "counting-one-key", test_counting_one_key },
 	{ "delete-on-bits", test_delete_on_bits },
 	{ "delete-chunking", test_delete_chunking },
+	{ "map-rdonly", test_map_rdonly },
+	{ "map-destroyed", test_map_destroyed },
+	{ "mapped-answers", test_mapped_answers },
+	{ "unmap-ioctls", test_unmap_ioctls },
 };
 
 int main(void)
