@@ -10,6 +10,12 @@
  *     exactly when /sys/class/kbloom/<name> does, with its device number,
  *     and there is no /dev/<name>;
  *   - a filter the call failed on is unchanged and still works.
+ * The number of allocation points of each call is measured, never assumed
+ * (create's grew by the mapping's header page, for one).  One kind of
+ * call is mmap() of a node plus a read of every mapped page: the mapping
+ * (vma, maple tree) and the page tables its faults need.  A page fault
+ * that cannot allocate is retried by the kernel (VM_FAULT_OOM); a SIGBUS
+ * instead would be caught here and counted, and is a failure.
  * The caller checks kmemleak afterwards.  Needs a kernel with
  * CONFIG_FAULT_INJECTION, FAILSLAB and FAIL_PAGE_ALLOC (the debug kernel);
  * it mounts debugfs if needed and tells failslab and fail_page_alloc not to
@@ -18,12 +24,14 @@
  * Usage: fault-nth [-m MAX_N]   prints PASS:/FAIL: fault-nth/<call> lines
  */
 #include <getopt.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "stress.h"
+#include "stress-map.h"
 
 #define NAME		"fn-x"
 #define BITS		(1 << 16)
@@ -403,6 +411,89 @@ static bool sysfs_step(int n)
 	return done && !e;
 }
 
+static sigjmp_buf touch_env;
+static volatile sig_atomic_t touching;
+static int map_signals;
+
+static void on_sigbus(int sig)
+{
+	if (touching)
+		siglongjmp(touch_env, sig);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* One word of every page; returns the signal a read raised, or 0. */
+static int touch_all(const uint8_t *p, size_t len)
+{
+	static volatile uint64_t sink;
+	size_t at;
+	int sig;
+
+	touching = 1;
+	sig = sigsetjmp(touch_env, 1);
+	if (!sig)
+		for (at = 0; at < len; at += ST_PAGE)
+			sink += *(volatile const uint64_t *)(p + at);
+	touching = 0;
+	return sig;
+}
+
+static uint64_t mappings_of(int fd)
+{
+	struct kbloom_info info;
+
+	return ioctl(fd, KBLOOM_IOC_GET_INFO, &info) ? ~0ULL : info.mappings;
+}
+
+/*
+ * mmap() of the whole filter and a read of each page (header, cells),
+ * then the keys through the mapping with the core; munmap() must leave
+ * the filter counting no mapping.
+ */
+static bool map_step(int n)
+{
+	size_t len = st_map_pages(BITS / 512) * ST_PAGE;
+	struct st_keys k = keys("base");
+	uint32_t missing = 0, first;
+	struct st_map m;
+	const char *bad;
+	uint8_t *p;
+	bool done;
+	int e, sig;
+
+	arm(n);
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, step_fd, 0);
+	e = p == MAP_FAILED ? errno : 0;
+	sig = e ? 0 : touch_all(p, len);
+	done = unreached();
+	if (e && e != ENOMEM)
+		problem("mmap, fault %d: %s", n, st_errname(e));
+	if (sig) {
+		map_signals++;
+		problem("mmap, fault %d: %s reading the mapped pages", n,
+			sigabbrev_np(sig));
+	}
+	if (e)
+		return false;
+	bad = st_map_header_problem((const void *)p, len);
+	if (bad)
+		problem("mmap, fault %d: header: %s", n, bad);
+	munmap(p, len);
+	/* The keys, through a fresh mapping, fault injection off. */
+	e = st_map_open(step_fd, &m);
+	if (e || mappings_of(step_fd) != 1 ||
+	    !st_map_check(&m, &k, &missing, &first) || missing)
+		problem("mmap, fault %d: after: map %s, %llu mappings, %u keys missing",
+			n, st_errname(e), (unsigned long long)mappings_of(step_fd),
+			missing);
+	st_map_close(&m);
+	if (mappings_of(step_fd))
+		problem("mmap, fault %d: %llu mappings left after munmap", n,
+			(unsigned long long)mappings_of(step_fd));
+	return done;
+}
+
 int main(int argc, char **argv)
 {
 	char path[64];
@@ -441,6 +532,10 @@ int main(int argc, char **argv)
 	sweep("read-image", read_step);
 	sweep("get-info", info_step);
 	sweep("sysfs-read", sysfs_step);
+	signal(SIGBUS, on_sigbus);
+	sweep("mmap-and-fault", map_step);
+	printf("fault-nth: %d SIGBUS while reading mapped pages\n",
+	       map_signals);
 	close(step_fd);
 	sweep("write-image", write_step);
 	st_destroy(st_open_ctl(), NAME);
