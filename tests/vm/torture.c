@@ -950,7 +950,7 @@ int main(int argc, char **argv)
 	}
 	printf("torture: ran %.1f s\n", (st_now_ms() - start) / 1000.0);
 	for (i = 0; i < NR_COUNTS; i++)
-		printf("  %-26s %llu\n", count_names[i],
+		printf("  %-34s %llu\n", count_names[i],
 		       (unsigned long long)sums[i]);
 	for (i = 0; i < NR_FAIL_KINDS; i++) {
 		if (i == F_HANG) {
