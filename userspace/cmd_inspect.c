@@ -45,6 +45,7 @@ static void print_info_json(const struct kbloom_info *in)
 	json_u64("fill_ppb", in->fill_ppb);
 	json_u64("observed_fp_ppb", in->observed_fp_ppb);
 	json_bool("saturated", in->saturated);
+	json_u64("mappings", in->mappings);
 	printf("}\n");
 }
 
@@ -91,6 +92,10 @@ static void print_info_table(const struct kbloom_info *in)
 		  in->add_calls, in->add_new);
 	table_row("checks", "%llu keys, %llu maybe present",
 		  in->check_calls, in->check_hits);
+	/* Mapped readers' checks never reach the module's counters. */
+	if (in->mappings)
+		table_row("mappings", "%llu (checks through them are not counted above)",
+			  in->mappings);
 	if (counting)
 		table_row("deletes", "%llu keys, %llu removed",
 			  in->delete_calls, in->delete_hits);
@@ -143,7 +148,9 @@ const struct command cmd_info = {
 "rates (the target asked for, the design rate at capacity, the exact rate\n"
 "of the cells set now, and the rate observed through kbloomctl report);\n"
 "its fill, estimated distinct keys and counters of adds, checks and (for a\n"
-"counting filter) deletes.  A counting filter's cells are its counters,\n"
+"counting filter) deletes; and how many mappings of it exist (checks\n"
+"through a mapping do not pass through the module and are not counted).\n"
+"A counting filter's cells are its counters,\n"
 "128 per block; a cell is set when its counter is above 0.  Needs read\n"
 "access.\n"
 "\n"
