@@ -499,6 +499,29 @@ static long rej_mremap_grow(int fd, struct map *m, size_t len)
 	return 0;
 }
 
+/*
+ * A write through /proc/self/mem forces its way into read-only private
+ * mappings (FOLL_FORCE copies the page); a shared mapping without
+ * VM_MAYWRITE must refuse it, or a reader could change the filter.
+ */
+static long rej_proc_mem_write(int fd, struct map *m, size_t len)
+{
+	uint8_t byte = 0xff;
+	ssize_t n;
+	int mem, saved;
+
+	(void)fd;
+	(void)len;
+	mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (mem < 0)
+		return 0;	/* reported as a wrong errno */
+	n = pwrite(mem, &byte, 1, (off_t)(uintptr_t)(m->base + page));
+	saved = errno;
+	close(mem);
+	errno = n < 0 ? saved : 0;
+	return n < 0 ? -1 : 0;
+}
+
 static const struct rejection rejections[] = {
 	{ "reject-prot-write-rdwr", O_RDWR, EPERM, false, false,
 	  rej_prot_write },
@@ -518,6 +541,8 @@ static const struct rejection rejections[] = {
 	  rej_mprotect_exec },
 	{ "reject-mremap-grow", O_RDONLY, EFAULT, true, false,
 	  rej_mremap_grow },
+	{ "reject-proc-mem-write", O_RDWR, EIO, true, false,
+	  rej_proc_mem_write },
 };
 
 static const char *reject_destroyed(const struct variant *t,

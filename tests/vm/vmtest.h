@@ -85,6 +85,7 @@ static inline const char *vt_errno_name(int e)
 	case EPERM: return "EPERM";
 	case ENOENT: return "ENOENT";
 	case EINTR: return "EINTR";
+	case EIO: return "EIO";
 	case EAGAIN: return "EAGAIN";
 	case EBADF: return "EBADF";
 	case ENOMEM: return "ENOMEM";
