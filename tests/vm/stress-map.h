@@ -63,23 +63,23 @@ static inline const char *st_map_header_problem(
 }
 
 /*
- * Maps fd's filter whole, read-only.  0, an mmap errno, or EPROTO for a
- * header that does not describe the mapping.
+ * Maps fd's filter whole, read-only.  0, an errno of GET_INFO or mmap, or
+ * EPROTO for a header that does not describe the mapping.  The length
+ * comes from GET_INFO, not from mapping the header first: an munmap() of
+ * that first mapping can itself fail (ENOMEM under fault injection) and
+ * would leave a mapping behind.
  */
 static inline int st_map_open(int fd, struct st_map *m)
 {
 	const struct kbloom_map_header *h;
+	struct kbloom_info info;
 	uint64_t bytes;
 	void *p;
 
 	memset(m, 0, sizeof(*m));
-	p = mmap(NULL, ST_PAGE, PROT_READ, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
+	if (ioctl(fd, KBLOOM_IOC_GET_INFO, &info))
 		return errno;
-	bytes = ((const struct kbloom_map_header *)p)->map_bytes;
-	munmap(p, ST_PAGE);
-	if (bytes < 2 * ST_PAGE || bytes % ST_PAGE || bytes > (2ULL << 30))
-		return EPROTO;
+	bytes = st_map_pages(info.nblocks) * ST_PAGE;
 	p = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return errno;
