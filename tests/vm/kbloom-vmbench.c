@@ -2,8 +2,11 @@
 /*
  * `make bench-vm`, inside the VM: kbloom through the real device (batched
  * ADD/CHECK ioctls of 1, 64 and 4096 keys), the kernel's BPF bloom map at
- * one bpf(2) call per key, and kbloom's filter core compiled into this
- * program, all in the same guest on the same keys.  qemu's absolute times
+ * one bpf(2) call per key, kbloom's filter core compiled into this
+ * program, and checks through the device's read-only mapping (the core's
+ * kbloom_lookup on the mapped cells under the sequence count, and
+ * libkbloom's kbl_check_one() after kbl_map()), all in the same guest on
+ * the same keys.  qemu's absolute times
  * mean little, so what counts is the ratios, printed against the targets of
  * issue 6.  Every figure is the median of interleaved repeats.
  *
@@ -21,8 +24,9 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 
-#include "../../kmod/kbloom_core.h"
+#include "../../include/kbloom.h"
 #include "../../bench/bpf_bloom.h"
+#include "stress-map.h"
 
 #define VB_NAME		"vmbench"
 #define VB_CONTROL	"/dev/kbloom-control"
@@ -48,7 +52,8 @@ enum {
 	ROW_CORE_ADD, ROW_CORE_ADD_BATCH, ROW_CORE_CHECK, ROW_CORE_CHECK_BATCH,
 	ROW_IOCTL_ADD_1, ROW_IOCTL_ADD_64, ROW_IOCTL_ADD_4096,
 	ROW_IOCTL_CHECK_1, ROW_IOCTL_CHECK_64, ROW_IOCTL_CHECK_4096,
-	ROW_BPF_ADD, ROW_BPF_CHECK, ROW_COUNT
+	ROW_BPF_ADD, ROW_BPF_CHECK, ROW_CORE_LOOKUP, ROW_MAP_CHECK,
+	ROW_MAP_CHECK_BATCH, ROW_LIB_CHECK, ROW_COUNT
 };
 
 static struct vb_row rows[ROW_COUNT] = {
@@ -64,6 +69,10 @@ static struct vb_row rows[ROW_COUNT] = {
 	[ROW_IOCTL_CHECK_4096] = { "kbloom-ioctl", "check", VB_BIG_BATCH },
 	[ROW_BPF_ADD] = { "bpf-map", "add", 1 },
 	[ROW_BPF_CHECK] = { "bpf-map", "check", 1 },
+	[ROW_CORE_LOOKUP] = { "kbloom", "lookup", 1 },
+	[ROW_MAP_CHECK] = { "kbloom-mapped", "check", 1 },
+	[ROW_MAP_CHECK_BATCH] = { "kbloom-mapped", "check_batch", VB_BIG_BATCH },
+	[ROW_LIB_CHECK] = { "libkbloom-map", "check", 1 },
 };
 
 static int failures;
@@ -298,6 +307,75 @@ static double core_check(struct kbloom_filter *f, const struct vb_keys *k)
 	return (double)(now_ns() - t0) / k->q;
 }
 
+/* The core's uncounted lookup, as mapped readers run it, on our filter. */
+static double core_lookup(const struct kbloom_filter *f,
+			  const struct vb_keys *k)
+{
+	u64 i, t0 = now_ns(), hits = 0;
+
+	for (i = 0; i < k->q; i++)
+		hits += kbloom_lookup(f, k->queries + i * VB_KEY_BYTES,
+				      VB_KEY_BYTES);
+	keep(hits);
+	return (double)(now_ns() - t0) / k->q;
+}
+
+/*
+ * One key at a time through the mapping, each under the reader's side of
+ * the sequence count as libkbloom does it (a retry would take the ioctl;
+ * none is expected here, nothing rewrites the filter).  res gets the
+ * answers.
+ */
+static double map_check(const struct st_map *m, const struct vb_keys *k,
+			u8 *res, u64 *retries)
+{
+	u64 i, t0 = now_ns();
+
+	for (i = 0; i < k->q; i++) {
+		u64 s1 = st_map_seq_begin(m);
+
+		res[i] = kbloom_lookup(&m->f, k->queries + i * VB_KEY_BYTES,
+				       VB_KEY_BYTES);
+		*retries += !st_map_seq_consistent(m, s1);
+	}
+	return (double)(now_ns() - t0) / k->q;
+}
+
+/* kbloom_lookup_batch through the mapping, 4096 keys per sequence check. */
+static double map_check_batch(const struct st_map *m,
+			      const struct vb_keys *k, u64 *retries)
+{
+	unsigned long results[BITS_TO_LONGS(VB_BIG_BATCH)];
+	u64 i, t0 = now_ns(), hits = 0;
+
+	for (i = 0; i < k->q; i += VB_BIG_BATCH) {
+		u32 n = k->q - i < VB_BIG_BATCH ? (u32)(k->q - i)
+						: VB_BIG_BATCH;
+		u64 s1 = st_map_seq_begin(m);
+
+		hits += kbloom_lookup_batch(&m->f, k->kv + i, n, results);
+		*retries += !st_map_seq_consistent(m, s1);
+	}
+	keep(hits);
+	return (double)(now_ns() - t0) / k->q;
+}
+
+/* libkbloom's one-key check on a mapped handle; -errno on an error. */
+static double lib_check(struct kbl *h, const struct vb_keys *k, u8 *res)
+{
+	u64 i, t0 = now_ns();
+
+	for (i = 0; i < k->q; i++) {
+		int r = kbl_check_one(h, k->queries + i * VB_KEY_BYTES,
+				      VB_KEY_BYTES);
+
+		if (r < 0)
+			return r;
+		res[i] = r;
+	}
+	return (double)(now_ns() - t0) / k->q;
+}
+
 static double bpf_pass(int fd, const u8 *keys, u64 count, bool add)
 {
 	u64 i, t0 = now_ns();
@@ -359,6 +437,10 @@ int main(int argc, char **argv)
 	struct vb_keys k;
 	u64 *dev_results, i, differ = 0, missing = 0;
 	unsigned long core_results[BITS_TO_LONGS(VB_BIG_BATCH)];
+	u64 map_retries = 0, map_differ = 0, lib_differ = 0;
+	u8 *map_res, *lib_res;
+	struct st_map map;
+	struct kbl *lib;
 	int fd, bpf_fd, r, j, err;
 	bool bpf = true;
 
@@ -369,6 +451,8 @@ int main(int argc, char **argv)
 	}
 	keys_make(&k, n, q);
 	dev_results = xcalloc(BITS_TO_LONGS(n > q ? n : q), sizeof(u64));
+	map_res = xcalloc(q, 1);
+	lib_res = xcalloc(q, 1);
 
 	err = kbloom_geometry_from_bits_per_key(&geo, n, VB_BITS_PER_KEY, 0);
 	if (!err) {
@@ -383,6 +467,18 @@ int main(int argc, char **argv)
 	fd = device_create(n, &info);
 	if (fd < 0) {
 		check(0, "device-create", strerror(-fd));
+		return 1;
+	}
+	err = st_map_open(fd, &map);
+	if (err) {
+		check(0, "map", strerror(err));
+		return 1;
+	}
+	err = kbl_open(VB_NAME, O_RDONLY, &lib);
+	if (!err)
+		err = kbl_map(lib);
+	if (err) {
+		check(0, "kbl-map", strerror(-err));
 		return 1;
 	}
 	printf("kbloom-vmbench: n = %llu keys of %d bytes, %d bits/key, "
@@ -429,6 +525,10 @@ int main(int argc, char **argv)
 	rows[ROW_IOCTL_CHECK_4096].ops = q;
 	rows[ROW_BPF_ADD].ops = sample1;
 	rows[ROW_BPF_CHECK].ops = sample1;
+	rows[ROW_CORE_LOOKUP].ops = q;
+	rows[ROW_MAP_CHECK].ops = q;
+	rows[ROW_MAP_CHECK_BATCH].ops = q;
+	rows[ROW_LIB_CHECK].ops = q;
 
 	for (r = 0; r < repeats; r++) {
 		double *ns;
@@ -439,6 +539,7 @@ int main(int argc, char **argv)
 		rows[ROW_CORE_CHECK].ns[r] = core_check(&f, &k);
 		rows[ROW_CORE_CHECK_BATCH].ns[r] = core_batch(&f, k.kv, q,
 							      false);
+		rows[ROW_CORE_LOOKUP].ns[r] = core_lookup(&f, &k);
 
 		/* Adds into an emptied filter, the full one last. */
 		for (j = 0; j < 3; j++) {
@@ -469,6 +570,17 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
+		/* The device now holds all n keys, as the core does. */
+		rows[ROW_MAP_CHECK].ns[r] = map_check(&map, &k, map_res,
+						      &map_retries);
+		rows[ROW_MAP_CHECK_BATCH].ns[r] = map_check_batch(&map, &k,
+								  &map_retries);
+		ns = &rows[ROW_LIB_CHECK].ns[r];
+		*ns = lib_check(lib, &k, lib_res);
+		if (*ns < 0) {
+			check(0, "kbl-check-one", strerror((int)-*ns));
+			return 1;
+		}
 		if (bpf) {
 			rows[ROW_BPF_ADD].ns[r] = bpf_pass(bpf_fd, k.added,
 							   sample1, true);
@@ -496,6 +608,8 @@ int main(int argc, char **argv)
 
 			differ += dev != core;
 			missing += k.present[i + b] && !dev;
+			map_differ += map_res[i + b] != dev;
+			lib_differ += lib_res[i + b] != dev;
 		}
 	}
 	check(missing == 0, "ioctl-no-false-negatives",
@@ -506,6 +620,14 @@ int main(int argc, char **argv)
 	else
 		printf("note: device geometry differs from the core's; "
 		       "answers not compared\n");
+
+	check(map_differ == 0, "mapped-matches-ioctl",
+	      "checks through the mapping answered otherwise than CHECK");
+	check(lib_differ == 0, "kbl-check-one-matches-ioctl",
+	      "kbl_check_one() on the mapped handle answered otherwise than CHECK");
+	check(map_retries == 0, "mapped-no-retries",
+	      "the sequence moved with nothing rewriting the filter");
+	check(kbl_mapped(lib) == 1, "kbl-mapped", "the handle is not mapped");
 
 	for (j = 0; j < ROW_COUNT; j++)
 		rows[j].median = median(rows[j].ns, repeats);
@@ -549,6 +671,28 @@ int main(int argc, char **argv)
 	ratio("check: core single / core check_batch",
 	      rows[ROW_CORE_CHECK].median / rows[ROW_CORE_CHECK_BATCH].median,
 	      0, false);
+	printf("\nThe mapping (one key per check unless batched)\n");
+	ratio("check: ioctl at 1 key / mapped",
+	      rows[ROW_IOCTL_CHECK_1].median / rows[ROW_MAP_CHECK].median,
+	      0, false);
+	ratio("check: ioctl at 1 key / kbl_check_one mapped",
+	      rows[ROW_IOCTL_CHECK_1].median / rows[ROW_LIB_CHECK].median,
+	      0, false);
+	ratio("check: mapped / core check (private filter)",
+	      rows[ROW_MAP_CHECK].median / rows[ROW_CORE_CHECK].median,
+	      1.2, true);
+	ratio("check: kbl_check_one mapped / core check (private filter)",
+	      rows[ROW_LIB_CHECK].median / rows[ROW_CORE_CHECK].median,
+	      1.2, true);
+	ratio("check: mapped / core lookup (private, uncounted)",
+	      rows[ROW_MAP_CHECK].median / rows[ROW_CORE_LOOKUP].median,
+	      0, false);
+	ratio("check: ioctl at 4096 / mapped lookup_batch",
+	      rows[ROW_IOCTL_CHECK_4096].median /
+	      rows[ROW_MAP_CHECK_BATCH].median, 0, false);
+	ratio("check: mapped lookup_batch / core check_batch",
+	      rows[ROW_MAP_CHECK_BATCH].median /
+	      rows[ROW_CORE_CHECK_BATCH].median, 0, false);
 
 	printf("\n");
 	for (j = 0; j < ROW_COUNT; j++) {
@@ -564,6 +708,8 @@ int main(int argc, char **argv)
 
 	if (bpf)
 		close(bpf_fd);
+	kbl_close(lib);
+	st_map_close(&map);
 	close(fd);
 	device_destroy();
 	kbloom_filter_free(&f);
