@@ -10,8 +10,8 @@
  *
  * Linking: that core is inside libkbloom.a and libkbloom.so (its symbols
  * hidden in the .so) and hashes with libxxhash's XXH64, so a static link
- * needs -lxxhash: use pkg-config --libs --static libkbloom.  The core is
- * GPL-2.0 code, which binds the library as a whole.
+ * needs -lxxhash: use pkg-config --libs --static libkbloom.  The core's
+ * sources are GPL-2.0 OR LGPL-2.1-or-later, so the library stays LGPL.
  *
  * Its names start with kbl_ (KBL_ for macros): kbloom_ belongs to the
  * module's filter core, which programs such as kbloomctl link beside it.

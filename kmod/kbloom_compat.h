@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later */
 /*
  * Userspace stand-ins for the kernel facilities the filter core uses, so the
  * same core sources build into the host tests and the benchmark.  Each one

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later
 /*
  * The filter itself: allocation, hashing, add, check and delete (single and
  * batched), and the whole-filter operations clear, merge and intersect.

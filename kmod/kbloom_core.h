@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later */
 /*
  * The filter core: a blocked Bloom filter with one 64-byte, cache-line
  * aligned block per key.  Plain C with no device code, so the same source

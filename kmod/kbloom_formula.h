@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later */
 /*
  * The false-positive model of the core's probing scheme, in fixed point, so
  * the kernel can size filters and report design rates without an FPU.

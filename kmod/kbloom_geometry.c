@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later
 /*
  * Choosing a filter's geometry (blocks and probes per key) from what the
  * creator knows: a capacity and a target rate, a size in bits, or a budget

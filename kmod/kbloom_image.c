@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later
 /*
  * The filter image: a struct kbloom_image_header, the cells as 64-bit
  * little-endian words (a counting filter's 4-bit counters are nibbles of

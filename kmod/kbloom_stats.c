@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later
 /*
  * Statistics that describe the filter's current cells rather than its
  * history: fill, the false-positive rate a random absent key sees right now,

@@ -158,16 +158,17 @@
  *   Consistency: adds, deletes and merges change single words atomically,
  *   so a reader sees each key's cells before or after it; CLEAR,
  *   INTERSECT and an image load rewrite the whole filter and make
- *   kbloom_map_header.sequence odd while they run and even again, one
- *   higher, when done.  A reader who reads sequence (acquire) before a
+ *   kbloom_map_header.sequence odd while they run and even again, two
+ *   higher than before, when done.  A reader who reads sequence (acquire) before a
  *   check, finds it even, and reads it unchanged after the check (after a
  *   read barrier) got an answer from one state of the filter, as an ioctl
  *   would have; otherwise it should check again (libkbloom then asks the
  *   module with an ioctl).
  *   Lifetime: a mapping holds the open file, so the filter's memory and
- *   the module stay until the last munmap() (rmmod is refused until then:
- *   EBUSY).  After destroy the mapping keeps the last cells, sequence
- *   stops changing and flags has KBLOOM_MAP_DEAD.  fork(), partial
+ *   the module stay until the last munmap(): until then rmmod is refused
+ *   (delete_module() fails with EAGAIN, as for any module in use).  After
+ *   destroy the mapping keeps the last cells, sequence stops changing and
+ *   flags has KBLOOM_MAP_DEAD.  fork(), partial
  *   munmap() and mremap() that moves or shrinks behave as for any shared
  *   read-only mapping; mremap() cannot grow it (EFAULT).
  *   Mapped checks do not pass through the module: check_calls, check_hits
