@@ -321,6 +321,38 @@ kb_ctl check -s mapb -f "$kb_tmp/map-in"
 kb_why="$out"
 [ "$rc" -eq 0 ] && kb_has "checked 1000 keys in 0 ioctls"
 kb_ok map-stats-no-ioctls
+
+# A check waiting for more keys holds its mapping: info counts it, and
+# says the checks through it are not counted; --json always has it.
+kb_ctl info --json mapb
+kb_why="$out"
+[ "$rc" -eq 0 ] && kb_has '"mappings":0'
+kb_ok info-json-no-mappings
+rm -f "$kb_tmp/map-fifo"
+mkfifo "$kb_tmp/map-fifo"
+"$KBLOOMCTL" check -q mapb -f "$kb_tmp/map-fifo" &
+map_pid=$!
+exec 8>"$kb_tmp/map-fifo"
+echo 2 >&8
+# The checker maps before it reads; wait for the mapping to show.
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	[ "$(cat /sys/class/kbloom/mapb/mappings)" -gt 0 ] && break
+	sleep 0.2
+done
+kb_ctl info mapb
+kb_why="$out"
+[ "$rc" -eq 0 ] &&
+	kb_has "mappings        1 (checks through them are not counted above)"
+kb_ok info-shows-mappings
+exec 8>&-
+wait "$map_pid"
+map_rc=$?
+kb_why="check through the fifo exited $map_rc"
+[ "$map_rc" -eq 0 ]
+kb_ok map-fifo-check
+kb_why="mappings $(cat /sys/class/kbloom/mapb/mappings) after the check ended"
+[ "$(cat /sys/class/kbloom/mapb/mappings)" -eq 0 ]
+kb_ok mappings-gone-after-exit
 kb_expect map-destroy 0 "destroyed filter 'mapb'" destroy mapb mapc
 
 # --- destroy -------------------------------------------------------------
