@@ -7,7 +7,8 @@
 # then the fuzzer again under fault injection (failslab and
 # fail_page_alloc, only for the fuzzer's own processes through task-filter
 # and /proc/self/make-it-fail), a sweep that fails every allocation point of
-# each kind of call in turn (fault-nth), and finally a kmemleak scan that
+# each kind of call in turn (fault-nth, mmap and its page faults among
+# them), and finally a kmemleak scan that
 # must find nothing.  The kernel log is judged by
 # scripts/vm-run (KASAN, lockdep, WARN, ...).
 # Usage: fuzz-full.sh [SEED] [OPS_PER_PROCESS] [FUZZ_SECONDS] [TORTURE_SECONDS]
@@ -58,6 +59,10 @@ echo "fuzz-full: phase 2 took $(($(date +%s) - phase)) s"
 # plus their /proc/self/make-it-fail): first often, so that nearly every
 # call takes an error path, then rarely, so that calls also succeed with
 # some of their allocations having failed before.
+# A page fault of a mapping that cannot allocate its page table is retried
+# by the kernel ("Huh VM_FAULT_OOM leaked out to the #PF handler. Retrying
+# PF" in the log, 5 to 6 times per run here), never a SIGBUS so far: the
+# fuzzer counts any SIGBUS and would print it.
 phase=$(date +%s)
 fs=/sys/kernel/debug
 if [ -d $fs/failslab ] && [ -d $fs/fail_page_alloc ]; then

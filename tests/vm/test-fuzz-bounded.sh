@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The bounded fuzz and torture run of `make check` (about a minute and a
-# half under TCG): the multi-process ioctl fuzzer with a refused rmmod in
-# the middle, then the concurrency torture on a bits and a counting filter.  The full run, with fault
+# half under TCG): the multi-process fuzzer of ioctls, reads, writes and
+# mappings with a refused rmmod in the middle, then the concurrency torture
+# (ioctl and mapped readers) on a bits and a counting filter.  The full run, with fault
 # injection and on the debug kernel, is fuzz-full.sh (`make check-debug`).
 # Usage: test-fuzz-bounded.sh [SEED]   (fixed by default: reproducible)
 # shellcheck source=tests/vm/fuzz-lib.sh
