@@ -678,10 +678,10 @@ int main(int argc, char **argv)
 	ratio("check: ioctl at 1 key / kbl_check_one mapped",
 	      rows[ROW_IOCTL_CHECK_1].median / rows[ROW_LIB_CHECK].median,
 	      0, false);
-	ratio("check: mapped / core check (private filter)",
+	ratio("check: mapped / core check (private)",
 	      rows[ROW_MAP_CHECK].median / rows[ROW_CORE_CHECK].median,
 	      1.2, true);
-	ratio("check: kbl_check_one mapped / core check (private filter)",
+	ratio("check: kbl_check_one mapped / core check (private)",
 	      rows[ROW_LIB_CHECK].median / rows[ROW_CORE_CHECK].median,
 	      1.2, true);
 	ratio("check: mapped / core lookup (private, uncounted)",
