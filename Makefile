@@ -28,9 +28,14 @@ vm-bins:
 	$(MAKE) -C userspace STATIC=1 OUT=$(CURDIR)/build/vm/bin
 	$(MAKE) -C tests/vm OUT=$(CURDIR)/build/vm/bin
 
+# With DESTDIR (a package's staging root) the module goes under it too
+# (INSTALL_MOD_PATH) and depmod indexes only that tree (-b): neither
+# touches the running system's /lib/modules.  userspace/test-install.sh
+# checks it.
 install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-	depmod -a $(KVER)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(abspath $(DESTDIR)) \
+		modules_install
+	depmod $(if $(DESTDIR),-b $(abspath $(DESTDIR))) -a $(KVER)
 	$(MAKE) -C userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 clean:

@@ -217,6 +217,14 @@ const struct kbloom_map_header *kbl_map_header(const struct kbl *f);
 /* "bits" or "counting"; "unknown" for a type this library does not know. */
 const char *kbl_type_name(uint32_t type);
 
+/*
+ * The version of this libkbloom ("0.1.0"): kbloom's one version, the
+ * top-level VERSION file, which the module (modinfo's version:, and
+ * /sys/module/kbloom/version), kbloomctl --version and libkbloom.pc show
+ * too.
+ */
+const char *kbl_version(void);
+
 /* A message for a negative (or positive) errno, with kbloom meanings. */
 const char *kbl_strerror(int err);
 

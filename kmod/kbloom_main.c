@@ -163,3 +163,5 @@ module_exit(kbloom_exit);
 MODULE_DESCRIPTION("Named Bloom filters shared through character devices");
 MODULE_AUTHOR("The kbloom authors");
 MODULE_LICENSE("GPL");
+/* From the top-level VERSION file, through Kbuild's ccflags. */
+MODULE_VERSION(KBLOOM_VERSION);

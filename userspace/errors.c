@@ -163,7 +163,7 @@ int fail_filter(int err, const char *name, const char *what)
 			    what, name, name);
 	case ENOTTY:
 		return fail("cannot %s filter '%s': the loaded kbloom module does not know this request (is it older than kbloomctl %s?)",
-			    what, name, KBLOOMCTL_VERSION);
+			    what, name, kbl_version());
 	case EINVAL:
 		return fail("cannot %s filter '%s': the module rejected the request as invalid (%s)",
 			    what, name, strerror(err));

@@ -180,6 +180,21 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
+/*
+ * kbloomctl's version (its libkbloom's: one VERSION file), then the loaded
+ * module's when there is one, so that a mismatch is seen at once.
+ */
+static int print_version(void)
+{
+	char mod[64];
+
+	printf("%s %s\n", PROG, kbl_version());
+	if (read_value_file("/sys/module/kbloom/version", mod,
+			    sizeof(mod)) > 0)
+		printf("kbloom module %s\n", mod);
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *cmd;
@@ -192,10 +207,8 @@ int main(int argc, char **argv)
 		main_usage(stdout);
 		return EXIT_OK;
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("%s %s\n", PROG, KBLOOMCTL_VERSION);
-		return EXIT_OK;
-	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
+		return print_version();
 	cmd = find_command(argv[1]);
 	if (!cmd)
 		return fail("unknown command '%s' (see: kbloomctl help)",

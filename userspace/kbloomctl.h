@@ -16,7 +16,6 @@
 #include "kbloom.h"
 
 #define PROG		"kbloomctl"
-#define KBLOOMCTL_VERSION "0.1.0"
 
 /* Exit codes, the same for every command; check also uses 1, like grep. */
 #define EXIT_OK		0

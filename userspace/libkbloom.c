@@ -817,6 +817,11 @@ const char *kbl_type_name(uint32_t type)
 	}
 }
 
+const char *kbl_version(void)
+{
+	return KBLOOM_VERSION;
+}
+
 const char *kbl_strerror(int err)
 {
 	if (err < 0)
