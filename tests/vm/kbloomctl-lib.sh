@@ -73,6 +73,11 @@ kb_json_field() {
 	echo "$out" | sed -n "s/.*\"$1\":\\([0-9][0-9]*\\).*/\\1/p" | head -n 1
 }
 
+# kb_json_string NAME: the string after "NAME": in $out (no escapes).
+kb_json_string() {
+	echo "$out" | sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" | head -n 1
+}
+
 kb_finish() {
 	exit "$((kb_failed > 0))"
 }

@@ -76,6 +76,14 @@ for r in 0 1 100% 150% -1% abc 1e-12 "" nan 0.5x; do
 	fi
 done
 
+# The limits are named: 1 ppb (the module's unit) and below 1.
+kb_expect rate-limits-named 2 "invalid rate '1e-10': give a rate of at least 1 ppb (1e-9) and below 1 (100%)" \
+	size 1000 1e-10
+kb_expect fp-limits-named 2 "invalid --fp '1e-10': give a rate of at least 1 ppb (1e-9) and below 1 (100%)" \
+	create x --capacity 10 --fp 1e-10
+kb_expect fp-limits-named-size 2 "invalid --fp '1': give a rate of at least 1 ppb (1e-9) and below 1 (100%)" \
+	size --capacity 10 --fp 1
+
 # Counts: suffixes and exponents mean the same capacity.
 b=""
 for n in 1000000 1M 1e6 1000k 1.0M; do
@@ -92,6 +100,18 @@ kb_ok count-binary
 for n in 0 -5 1.5 abc 1X; do
 	kb_expect "count-rejected:$n" 2 "invalid capacity '$n'" size -- "$n" 1%
 done
+# A negative number is a value, not an unknown option: the message says
+# what the value must be, also without "--".
+kb_expect count-negative 2 "invalid capacity '-1': the capacity must be a positive count of keys" \
+	size -1 1%
+kb_expect count-negative-after 2 "invalid capacity '-5': the capacity must be a positive count of keys" \
+	size --json -5 1%
+kb_expect rate-negative 2 "invalid rate '-1%': give a rate of at least 1 ppb (1e-9) and below 1 (100%)" \
+	size 1000 -1%
+kb_expect capacity-option-negative 2 "invalid --capacity '-3': the capacity must be a positive count of keys" \
+	create x --capacity -3
+kb_expect negative-not-option 2 "'-5' is a negative number, not an option" \
+	check x -5
 
 # The sizing calculator: what it prints is consistent and meets the target.
 kb_ctl size --json 1M 1%
@@ -239,6 +259,12 @@ kb_expect save-no-file 2 "give a filter NAME and a FILE" save a
 kb_expect list-args 2 "list takes no arguments" list extra
 kb_expect destroy-no-name 2 "missing the filter NAME" destroy
 kb_expect bench-bad-batch 2 "invalid --batch" bench --batch 0
+
+kb_expect add-verbose-parsed 2 "missing the filter NAME" add -v
+kb_ctl add --help
+kb_why="$out"
+[ "$rc" -eq 0 ] && kb_has "-v, --verbose      print each key's answer: new<TAB>KEY or known<TAB>KEY"
+kb_ok add-help-verbose
 
 # Without the module, every device command says so and how to load it.
 if [ ! -e /dev/kbloom-control ] && [ ! -e /sys/class/kbloom ]; then

@@ -133,7 +133,7 @@ kb_why="before $before; after $out"
 	[ "$(kb_json_field delete_calls)" = 0 ]
 kb_ok delete-bits-unchanged
 kb_expect delete-bits-keeps-keys 0 "" check -q plain alice bob
-kb_expect delete-not-found 2 "filter 'nope' not found (see: kbloomctl list)" \
+kb_expect delete-not-found 2 "cannot open filter 'nope': no such filter (see: kbloomctl list)" \
 	delete nope k
 
 # --- list ----------------------------------------------------------------
