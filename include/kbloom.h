@@ -225,8 +225,33 @@ const char *kbl_type_name(uint32_t type);
  */
 const char *kbl_version(void);
 
-/* A message for a negative (or positive) errno, with kbloom meanings. */
+/*
+ * A message for a negative (or positive) errno, with kbloom meanings.  It
+ * knows only the errno: for ENOENT from kbl_open() it cannot tell "no such
+ * filter" from "the module is not loaded"; kbl_error_message() can.
+ */
 const char *kbl_strerror(int err);
+
+/*
+ * The whole message for err as returned by the libkbloom call named call
+ * ("kbl_open", "kbl_create", "kbl_destroy", "kbl_add", "kbl_load", ...,
+ * the function's own name) on the filter name (may be NULL), written into
+ * buf (cut to size, always terminated when size > 0) and returned, e.g.
+ *   cannot open filter 'users': no such filter
+ *   cannot open filter 'users': kbloom module not loaded
+ *	(/dev/kbloom-control missing; try: modprobe kbloom)
+ *   cannot destroy filter 'users': permission denied on /dev/kbloom-control
+ *   cannot merge into filter 'a': filters or image differ in geometry, ...
+ * Where the call gives an errno a meaning of its own it says that:
+ * ENOENT from kbl_open() or kbl_destroy() is "no such filter" when the
+ * module is loaded (it looks for KBL_CONTROL_PATH and KBL_SYSFS_DIR when
+ * called) and "kbloom module not loaded" when not, ENOENT from
+ * kbl_create() is the latter, EINVAL with an invalid name names the rule,
+ * EACCES and EPERM name the node that refused; otherwise the reason is
+ * kbl_strerror()'s.  An unknown call gives "call: kbl_strerror(err)".
+ */
+const char *kbl_error_message(int err, const char *call, const char *name,
+			      char *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,41 @@
 
 #include "kbloomctl.h"
 
+/*
+ * save writes FILE.tmp.PID and renames it: when that fails, the message
+ * names FILE, the user's path, and why in terms of FILE's directory.
+ */
+static int fail_save_path(const char *file, int err)
+{
+	char *dir = strdup(file), *slash;
+	const char *d = ".";
+	struct stat st;
+	int rc;
+
+	if (!dir)
+		return fail("cannot write %s: %s", file, strerror(err));
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		d = "/";
+	else if (slash) {
+		*slash = '\0';
+		d = dir;
+	}
+	/* ENOENT: the directory is missing (or a dangling link). */
+	if (err == ENOENT && stat(d, &st))
+		rc = fail("cannot write %s: no such directory %s (create it first)",
+			  file, d);
+	else if (err == ENOTDIR)
+		rc = fail("cannot write %s: %s is not a directory", file, d);
+	else if (err == EACCES || err == EPERM)
+		rc = fail("cannot write %s: permission denied in directory %s (save needs to create a file there)",
+			  file, d);
+	else
+		rc = fail("cannot write %s: %s", file, strerror(err));
+	free(dir);
+	return rc;
+}
+
 static int run_save(int argc, char **argv)
 {
 	const struct command *cmd = &cmd_save;
@@ -51,7 +86,7 @@ static int run_save(int argc, char **argv)
 		snprintf(tmp, len, "%s.tmp.%ld", file, (long)getpid());
 		out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (out < 0) {
-			fail("cannot write %s: %s", tmp, strerror(errno));
+			fail_save_path(file, errno);
 			goto out;
 		}
 	}
@@ -70,13 +105,13 @@ static int run_save(int argc, char **argv)
 	if (!to_stdout) {
 		if (fsync(out) || close(out)) {
 			out = -1;
-			fail("cannot write %s: %s", tmp, strerror(errno));
+			fail("cannot write %s: %s", file, strerror(errno));
 			goto out;
 		}
 		out = -1;
 		if (rename(tmp, file)) {
-			fail("cannot rename %s to %s: %s", tmp, file,
-			     strerror(errno));
+			fail("cannot write %s: %s (renaming the finished image into place)",
+			     file, strerror(errno));
 			goto out;
 		}
 		free(tmp);

@@ -24,7 +24,7 @@ static void print_info_json(const struct kbloom_info *in)
 	json_u64("nblocks", in->nblocks);
 	json_u64("bits", in->bits);
 	json_u64("bytes", in->bytes);
-	json_u64("seed", in->seed);
+	json_u64_string("seed", in->seed);
 	json_u64("k", in->k);
 	json_text("type", kbl_type_name(in->type));
 	json_u64("cells", filter_cells(in->nblocks, in->type));

@@ -74,7 +74,8 @@ static int key_option(const struct command *cmd, struct key_options *o,
 "  -B, --batch N      keys per ioctl, 1-65536 (default 4096)\n"
 
 static const char add_usage[] =
-"Usage: kbloomctl add NAME [KEY...] [-f FILE] [-0] [--batch N] [--stats] [-q]\n"
+"Usage: kbloomctl add NAME [KEY...] [-f FILE] [-0] [--batch N] [--stats]\n"
+"                     [-v | -q]\n"
 "\n"
 "Adds keys to the filter NAME (needs write access to /dev/kbloom/NAME).\n"
 "\n"
@@ -83,10 +84,14 @@ KEY_SOURCES_HELP
 "Options:\n"
 KEY_OPTIONS_HELP
 "  -s, --stats        also print ioctls made, keys per ioctl and speed\n"
+"  -v, --verbose      print each key's answer: new<TAB>KEY or known<TAB>KEY\n"
 "  -q, --quiet        print nothing on success\n"
 "\n"
 "Prints how many keys were added and how many of them set a new bit (a\n"
 "key that sets none was, as far as the filter can tell, already there).\n"
+"With -v, one line per key instead, in input order: \"new\" when it set a\n"
+"new bit (took a counter from 0), \"known\" when it set none (added before,\n"
+"or a false positive).  With -0 the lines end in NUL.\n"
 "A progress line goes to stderr during long loads when it is a terminal.\n"
 "\n"
 "Examples:\n"
@@ -252,6 +257,13 @@ static void print_stats(const struct key_run *r)
 		seconds > 0 ? r->keys / seconds / 1e6 : 0.0);
 }
 
+enum check_print { PRINT_SUMMARY, PRINT_ALL, PRINT_ABSENT, PRINT_MAYBE,
+		   PRINT_NOTHING };
+
+static void print_answers(const struct key_batch *b, const uint64_t *res,
+			  enum check_print mode, int delim, const char *yes,
+			  const char *no);
+
 static int run_add(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -260,32 +272,54 @@ static int run_add(int argc, char **argv)
 		{ "batch", required_argument, NULL, 'B' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct command *cmd = &cmd_add;
 	struct key_options o = { .delim = '\n', .batch = KEYS_DEFAULT_BATCH };
 	struct key_run r = { .in.fd = -1 };
-	bool quiet = false;
+	bool quiet = false, verbose = false;
+	uint64_t *res = NULL;
 	int c, ret, rc = EXIT_ERR;
 
-	while ((c = parse_options(cmd, argc, argv, ":" KEY_SHORTOPTS "q",
+	while ((c = parse_options(cmd, argc, argv, ":" KEY_SHORTOPTS "qv",
 				  opts)) != -1) {
 		ret = key_option(cmd, &o, c);
 		if (ret == 0)
 			continue;
-		if (ret != 1 || c != 'q')
+		if (ret != 1)
 			goto out;
-		quiet = true;
+		/* The last of -q and -v wins, as in check. */
+		if (c == 'q') {
+			quiet = true;
+			verbose = false;
+		} else if (c == 'v') {
+			verbose = true;
+			quiet = false;
+		} else {
+			goto out;
+		}
 	}
-	if (key_run_start(&r, cmd, &o, argc, argv, KEY_ADD, quiet))
+	/* -v: the ADD results bitmap, one bit per key of the batch. */
+	if (verbose) {
+		res = malloc((o.batch + 63) / 64 * sizeof(*res));
+		if (!res) {
+			fail("out of memory");
+			goto out;
+		}
+	}
+	if (key_run_start(&r, cmd, &o, argc, argv, KEY_ADD, quiet || verbose))
 		goto out;
 	while ((ret = key_input_next(&r.in, &r.b)) == 1) {
-		if (key_run_send(&r, NULL)) {
+		if (key_run_send(&r, res)) {
 			if (r.keys)
 				fprintf(stderr, "%s: %" PRIu64 " keys before the failure were added\n",
 					PROG, r.keys);
 			goto out;
 		}
+		if (verbose)
+			print_answers(&r.b, res, PRINT_ALL, o.delim, "new",
+				      "known");
 		progress_update(&r.prog, r.keys);
 	}
 	progress_end(&r.prog);
@@ -295,14 +329,19 @@ static int run_add(int argc, char **argv)
 				PROG, r.keys);
 		goto out;
 	}
-	if (!quiet)
+	if (!quiet && !verbose)
 		printf("added %" PRIu64 " %s to '%s' (%" PRIu64 " set new bits)\n",
 		       r.keys, r.keys == 1 ? "key" : "keys", r.name, r.hits);
 	if (o.stats)
 		print_stats(&r);
+	if (fflush(stdout)) {
+		fail("cannot write the answers: %s", strerror(errno));
+		goto out;
+	}
 	rc = EXIT_OK;
 out:
 	key_run_end(&r);
+	free(res);
 	free(o.files);
 	return rc;
 }
@@ -314,12 +353,13 @@ const struct command cmd_add = {
 	.usage = add_usage,
 };
 
-enum check_print { PRINT_SUMMARY, PRINT_ALL, PRINT_ABSENT, PRINT_MAYBE,
-		   PRINT_NOTHING };
-
-/* yes is what PRINT_ALL calls a set result bit: maybe, or removed. */
+/*
+ * yes and no are what PRINT_ALL calls a set and a clear result bit:
+ * maybe/absent, removed/absent, new/known.
+ */
 static void print_answers(const struct key_batch *b, const uint64_t *res,
-			  enum check_print mode, int delim, const char *yes)
+			  enum check_print mode, int delim, const char *yes,
+			  const char *no)
 {
 	size_t i, off = 0;
 
@@ -330,7 +370,7 @@ static void print_answers(const struct key_batch *b, const uint64_t *res,
 		    (mode == PRINT_MAYBE && !maybe))
 			continue;
 		if (mode == PRINT_ALL)
-			printf("%s\t", maybe ? yes : "absent");
+			printf("%s\t", maybe ? yes : no);
 		fwrite(b->data + off, 1, b->lens[i], stdout);
 		putchar(delim);
 	}
@@ -363,7 +403,8 @@ static int answer_keys(struct key_run *r, const struct key_options *o,
 			return -1;
 		}
 		if (mode != PRINT_SUMMARY && mode != PRINT_NOTHING)
-			print_answers(&r->b, res, mode, o->delim, yes);
+			print_answers(&r->b, res, mode, o->delim, yes,
+				      "absent");
 		progress_update(&r->prog, r->keys);
 	}
 	free(res);

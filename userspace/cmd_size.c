@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 #include "kbloomctl.h"
 
@@ -110,6 +111,43 @@ static int print_table(uint32_t type)
 	return EXIT_OK;
 }
 
+/*
+ * size N RATE: getopt would take "-1" for an unknown option.  A negative
+ * N or RATE is found first, by its place among the arguments that are not
+ * options or their values, and rejected as the value it is.  0, or
+ * EXIT_ERR after saying why.
+ */
+static int negative_positional(const struct command *cmd, int argc,
+			       char **argv)
+{
+	static const char *const with_value[] = {
+		"-n", "-p", "-c", "-b", "-k", "--capacity", "--fp",
+		"--bits-per-key", "--bits", "--k",
+	};
+	int i, place = 0;
+	size_t j;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		bool takes_value = false;
+
+		if (is_negative_number(argv[i])) {
+			if (place == 0)
+				return usage_error(cmd, "invalid capacity '%s': " CAPACITY_RULE,
+						   argv[i]);
+			return usage_error(cmd, "invalid rate '%s': " RATE_LIMITS,
+					   argv[i]);
+		}
+		for (j = 0; j < sizeof(with_value) / sizeof(with_value[0]); j++)
+			if (!strcmp(argv[i], with_value[j]))
+				takes_value = true;
+		if (takes_value)
+			i++;
+		else if (argv[i][0] != '-' || !argv[i][1])
+			place++;
+	}
+	return 0;
+}
+
 static const char size_usage[] =
 "Usage: kbloomctl size --capacity N --fp RATE [--counting] [--json]\n"
 "       kbloomctl size N RATE [--counting]\n"
@@ -157,6 +195,9 @@ static int run_size(int argc, char **argv)
 	struct sizing s;
 	int c, ret;
 
+	ret = negative_positional(cmd, argc, argv);
+	if (ret)
+		return ret;
 	while ((c = parse_options(cmd, argc, argv, ":n:p:c:b:k:jtC",
 				  opts)) != -1) {
 		ret = size_option(cmd, &spec, c);
@@ -189,13 +230,13 @@ static int run_size(int argc, char **argv)
 	if (optind < argc && !spec.capacity) {
 		if (!parse_count(argv[optind], &spec.capacity) ||
 		    !spec.capacity)
-			return usage_error(cmd, "invalid capacity '%s': give a positive number of keys (1000, 10k, 1M, 1e6)",
+			return usage_error(cmd, "invalid capacity '%s': " CAPACITY_RULE,
 					   argv[optind]);
 		optind++;
 	}
 	if (optind < argc && !spec.fp_ppb) {
 		if (!parse_rate_ppb(argv[optind], &spec.fp_ppb))
-			return usage_error(cmd, "invalid rate '%s': give a rate above 0 and below 1 (1%%, 0.01, 1e-3)",
+			return usage_error(cmd, "invalid rate '%s': " RATE_LIMITS,
 					   argv[optind]);
 		optind++;
 	}

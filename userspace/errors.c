@@ -101,9 +101,18 @@ static int fail_permission(const char *path, const char *needs)
 		    path, desc, needs);
 }
 
-static int fail_not_found(const char *name)
+/*
+ * ENOENT: libkbloom tells a missing filter from a missing module; the
+ * first gets the way to see which filters exist.
+ */
+static int fail_not_found(int err, const char *call, const char *name)
 {
-	return fail("filter '%s' not found (see: kbloomctl list)", name);
+	char msg[256];
+
+	kbl_error_message(err, call, name, msg, sizeof(msg));
+	if (!module_loaded())
+		return fail("%s", msg);
+	return fail("%s (see: kbloomctl list)", msg);
 }
 
 /* What fail_filter() and fail_control() say of the errnos they share. */
@@ -130,9 +139,7 @@ int fail_open(int err, const char *name, int access)
 	kbl_node_path(name, path, sizeof(path));
 	switch (err) {
 	case ENOENT:
-		if (!module_loaded())
-			return fail_module_missing();
-		return fail_not_found(name);
+		return fail_not_found(err, "kbl_open", name);
 	case EACCES:
 	case EPERM:
 		return fail_permission(path, access == O_RDWR ?
@@ -177,9 +184,8 @@ int fail_control(int err, const char *name, const char *what)
 	err = err < 0 ? -err : err;
 	switch (err) {
 	case ENOENT:
-		if (access(KBL_CONTROL_PATH, F_OK))
-			return fail_module_missing();
-		return fail_not_found(name);
+		return fail_not_found(err, strcmp(what, "create") ?
+				      "kbl_destroy" : "kbl_create", name);
 	case EACCES:
 	case EPERM:
 		return fail_permission(KBL_CONTROL_PATH, "creating and destroying filters needs write access to it; see the udev rule 60-kbloom.rules");

@@ -3,6 +3,7 @@
  * kbloomctl: the command-line tool of kbloom.  This file finds the
  * subcommand and runs it; each group of subcommands has its own file.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -74,10 +75,27 @@ int usage_error(const struct command *cmd, const char *fmt, ...)
 	return EXIT_ERR;
 }
 
+bool is_negative_number(const char *s)
+{
+	return s[0] == '-' && (isdigit((unsigned char)s[1]) ||
+			       (s[1] == '.' && isdigit((unsigned char)s[2])));
+}
+
+/* The first argument before "--" that reads as a negative number. */
+static const char *negative_argument(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (is_negative_number(argv[i]))
+			return argv[i];
+	return NULL;
+}
+
 int parse_options(const struct command *cmd, int argc, char **argv,
 		  const char *shortopts, const struct option *longopts)
 {
-	const char *arg;
+	const char *arg, *negative;
 	int c;
 
 	/* shortopts start with ':' so a missing value is told apart. */
@@ -86,8 +104,18 @@ int parse_options(const struct command *cmd, int argc, char **argv,
 	if (c != '?' && c != ':')
 		return c;
 	arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+	/*
+	 * "-5" is taken for an option by getopt; say what it is instead.
+	 * (A short option cluster such as "-15" leaves optind on it, so
+	 * the argument is looked for, not taken from optind.)
+	 */
+	negative = c == '?' && (isdigit(optopt) || optopt == '.') ?
+		   negative_argument(argc, argv) : NULL;
 	if (c == ':')
 		usage_error(cmd, "option %s needs a value", arg);
+	else if (negative)
+		usage_error(cmd, "'%s' is a negative number, not an option: counts and rates must be positive (a key that starts with - goes after --)",
+			    negative);
 	else if (optopt)
 		usage_error(cmd, "unknown option -%c", optopt);
 	else

@@ -65,6 +65,8 @@ int parse_options(const struct command *cmd, int argc, char **argv,
  */
 int parse_flag_option(const struct command *cmd, int argc, char **argv,
 		      int short_name, const char *long_name, bool *set);
+/* "-1", "-0.5", "-5%": what getopt would take for an option. */
+bool is_negative_number(const char *s);
 /* "kbloomctl CMD: <msg> (see: kbloomctl help CMD)"; returns EXIT_ERR. */
 int usage_error(const struct command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -103,6 +105,12 @@ const char *fmt_bytes(uint64_t bytes, char *buf, size_t size);
 void json_string(FILE *out, const char *s);
 /* ,"key":value — an object's fields after its first, on stdout. */
 void json_u64(const char *key, unsigned long long value);
+/*
+ * ,"key":"value": a 64-bit value a script passes back (the seed) as a
+ * string, since JSON readers that use doubles (jq, JavaScript) round
+ * numbers above 2^53.
+ */
+void json_u64_string(const char *key, unsigned long long value);
 void json_bool(const char *key, bool value);
 void json_text(const char *key, const char *value);
 /* Prints "  label  value" lines with the labels aligned. */
@@ -215,6 +223,9 @@ uint64_t filter_cells(uint64_t nblocks, uint32_t type);
  * -c (--bits-per-key), -k (--k) and -C (--counting).
  */
 #define DEFAULT_FP_PPB	10000000U	/* 1 %: create without --fp, demo, bench */
+/* What a rate and a capacity must be, in every message that rejects one. */
+#define RATE_LIMITS	"give a rate of at least 1 ppb (1e-9) and below 1 (100%%), such as 1%%, 0.01 or 1e-3"
+#define CAPACITY_RULE	"the capacity must be a positive count of keys (1000, 10k, 1M, 1e6)"
 int fp_option(const struct command *cmd, const char *arg, uint32_t *fp_ppb);
 int size_option(const struct command *cmd, struct kbl_spec *spec, int c);
 

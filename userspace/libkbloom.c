@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <endian.h>
 
@@ -815,6 +816,111 @@ const char *kbl_type_name(uint32_t type)
 	default:
 		return "unknown";
 	}
+}
+
+/* What a libkbloom call was doing, in the words of a message. */
+static const struct {
+	const char *call;
+	const char *doing;
+} kbl_calls[] = {
+	{ "kbl_open", "open filter" },
+	{ "kbl_create", "create filter" },
+	{ "kbl_destroy", "destroy filter" },
+	{ "kbl_add", "add keys to filter" },
+	{ "kbl_add_keys", "add keys to filter" },
+	{ "kbl_add_one", "add a key to filter" },
+	{ "kbl_check", "check keys in filter" },
+	{ "kbl_check_keys", "check keys in filter" },
+	{ "kbl_check_one", "check a key in filter" },
+	{ "kbl_delete", "delete keys from filter" },
+	{ "kbl_delete_keys", "delete keys from filter" },
+	{ "kbl_delete_one", "delete a key from filter" },
+	{ "kbl_clear", "clear filter" },
+	{ "kbl_merge", "merge into filter" },
+	{ "kbl_intersect", "intersect filter" },
+	{ "kbl_info", "get information on filter" },
+	{ "kbl_report", "report to filter" },
+	{ "kbl_save", "save filter" },
+	{ "kbl_load", "load an image into filter" },
+	{ "kbl_map", "map filter" },
+};
+
+/*
+ * ENOENT from opening a node means either: the module is not loaded (no
+ * control node, no sysfs class) or it is and the filter does not exist.
+ */
+static bool kbl_module_loaded(void)
+{
+	struct stat st;
+
+	return stat(KBL_CONTROL_PATH, &st) == 0 ||
+	       stat(KBL_SYSFS_DIR, &st) == 0;
+}
+
+static bool kbl_names_filter(const char *call)
+{
+	return !strcmp(call, "kbl_open") || !strcmp(call, "kbl_create") ||
+	       !strcmp(call, "kbl_destroy");
+}
+
+/* The reason err gives for call, where it differs from kbl_strerror(). */
+static const char *kbl_reason(int err, const char *call, const char *name)
+{
+	bool named = kbl_names_filter(call);
+
+	switch (err) {
+	case ENOENT:
+		if (!named)
+			break;
+		if (!kbl_module_loaded())
+			return "kbloom module not loaded (" KBL_CONTROL_PATH
+			       " missing; try: modprobe kbloom)";
+		if (strcmp(call, "kbl_create"))
+			return "no such filter";
+		break;
+	case EINVAL:
+		if (named && name && kbl_check_name(name))
+			return "invalid filter name (1 to 31 of A-Z a-z 0-9 . _ -)";
+		break;
+	case EACCES:
+	case EPERM:
+		if (!strcmp(call, "kbl_open"))
+			return "permission denied on its node under " KBL_DEV_DIR;
+		if (named)
+			return "permission denied on " KBL_CONTROL_PATH;
+		break;
+	case ENODEV:
+		if (!strcmp(call, "kbl_open"))
+			return "the filter is being destroyed";
+		break;
+	}
+	return kbl_strerror(err);
+}
+
+const char *kbl_error_message(int err, const char *call, const char *name,
+			      char *buf, size_t size)
+{
+	const char *doing = NULL;
+	size_t i;
+
+	if (err < 0)
+		err = -err;
+	if (!call)
+		call = "";
+	for (i = 0; i < sizeof(kbl_calls) / sizeof(kbl_calls[0]); i++)
+		if (!strcmp(kbl_calls[i].call, call))
+			doing = kbl_calls[i].doing;
+	if (!size)
+		return buf;
+	if (doing && name)
+		snprintf(buf, size, "cannot %s '%s': %s", doing, name,
+			 kbl_reason(err, call, name));
+	else if (doing)
+		snprintf(buf, size, "cannot %s: %s", doing,
+			 kbl_reason(err, call, name));
+	else
+		snprintf(buf, size, "%s: %s", call, kbl_strerror(err));
+	return buf;
 }
 
 const char *kbl_version(void)

@@ -67,6 +67,11 @@ void json_u64(const char *key, unsigned long long value)
 	printf(",\"%s\":%llu", key, value);
 }
 
+void json_u64_string(const char *key, unsigned long long value)
+{
+	printf(",\"%s\":\"%llu\"", key, value);
+}
+
 void json_bool(const char *key, bool value)
 {
 	printf(",\"%s\":%s", key, value ? "true" : "false");

@@ -11,8 +11,7 @@
 int fp_option(const struct command *cmd, const char *arg, uint32_t *fp_ppb)
 {
 	if (!parse_rate_ppb(arg, fp_ppb))
-		return usage_error(cmd, "invalid --fp '%s': give a rate above 0 and below 1 (1%%, 0.01, 1e-3)",
-				   arg);
+		return usage_error(cmd, "invalid --fp '%s': " RATE_LIMITS, arg);
 	return 0;
 }
 
@@ -21,7 +20,7 @@ int size_option(const struct command *cmd, struct kbl_spec *spec, int c)
 	switch (c) {
 	case 'n':
 		if (!parse_count(optarg, &spec->capacity) || !spec->capacity)
-			return usage_error(cmd, "invalid --capacity '%s': give a positive number of keys (1000, 10k, 1M, 1e6)",
+			return usage_error(cmd, "invalid --capacity '%s': " CAPACITY_RULE,
 					   optarg);
 		return 0;
 	case 'p':
