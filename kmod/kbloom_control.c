@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/fs.h>
@@ -184,6 +185,29 @@ static void kbloom_unpublish(struct kbloom_dev *kd)
 	kbloom_dev_remove(kd);
 }
 
+/*
+ * Write access to the control node changes the set of filters, but
+ * removing one also needs the right to that filter: its owner (the fsuid
+ * it was created with), write permission on its node by the mode, uid and
+ * gid given at create (the usual owner, group, other classes, so a group
+ * member is judged by the group bits alone), or CAP_SYS_ADMIN.  Otherwise
+ * a group-writable control node, as the udev rule suggests, would let any
+ * member destroy another's 0600 filter.
+ */
+static bool kbloom_may_destroy(const struct kbloom_dev *kd)
+{
+	kuid_t fsuid = current_fsuid();
+	umode_t mode = kd->mode;
+
+	if (uid_eq(fsuid, kd->uid))
+		return true;
+	if (in_group_p(kd->gid))
+		mode >>= 3;
+	if (mode & 0002)
+		return true;
+	return capable(CAP_SYS_ADMIN);
+}
+
 int kbloom_destroy(const char *name)
 {
 	struct kbloom_dev *kd;
@@ -191,10 +215,12 @@ int kbloom_destroy(const char *name)
 
 	mutex_lock(&kbloom_registry_lock);
 	kd = kbloom_find(name);
-	if (kd)
-		kbloom_unpublish(kd);
-	else
+	if (!kd)
 		err = -ENOENT;
+	else if (!kbloom_may_destroy(kd))
+		err = -EACCES;
+	else
+		kbloom_unpublish(kd);
 	mutex_unlock(&kbloom_registry_lock);
 	return err;
 }

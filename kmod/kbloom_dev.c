@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/kdev_t.h>
@@ -15,7 +16,9 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/uaccess.h>
+#include <linux/uidgid.h>
 #include <linux/xarray.h>
 
 #include "kbloom_internal.h"
@@ -122,6 +125,7 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 	device_initialize(&kd->dev);
 	kd->dev.class = &kbloom_class;
 	kd->dev.type = &kbloom_dev_type;
+	kd->dev.groups = kbloom_report_groups;
 	kd->dev.devt = MKDEV(MAJOR(kbloom_devt), minor);
 	err = dev_set_name(&kd->dev, "%s", kd->name);
 	if (err) {
@@ -247,9 +251,37 @@ static void kbloom_add_saturating(u64 *sum, u64 add)
 		*sum = U64_MAX;
 }
 
+/*
+ * The entry of uid, taking a free one for a new uid while there is one,
+ * else the shared last entry.  Caller holds kd->report_lock.
+ */
+static struct kbloom_reporter *kbloom_reporter_of(struct kbloom_dev *kd,
+						  kuid_t uid)
+{
+	unsigned int i;
+
+	for (i = 0; i < kd->nr_reporters; i++)
+		if (uid_eq(kd->reporters[i].uid, uid))
+			return &kd->reporters[i];
+	if (kd->nr_reporters == KBLOOM_REPORTERS)
+		return &kd->reporters[KBLOOM_REPORTERS];
+	kd->reporters[i].uid = uid;
+	kd->nr_reporters++;
+	return &kd->reporters[i];
+}
+
+/*
+ * Readers may report: that is what the feedback is for.  What keeps one
+ * of them from making observed_fp_ppb read what it likes is a bound on a
+ * single report (KBLOOM_REPORT_MAX answers, far more than a batch of
+ * checks can answer: 2^16 keys per CHECK) and the per-uid sums in sysfs
+ * "reporters", which show who moved the figure.
+ */
 static long kbloom_dev_report(struct kbloom_dev *kd, void __user *uarg)
 {
+	struct kbloom_reporter *who;
 	struct kbloom_report rep;
+	u64 answers;
 	size_t i;
 	int err;
 
@@ -260,14 +292,26 @@ static long kbloom_dev_report(struct kbloom_dev *kd, void __user *uarg)
 	for (i = 0; i < ARRAY_SIZE(rep.reserved); i++)
 		if (rep.reserved[i])
 			return -EINVAL;
+	if (check_add_overflow(rep.false_positives, rep.true_positives,
+			       &answers) ||
+	    check_add_overflow(answers, rep.true_negatives, &answers) ||
+	    answers > KBLOOM_REPORT_MAX)
+		return -EINVAL;
 	err = kbloom_dev_lock_live(kd);
 	if (err)
 		return err;
-	spin_lock(&kd->report_lock);
-	kbloom_add_saturating(&kd->reported_fp, rep.false_positives);
-	kbloom_add_saturating(&kd->reported_tp, rep.true_positives);
-	kbloom_add_saturating(&kd->reported_tn, rep.true_negatives);
-	spin_unlock(&kd->report_lock);
+	/* An empty report changes no sum and takes no reporter's entry. */
+	if (answers) {
+		spin_lock(&kd->report_lock);
+		kbloom_add_saturating(&kd->reported_fp, rep.false_positives);
+		kbloom_add_saturating(&kd->reported_tp, rep.true_positives);
+		kbloom_add_saturating(&kd->reported_tn, rep.true_negatives);
+		who = kbloom_reporter_of(kd, current_fsuid());
+		kbloom_add_saturating(&who->fp, rep.false_positives);
+		kbloom_add_saturating(&who->tp, rep.true_positives);
+		kbloom_add_saturating(&who->tn, rep.true_negatives);
+		spin_unlock(&kd->report_lock);
+	}
 	up_read(&kd->lock);
 	return 0;
 }
@@ -278,8 +322,55 @@ void kbloom_dev_reset_reports(struct kbloom_dev *kd)
 	kd->reported_fp = 0;
 	kd->reported_tp = 0;
 	kd->reported_tn = 0;
+	memset(kd->reporters, 0, sizeof(kd->reporters));
+	kd->nr_reporters = 0;
 	spin_unlock(&kd->report_lock);
 }
+
+/*
+ * sysfs "reporters": "uid fp tp tn" per reporting uid (in the initial
+ * user namespace), in order of first report, then "other fp tp tn" when
+ * uids beyond the first KBLOOM_REPORTERS reported.  At most 9 lines of
+ * under 80 bytes: well inside the page.
+ */
+static ssize_t reporters_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct kbloom_dev *kd = to_kbloom_dev(dev);
+	struct kbloom_reporter r[KBLOOM_REPORTERS + 1];
+	const struct kbloom_reporter *other = &r[KBLOOM_REPORTERS];
+	unsigned int n, i;
+	int len = 0;
+
+	spin_lock(&kd->report_lock);
+	memcpy(r, kd->reporters, sizeof(r));
+	n = kd->nr_reporters;
+	spin_unlock(&kd->report_lock);
+	for (i = 0; i < n; i++)
+		len += sysfs_emit_at(buf, len, "%u %llu %llu %llu\n",
+				     from_kuid_munged(&init_user_ns, r[i].uid),
+				     r[i].fp, r[i].tp, r[i].tn);
+	if (other->fp || other->tp || other->tn)
+		len += sysfs_emit_at(buf, len, "other %llu %llu %llu\n",
+				     other->fp, other->tp, other->tn);
+	return len;
+}
+static DEVICE_ATTR_RO(reporters);
+
+static struct attribute *kbloom_report_attrs[] = {
+	&dev_attr_reporters.attr,
+	NULL,
+};
+
+static const struct attribute_group kbloom_report_group = {
+	.attrs = kbloom_report_attrs,
+};
+
+/* The device's own groups, beside its type's statistics (kbloom_sysfs.c). */
+const struct attribute_group *kbloom_report_groups[] = {
+	&kbloom_report_group,
+	NULL,
+};
 
 static long kbloom_dev_clear(struct kbloom_dev *kd, unsigned long arg)
 {
@@ -357,7 +448,15 @@ static long kbloom_dev_combine(struct kbloom_dev *kd, void __user *uarg,
 	if (kd->dead || other->dead) {
 		err = -ENODEV;
 	} else if (merge) {
-		/* A merge only adds to cells: a read across it is sound. */
+		/*
+		 * A merge only adds to cells: a read across it is sound.  With
+		 * itself (kd == other) the core changes nothing, for both
+		 * types: the union of a filter's keys with the same keys.
+		 * Adding a counting filter's counters to themselves would
+		 * count every key twice, so that one DELETE per ADD would
+		 * leave every key present; a copy's counters are added, as
+		 * its keys were added to it separately.
+		 */
 		err = kbloom_merge(&kd->filter, &other->filter);
 	} else if (!kbloom_compatible(&kd->filter, &other->filter)) {
 		err = -EXDEV;
@@ -394,11 +493,16 @@ static long kbloom_dev_ioctl(struct file *file, unsigned int cmd,
 		need = FMODE_READ;
 		break;
 	default:
+		/* The kernel's rule: unknown stays ENOTTY, dead or not. */
 		return -ENOTTY;
 	}
+	/*
+	 * The order the header states: ENOTTY, EBADF (access), ENODEV,
+	 * EOPNOTSUPP (type), then the argument.  Dead is checked again
+	 * under the lock; this makes every call fail alike.
+	 */
 	if (!(file->f_mode & need))
 		return -EBADF;
-	/* Checked again under the lock; this makes every call fail alike. */
 	if (READ_ONCE(kd->dead))
 		return -ENODEV;
 

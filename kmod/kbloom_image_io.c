@@ -54,9 +54,16 @@ void kbloom_image_release(struct kbloom_file *kf)
 	kf->io_buf = NULL;
 }
 
-/* Only rewinding to 0 and asking for the position are supported. */
+/*
+ * Only rewinding to 0 and asking for the position are supported; on a
+ * destroyed filter neither is, as for every other call.
+ */
 loff_t kbloom_image_llseek(struct file *file, loff_t offset, int whence)
 {
+	struct kbloom_file *kf = file->private_data;
+
+	if (READ_ONCE(kf->kd->dead))
+		return -ENODEV;
 	switch (whence) {
 	case SEEK_SET:
 		if (offset)
@@ -194,6 +201,25 @@ static int kbloom_image_load_staged(struct kbloom_file *kf)
 	return err;
 }
 
+/*
+ * The magic and the version of a header of which only the first staged
+ * bytes arrived, judged by the core's own check: the missing bytes are
+ * taken from this filter's own header, which passes it.  So a bad byte of
+ * either is ENOEXEC or EPROTO as soon as it arrives; the other fields
+ * (EINVAL, EXDEV) wait for the whole header.
+ */
+static int kbloom_image_check_prefix(struct kbloom_file *kf)
+{
+	struct kbloom_image_cursor own;
+	int err;
+
+	kbloom_image_start(&kf->kd->filter, &own);
+	memcpy(&own.hdr, &kf->write_header, kf->staged);
+	err = kbloom_image_check_header(&kf->kd->filter, &own.hdr,
+					KBLOOM_HEADER_BYTES);
+	return err == -ENOEXEC || err == -EPROTO ? err : 0;
+}
+
 /* Stages the header bytes of buf; checks the header once it is whole. */
 static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
 					 const char __user *buf, size_t count,
@@ -205,8 +231,10 @@ static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
 	if (copy_from_user((u8 *)&kf->write_header + kf->staged, buf, n))
 		return -EFAULT;
 	kf->staged += n;
-	if (kf->staged < KBLOOM_HEADER_BYTES)
-		return n;
+	if (kf->staged < KBLOOM_HEADER_BYTES) {
+		err = kbloom_image_check_prefix(kf);
+		return err ? err : n;
+	}
 	/* The geometry is fixed for the filter's life: no lock needed. */
 	err = kbloom_image_check_header(&kf->kd->filter, &kf->write_header,
 					KBLOOM_HEADER_BYTES);
@@ -219,10 +247,11 @@ static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
 	return n;
 }
 
-static ssize_t kbloom_image_write_locked(struct kbloom_file *kf,
+static ssize_t kbloom_image_write_locked(struct file *file,
 					 const char __user *buf, size_t count,
 					 loff_t *ppos)
 {
+	struct kbloom_file *kf = file->private_data;
 	size_t image_bytes = kbloom_image_bytes(&kf->kd->filter.geo);
 	size_t done = 0;
 	ssize_t n;
@@ -267,7 +296,13 @@ static ssize_t kbloom_image_write_locked(struct kbloom_file *kf,
 	return done;
 
 reject:
+	/*
+	 * A rejected image is dropped whole and the stream starts over: the
+	 * next write() is at offset 0, a new image.  The VFS does not store
+	 * *ppos back after an error, so the file's own offset is reset.
+	 */
 	kbloom_image_stop_write(kf);
+	file->f_pos = 0;
 	return err;
 }
 
@@ -282,7 +317,7 @@ ssize_t kbloom_image_write(struct file *file, const char __user *buf,
 	ret = mutex_lock_interruptible(&kf->io_lock);
 	if (ret)
 		return ret;
-	ret = kbloom_image_write_locked(kf, buf, count, ppos);
+	ret = kbloom_image_write_locked(file, buf, count, ppos);
 	mutex_unlock(&kf->io_lock);
 	return ret;
 }

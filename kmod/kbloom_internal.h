@@ -32,6 +32,16 @@ enum kbloom_batch_op {
 
 #define KBLOOM_BATCH_OPS	(KBLOOM_BATCH_DELETE + 1)
 
+/* REPORT sums of one uid (kbloom_dev.c); 8 uids fit a sysfs line each. */
+#define KBLOOM_REPORTERS	8
+
+struct kbloom_reporter {
+	kuid_t uid;
+	u64 fp;
+	u64 tp;
+	u64 tn;
+};
+
 struct kbloom_dev {
 	struct kbloom_filter filter;
 	/*
@@ -53,10 +63,18 @@ struct kbloom_dev {
 	struct kbloom_map_header *map;
 	atomic_t mappings;	/* mapped areas (vmas) of this filter */
 
-	spinlock_t report_lock;	/* the three sums below */
+	spinlock_t report_lock;	/* the sums below and reporters[] */
 	u64 reported_fp;
 	u64 reported_tp;
 	u64 reported_tn;
+	/*
+	 * The same sums per reporting fsuid, so that an operator can see who
+	 * moved observed_fp_ppb (sysfs "reporters"): the first
+	 * KBLOOM_REPORTERS uids, in order of their first report, then one
+	 * entry for every later uid together.
+	 */
+	struct kbloom_reporter reporters[KBLOOM_REPORTERS + 1];
+	unsigned int nr_reporters;
 
 	/*
 	 * Batch ioctls completed, per enum kbloom_batch_op: the evidence that
@@ -133,6 +151,7 @@ int kbloom_dev_add(struct kbloom_dev *kd);
 void kbloom_dev_remove(struct kbloom_dev *kd);
 void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info);
 void kbloom_dev_reset_reports(struct kbloom_dev *kd);
+extern const struct attribute_group *kbloom_report_groups[];
 
 /* kbloom_batch.c: ADD, CHECK and DELETE. */
 

@@ -55,15 +55,6 @@ static int fresh_bits_twin(const char *name, const struct kbloom_info *of)
 	return vt_open(name, O_RDWR);
 }
 
-static const char *done(int fd, const char *name, const char *msg)
-{
-	if (fd >= 0)
-		close(fd);
-	if (vt_destroy(name) && !msg)
-		return vt_fail("destroy %s: %s", name, vt_errno_name(errno));
-	return msg;
-}
-
 static long delete_prefix(int fd, const char *prefix, uint64_t first,
 			  uint32_t n)
 {
@@ -113,7 +104,7 @@ static const char *create_by_rate(void)
 	       "counting %llu bytes, bits %llu",
 	       (unsigned long long)info.bytes,
 	       (unsigned long long)bits_info.bytes);
-	return done(fd, "cnt-rate", NULL);
+	return vt_done(fd, "cnt-rate", NULL);
 }
 
 static const char *create_by_bits(void)
@@ -146,7 +137,7 @@ static const char *create_by_bits(void)
 	EXPECT_OK(vt_info(fd, &info));
 	EXPECT(info.nblocks == 2 && info.k == 4, "nblocks %llu k %u",
 	       (unsigned long long)info.nblocks, info.k);
-	return done(fd, "cnt-bits", NULL);
+	return vt_done(fd, "cnt-bits", NULL);
 }
 
 static const char *reject_unknown_type(void)
@@ -229,7 +220,7 @@ static const char *add_check_delete_round_trip(void)
 	vt_keys_free(&all);
 	vt_keys_free(&first);
 	vt_keys_free(&again);
-	return done(fd, "cnt-rt", NULL);
+	return vt_done(fd, "cnt-rt", NULL);
 }
 
 /*
@@ -263,7 +254,7 @@ static const char *delete_largest_batch(void)
 	       (unsigned long long)info.bits_set);
 	vt_keys_free(&k);
 	free(results);
-	return done(fd, "cnt-big", NULL);
+	return vt_done(fd, "cnt-big", NULL);
 }
 
 /* Counters stick at 15: a key added 20 times survives 40 deletes. */
@@ -285,7 +276,7 @@ static const char *sticky_counters(void)
 	EXPECT(vt_keys_op(fd, KBLOOM_IOC_CHECK, &one, NULL) == 1,
 	       "saturated key lost");
 	vt_keys_free(&one);
-	return done(fd, "cnt-sticky", NULL);
+	return vt_done(fd, "cnt-sticky", NULL);
 }
 
 /* DELETE on a bits filter: EOPNOTSUPP, before the batch is looked at. */
@@ -304,7 +295,7 @@ static const char *delete_on_bits_eopnotsupp(void)
 	EXPECT(vt_add_prefix(fd, "b", 0, 100) > 0, "add");
 	msg = vt_snap_take(fd, &snap);
 	if (msg)
-		return done(fd, "cnt-onbits", msg);
+		return vt_done(fd, "cnt-onbits", msg);
 	EXPECT_OK(vt_keys_make(&k, "b", 0, 100));
 	vt_batch(&b, &k, NULL);
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_DELETE, &b), EOPNOTSUPP);
@@ -314,7 +305,7 @@ static const char *delete_on_bits_eopnotsupp(void)
 	vt_keys_free(&k);
 	EXPECT_OK(vt_sysfs_u64("cnt-onbits", "delete_calls", &v));
 	EXPECT(v == 0, "delete_calls %llu", (unsigned long long)v);
-	return done(fd, "cnt-onbits", vt_snap_same(fd, &snap));
+	return vt_done(fd, "cnt-onbits", vt_snap_same(fd, &snap));
 }
 
 /* A filter holding some keys, and a snapshot of it. */
@@ -360,10 +351,10 @@ static const char *reject_delete_fields(void)
 
 	msg = fresh_with_keys("cnt-rej", &fd, &snap);
 	if (msg)
-		return done(fd, "cnt-rej", msg);
+		return vt_done(fd, "cnt-rej", msg);
 	for (s = 0; s < SPOILS; s++) {
 		if (vt_keys_make(&k, "base", 0, 100))
-			return done(fd, "cnt-rej", "malloc");
+			return vt_done(fd, "cnt-rej", "malloc");
 		vt_batch(&b, &k, results);
 		switch (s) {
 		case SPOIL_FLAGS:
@@ -416,7 +407,7 @@ static const char *reject_delete_fields(void)
 				      vt_errno_name(want[s]));
 			vt_keys_free(&k);
 			vt_snap_free(&snap);
-			return done(fd, "cnt-rej", msg);
+			return vt_done(fd, "cnt-rej", msg);
 		}
 		vt_keys_free(&k);
 	}
@@ -427,7 +418,7 @@ static const char *reject_delete_fields(void)
 				    struct kbloom_batch), &b), ENOTTY);
 	EXPECT_ERRNO(ioctl(fd, _IOWR(KBLOOM_IOC_MAGIC, 0x17, __u64), &b),
 		     ENOTTY);
-	return done(fd, "cnt-rej", vt_snap_same(fd, &snap));
+	return vt_done(fd, "cnt-rej", vt_snap_same(fd, &snap));
 }
 
 /* DELETE writes: a read-only file gets EBADF, a write-only one works. */
@@ -441,7 +432,7 @@ static const char *delete_needs_write(void)
 
 	msg = fresh_with_keys("cnt-perm", &fd, &snap);
 	if (msg)
-		return done(fd, "cnt-perm", msg);
+		return vt_done(fd, "cnt-perm", msg);
 	ro = vt_open("cnt-perm", O_RDONLY);
 	wo = vt_open("cnt-perm", O_WRONLY);
 	EXPECT(ro >= 0 && wo >= 0, "open: %s", vt_errno_name(errno));
@@ -457,7 +448,7 @@ static const char *delete_needs_write(void)
 			      vt_errno_name(errno), b.hits);
 	vt_keys_free(&k);
 	close(wo);
-	return done(fd, "cnt-perm", msg);
+	return vt_done(fd, "cnt-perm", msg);
 }
 
 static const char *delete_destroyed_enodev(void)
@@ -508,7 +499,7 @@ static const char *sysfs_matches_info(void)
 	EXPECT(v == 0, "delete_calls %llu after clear", (unsigned long long)v);
 	EXPECT_OK(vt_sysfs_u64("cnt-sysfs", "delete_hits", &v));
 	EXPECT(v == 0, "delete_hits %llu after clear", (unsigned long long)v);
-	return done(fd, "cnt-sysfs", NULL);
+	return vt_done(fd, "cnt-sysfs", NULL);
 }
 
 /* ---- merge and intersect ---- */
@@ -578,7 +569,7 @@ static const char *merge_intersect(void)
 	vt_destroy("cnt-mbits");
 	vt_destroy("cnt-mb");
 	vt_destroy("cnt-mc");
-	return done(a, "cnt-ma", msg);
+	return vt_done(a, "cnt-ma", msg);
 }
 
 /* ---- images ---- */
@@ -704,7 +695,7 @@ static const char *image_round_trip_with_cat(void)
 	vt_destroy("cnt-img-bits");
 	free(img);
 	unlink("/tmp/cnt.img");
-	return done(fd, "cnt-img", NULL);
+	return vt_done(fd, "cnt-img", NULL);
 }
 
 static const struct vt_case cases[] = {

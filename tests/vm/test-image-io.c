@@ -25,15 +25,6 @@ static int fresh(const char *name, uint64_t capacity, uint64_t seed)
 /* Hidden from the compiler, which would warn about the bad pointer. */
 static void *volatile bad_pointer = (void *)16;
 
-static const char *done(int fd, const char *name, const char *msg)
-{
-	if (fd >= 0)
-		close(fd);
-	if (vt_destroy(name) && !msg)
-		return vt_fail("destroy %s: %s", name, vt_errno_name(errno));
-	return msg;
-}
-
 static uint64_t le64(const uint8_t *p)
 {
 	uint64_t v = 0;
@@ -111,7 +102,7 @@ static const char *image_format(void)
 		       (unsigned long long)info.bits_set);
 	}
 	free(img);
-	return done(fd, "img-format", NULL);
+	return vt_done(fd, "img-format", NULL);
 }
 
 /* Any read size gives the same bytes; the end reads 0 for good. */
@@ -137,7 +128,7 @@ static const char *short_reads(void)
 	EXPECT(read(fd, &c, 1) == 0 && read(fd, &c, 1) == 0,
 	       "no end of file");
 	free(ref);
-	return done(fd, "img-short", NULL);
+	return vt_done(fd, "img-short", NULL);
 }
 
 static const char *reject_read_offset(void)
@@ -159,7 +150,7 @@ static const char *reject_read_offset(void)
 	EXPECT(lseek(fd, 0, SEEK_SET) == 0, "rewind");
 	EXPECT(read(fd, buf, 4) == 4 && le32(buf) == KBLOOM_IMAGE_MAGIC,
 	       "read after rewind");
-	return done(fd, "img-offset", NULL);
+	return vt_done(fd, "img-offset", NULL);
 }
 
 /* Restores in writes of every size reproduce the source bit for bit. */
@@ -195,7 +186,7 @@ static const char *restore_exact(void)
 	free(img);
 	close(b);
 	vt_destroy("img-dst");
-	return done(a, "img-src", NULL);
+	return vt_done(a, "img-src", NULL);
 }
 
 static const char *restore_resets_reports(void)
@@ -217,7 +208,7 @@ static const char *restore_resets_reports(void)
 	EXPECT(!info.reported_fp && !info.reported_tn && !info.observed_fp_ppb,
 	       "reports survive a load");
 	free(img);
-	return done(fd, "img-reports", NULL);
+	return vt_done(fd, "img-reports", NULL);
 }
 
 /*
@@ -262,7 +253,7 @@ static const char *rejection_done(const char *name, struct rejection *r,
 	else
 		vt_snap_free(&r->snap);
 	free(r->img);
-	return done(r->fd, name, msg);
+	return vt_done(r->fd, name, msg);
 }
 
 /* A write of the whole image at once, on a fresh file; -1 and errno. */
@@ -394,7 +385,7 @@ static const char *reject_image_byte_after_end(void)
 	       "image not loaded");
 	free(back);
 	free(r.img);
-	return done(r.fd, "img-after", NULL);
+	return vt_done(r.fd, "img-after", NULL);
 }
 
 static const char *reject_write_offset(void)
@@ -450,7 +441,7 @@ static const char *reject_read_bad_pointer(void)
 		EXPECT(read(fd, buf, 8) == 8 && le32(buf) == KBLOOM_IMAGE_MAGIC,
 		       "read after EFAULT");
 	}
-	return done(fd, "img-rptr", NULL);
+	return vt_done(fd, "img-rptr", NULL);
 }
 
 /* A CLEAR between two reads of one stream ends it: no spliced image. */
@@ -491,7 +482,7 @@ static const char *read_cut_by_clear(void)
 	EXPECT_OK(ioctl(other, KBLOOM_IOC_CLEAR, 0));
 	EXPECT(read(fd, buf, sizeof(buf)) == sizeof(buf), "read after clear");
 	close(other);
-	return done(fd, "img-stale", NULL);
+	return vt_done(fd, "img-stale", NULL);
 }
 
 /*
@@ -543,7 +534,7 @@ static const char *read_racing_adds(void)
 	       vt_errno_name(errno), found, (r + 1) * per_round);
 	close(twin);
 	vt_destroy("img-twin");
-	return done(fd, "img-race", NULL);
+	return vt_done(fd, "img-race", NULL);
 }
 
 static const struct vt_case cases[] = {

@@ -79,15 +79,6 @@ static int fresh(const char *name, const struct variant *t, uint64_t capacity)
 	return vt_open(name, O_RDWR);
 }
 
-static const char *done(int fd, const char *name, const char *msg)
-{
-	if (fd >= 0)
-		close(fd);
-	if (vt_destroy(name) && !msg)
-		return vt_fail("destroy %s: %s", name, vt_errno_name(errno));
-	return msg;
-}
-
 /* header page + the cells rounded up to pages */
 static size_t map_bytes_of(const struct kbloom_info *info)
 {
@@ -406,7 +397,7 @@ static const char *layout(const struct variant *t, const void *arg)
 	if (!msg)
 		msg = cells_match_image(fd, &m);
 	unmap(&m);
-	return done(fd, "map-layout", msg);
+	return vt_done(fd, "map-layout", msg);
 }
 
 /* ---- 2. rejections ---- */
@@ -598,7 +589,7 @@ static const char *reject_case(const struct variant *t, const void *arg)
 		vt_snap_free(&snap);
 		unmap(&m);
 		close(try);
-		return done(fd, "map-rej", msg);
+		return vt_done(fd, "map-rej", msg);
 	}
 	msg = vt_snap_same(fd, &snap);	/* GET_INFO (mappings too), image */
 	if (!msg && r->mapped && m.hdr->magic != KBLOOM_MAP_MAGIC)
@@ -614,7 +605,7 @@ static const char *reject_case(const struct variant *t, const void *arg)
 	close(try);
 	if (!msg)
 		msg = mappings_are("map-rej", fd, 0);
-	return done(fd, "map-rej", msg);
+	return vt_done(fd, "map-rej", msg);
 }
 
 /* ---- 3. identical answers, 1 MiB and 1 GiB ---- */
@@ -711,7 +702,7 @@ static const char *identical(const struct variant *t, const void *arg)
 	if (keyset_make(&in, "in", 0, KEYS_1M) ||
 	    keyset_make(&out, "out", 0, KEYS_1M)) {
 		keyset_free(&in);
-		return done(fd, "map-same", "out of memory for keys");
+		return vt_done(fd, "map-same", "out of memory for keys");
 	}
 	added = keyset_ioctl(fd, KBLOOM_IOC_ADD, &in, NULL);
 	t_add = now_s() - t0;
@@ -728,7 +719,7 @@ static const char *identical(const struct variant *t, const void *arg)
 	keyset_free(&in);
 	keyset_free(&out);
 	if (msg)
-		return done(fd, "map-same", msg);
+		return vt_done(fd, "map-same", msg);
 	printf("%s: %s/%s: create+add %.1f s; present: mapped %.2f s, ioctl "
 	       "%.2f s; absent: mapped %.2f s, ioctl %.2f s; FP %.4f %%\n",
 	       SUITE, sz->name, t->name, t_add, p.t_map, p.t_ioctl, a.t_map,
@@ -740,7 +731,7 @@ static const char *identical(const struct variant *t, const void *arg)
 		msg = vt_fail("false negatives: mapped %ld, ioctl %ld of %u",
 			      KEYS_1M - p.hits_map, KEYS_1M - p.hits_ioctl,
 			      KEYS_1M);
-	return done(fd, "map-same", msg);
+	return vt_done(fd, "map-same", msg);
 }
 
 /* ---- 4. no system call ---- */
@@ -826,7 +817,7 @@ static const char *no_syscalls(const struct variant *t, const void *arg)
 	if (keyset_make(&s, "strict", 0, n) ||
 	    keyset_make(&added, "strict", 0, n / 2)) {
 		keyset_free(&s);
-		return done(fd, "map-strict", "out of memory for keys");
+		return vt_done(fd, "map-strict", "out of memory for keys");
 	}
 	hits = keyset_ioctl(fd, KBLOOM_IOC_ADD, &added, NULL);
 	keyset_free(&added);
@@ -899,7 +890,7 @@ out:
 	unmap(&m);
 	kbl_close(h);
 	keyset_free(&s);
-	return done(fd, "map-strict", msg);
+	return vt_done(fd, "map-strict", msg);
 }
 
 /* ---- 5. the sequence count ---- */
@@ -1120,8 +1111,8 @@ out:
 	free(c.saved);
 	if (c.other >= 0)
 		close(c.other);
-	msg = done(-1, "map-seq-b", msg);
-	return done(c.fd, "map-seq", msg);
+	msg = vt_done(-1, "map-seq-b", msg);
+	return vt_done(c.fd, "map-seq", msg);
 }
 
 /* ---- 6. lifetime ---- */
@@ -1195,7 +1186,7 @@ static const char *close_then_munmap(const struct variant *t, const void *arg)
 	EXPECT(cells, "read image: %s", vt_errno_name(errno));
 	if (map_whole(fd, &m)) {
 		free(img);
-		return done(fd, "map-close", vt_fail("map: %s",
+		return vt_done(fd, "map-close", vt_fail("map: %s",
 						     vt_errno_name(errno)));
 	}
 	close(fd);
@@ -1209,7 +1200,7 @@ static const char *close_then_munmap(const struct variant *t, const void *arg)
 		msg = vt_fail("munmap: %s", vt_errno_name(errno));
 	if (!msg)
 		msg = mappings_are("map-close", -1, 0);
-	return done(-1, "map-close", msg);
+	return vt_done(-1, "map-close", msg);
 }
 
 /* A child that waits for its pipe to close, holding its copy of the vmas. */
@@ -1268,7 +1259,7 @@ static const char *mappings_count(const struct variant *t, const void *arg)
 	if (!msg)
 		msg = mappings_are("map-count", fd, 0);
 	unmap(&m);
-	return done(fd, "map-count", msg);
+	return vt_done(fd, "map-count", msg);
 }
 
 static int module_refcnt(uint64_t *v)
@@ -1298,12 +1289,12 @@ static const char *rmmod_refused(const struct variant *t, const void *arg)
 	fd = fresh("map-rmmod", t, 1000);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	if (map_whole(fd, &m))
-		return done(fd, "map-rmmod", vt_fail("map: %s",
+		return vt_done(fd, "map-rmmod", vt_fail("map: %s",
 						     vt_errno_name(errno)));
 	close(fd);
 	if (module_refcnt(&held)) {
 		unmap(&m);
-		return done(-1, "map-rmmod", vt_fail("no refcnt: %s",
+		return vt_done(-1, "map-rmmod", vt_fail("no refcnt: %s",
 						     vt_errno_name(errno)));
 	}
 	errno = 0;
@@ -1335,7 +1326,7 @@ static const char *rmmod_refused(const struct variant *t, const void *arg)
 			      (unsigned long long)base,
 			      (unsigned long long)held,
 			      (unsigned long long)after);
-	return done(-1, "map-rmmod", msg);
+	return vt_done(-1, "map-rmmod", msg);
 }
 
 /* ---- 7. fork, munmap, mremap, sub-ranges ---- */
@@ -1371,7 +1362,7 @@ static const char *fixture_down(struct fixture *x, const char *msg)
 {
 	unmap(&x->m);
 	free(x->img);
-	return done(x->fd, x->name, msg);
+	return vt_done(x->fd, x->name, msg);
 }
 
 /* Bytes [from, to) of the cells read at p equal the image's. */
@@ -1555,7 +1546,7 @@ static const char *adds_visible(const struct variant *t, const void *arg)
 	fd = fresh("map-adds", t, 20000);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	if (map_whole(fd, &m))
-		return done(fd, "map-adds", vt_fail("map: %s",
+		return vt_done(fd, "map-adds", vt_fail("map: %s",
 						    vt_errno_name(errno)));
 	/* Mapped first; then 10 rounds of adds, each checked at once. */
 	for (round = 0; !msg && round < 10; round++) {
@@ -1587,7 +1578,7 @@ static const char *adds_visible(const struct variant *t, const void *arg)
 	free(r);
 	keyset_free(&s);
 	unmap(&m);
-	return done(fd, "map-adds", msg);
+	return vt_done(fd, "map-adds", msg);
 }
 
 static const char *deletes_visible(const struct variant *t, const void *arg)
@@ -1604,7 +1595,7 @@ static const char *deletes_visible(const struct variant *t, const void *arg)
 	fd = fresh("map-dels", t, 10000);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	if (map_whole(fd, &m))
-		return done(fd, "map-dels", vt_fail("map: %s",
+		return vt_done(fd, "map-dels", vt_fail("map: %s",
 						    vt_errno_name(errno)));
 	if (keyset_make(&s, "del", 0, 10000) ||
 	    keyset_make(&gone, "del", 0, 5000))
@@ -1631,7 +1622,7 @@ static const char *deletes_visible(const struct variant *t, const void *arg)
 	keyset_free(&s);
 	keyset_free(&gone);
 	unmap(&m);
-	return done(fd, "map-dels", msg);
+	return vt_done(fd, "map-dels", msg);
 }
 
 /* ---- the run ---- */

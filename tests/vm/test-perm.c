@@ -309,6 +309,265 @@ static const char *creator_owns_node(void)
 	return msg;
 }
 
+/* ---- who may destroy a filter ---- */
+
+/*
+ * The setup the udev rule suggests: the control node group-writable, the
+ * users in its group.  Write access to it lets them create, but destroy
+ * also needs the right to the filter itself.
+ */
+static const char *open_control_to_group(void)
+{
+	EXPECT_OK(chown(VT_CONTROL, 0, GROUP));
+	EXPECT_OK(chmod(VT_CONTROL, 0660));
+	return NULL;
+}
+
+static const char *close_control(const char *msg)
+{
+	if ((chmod(VT_CONTROL, 0600) || chown(VT_CONTROL, 0, 0)) && !msg)
+		msg = "cannot restore the control node";
+	return msg;
+}
+
+static const char *user_destroy_refused(void)
+{
+	EXPECT_ERRNO(vt_destroy("perm-victim"), EACCES);
+	return NULL;
+}
+
+static const char *user_destroy_allowed(void)
+{
+	EXPECT_OK(vt_destroy("perm-victim"));
+	return NULL;
+}
+
+/* The filter still answers: keys added before are there. */
+static const char *victim_intact(void)
+{
+	int fd = vt_open("perm-victim", O_RDWR);
+	long hits;
+
+	EXPECT(fd >= 0, "the filter is gone: %s", vt_errno_name(errno));
+	hits = vt_check_prefix(fd, "v", 0, 10);
+	close(fd);
+	EXPECT(hits == 10, "the filter lost its keys (%ld of 10)", hits);
+	return NULL;
+}
+
+static int create_victim(uint32_t mode)
+{
+	int fd;
+	long n;
+
+	if (create_mode("perm-victim", mode))
+		return -1;
+	fd = vt_open("perm-victim", O_RDWR);
+	if (fd < 0)
+		return -1;
+	n = vt_add_prefix(fd, "v", 0, 10);
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+/* A group member with control access, not the filter's owner: EACCES. */
+static const char *destroy_needs_filter_right(void)
+{
+	const char *msg;
+
+	EXPECT_OK(create_victim(0600));
+	msg = open_control_to_group();
+	if (!msg)
+		msg = as_plain_user(user_destroy_refused);
+	if (!msg)
+		msg = victim_intact();
+	msg = close_control(msg);
+	vt_destroy("perm-victim");
+	return msg;
+}
+
+/* Write permission on the filter's node by its mode: group, then other. */
+static const char *destroy_by_node_write_permission(void)
+{
+	static const gid_t root_group[] = { 0 };
+	const char *msg;
+
+	/* Root's filter, group 0 writable, the caller in group 0. */
+	EXPECT_OK(create_victim(0620));
+	msg = open_control_to_group();
+	if (!msg)
+		msg = as_user(USER, GROUP, root_group, 1,
+			      user_destroy_allowed);
+	if (!msg && !access("/dev/kbloom/perm-victim", F_OK))
+		msg = "the node is still there";
+	/* Not in group 0: the group's write bit does not help. */
+	if (!msg && create_victim(0620))
+		msg = vt_fail("create: %s", vt_errno_name(errno));
+	if (!msg)
+		msg = as_plain_user(user_destroy_refused);
+	if (!msg)
+		msg = victim_intact();
+	/* Other-writable: anyone outside the owner and group. */
+	if (!msg && create_victim(0602))
+		msg = vt_fail("create: %s", vt_errno_name(errno));
+	if (!msg)
+		msg = as_plain_user(user_destroy_allowed);
+	/* In the group, whose bits say no: the other bits do not apply. */
+	if (!msg && create_victim(0602))
+		msg = vt_fail("create: %s", vt_errno_name(errno));
+	if (!msg)
+		msg = as_user(USER, GROUP, root_group, 1,
+			      user_destroy_refused);
+	if (!msg)
+		msg = victim_intact();
+	msg = close_control(msg);
+	vt_destroy("perm-victim");
+	return msg;
+}
+
+static const char *user_creates_victim(void)
+{
+	struct kbloom_create req;
+	int fd;
+
+	/* Read-only even for its owner: ownership is what counts. */
+	vt_create_req(&req, "perm-victim", 1000, 10000000);
+	req.node_mode = 0400;
+	EXPECT_OK(vt_create_raw(&req));
+	fd = vt_open("perm-victim", O_RDONLY);
+	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
+	close(fd);
+	return NULL;
+}
+
+/* The owner always; root (CAP_SYS_ADMIN) always; another member never. */
+static const char *destroy_by_owner_or_admin(void)
+{
+	static const gid_t in_group[] = { GROUP };
+	const char *msg;
+
+	vt_destroy("perm-victim");
+	msg = open_control_to_group();
+	if (!msg)
+		msg = as_plain_user(user_creates_victim);
+	if (!msg)
+		msg = as_user(OTHER, OTHER, in_group, 1,
+			      user_destroy_refused);
+	if (!msg && access("/dev/kbloom/perm-victim", F_OK))
+		msg = "another user destroyed the owner's filter";
+	if (!msg)
+		msg = as_plain_user(user_destroy_allowed);
+	/* Root destroys a user's 0600 filter it does not own. */
+	if (!msg)
+		msg = as_plain_user(user_creates_victim);
+	if (!msg && vt_destroy("perm-victim"))
+		msg = vt_fail("root's destroy: %s", vt_errno_name(errno));
+	msg = close_control(msg);
+	vt_destroy("perm-victim");
+	EXPECT(access("/dev/kbloom/perm-victim", F_OK), "filter left behind");
+	return msg;
+}
+
+/* ---- REPORT: who reported what ---- */
+
+static struct kbloom_report child_report;
+static int child_reports;
+
+static const char *user_reports(void)
+{
+	int fd = vt_open("perm-rep", O_RDONLY);
+	int i;
+
+	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
+	for (i = 0; i < child_reports; i++)
+		EXPECT_OK(ioctl(fd, KBLOOM_IOC_REPORT, &child_report));
+	close(fd);
+	return NULL;
+}
+
+static const char *report_as(uid_t uid, uint64_t fp, uint64_t tp,
+			     uint64_t tn, int times)
+{
+	memset(&child_report, 0, sizeof(child_report));
+	child_report.false_positives = fp;
+	child_report.true_positives = tp;
+	child_report.true_negatives = tn;
+	child_reports = times;
+	return as_user(uid, uid, NULL, 0, user_reports);
+}
+
+static const char *reporters_are(const char *want)
+{
+	static char got[1024];
+	ssize_t n;
+	int fd = open(VT_SYSFS "/perm-rep/reporters", O_RDONLY | O_CLOEXEC);
+
+	EXPECT(fd >= 0, "open reporters: %s", vt_errno_name(errno));
+	n = read(fd, got, sizeof(got) - 1);
+	close(fd);
+	EXPECT(n >= 0, "read reporters: %s", vt_errno_name(errno));
+	got[n] = 0;
+	EXPECT(!strcmp(got, want), "reporters:\n%s\nwant:\n%s", got, want);
+	return NULL;
+}
+
+static const char *reporters_by_uid(void)
+{
+	struct kbloom_report over = { .true_negatives = KBLOOM_REPORT_MAX + 1 };
+	struct kbloom_report mine = {
+		.false_positives = 1, .true_positives = 2, .true_negatives = 3,
+	};
+	const char *msg = NULL;
+	uint8_t *img = NULL;
+	size_t len;
+	uid_t uid;
+	int fd;
+
+	EXPECT_OK(create_mode("perm-rep", 0644));
+	fd = vt_open("perm-rep", O_RDWR);
+	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
+	img = vt_read_image(fd, 1 << 16, &len);
+	EXPECT(img, "read image: %s", vt_errno_name(errno));
+#define STEP(expr) do { if (!msg) msg = (expr); } while (0)
+	STEP(reporters_are(""));
+	if (!msg && ioctl(fd, KBLOOM_IOC_REPORT, &mine))
+		msg = vt_fail("root's report: %s", vt_errno_name(errno));
+	STEP(report_as(USER, 10, 0, 0, 2));
+	STEP(report_as(OTHER, 0, 0, 5, 1));
+	/* A refused report and an empty one record nothing. */
+	if (!msg && (ioctl(fd, KBLOOM_IOC_REPORT, &over) != -1 ||
+		     errno != EINVAL))
+		msg = vt_fail("over KBLOOM_REPORT_MAX: %s, want EINVAL",
+			      vt_errno_name(errno));
+	STEP(report_as(3000, 0, 0, 0, 1));
+	STEP(reporters_are("0 1 2 3\n1000 20 0 0\n1001 0 0 5\n"));
+	/* Eight uids get a line each; the rest are summed as "other". */
+	for (uid = 2000; uid < 2010; uid++)
+		STEP(report_as(uid, 1, 0, 1, 1));
+	STEP(reporters_are("0 1 2 3\n1000 20 0 0\n1001 0 0 5\n"
+			   "2000 1 0 1\n2001 1 0 1\n2002 1 0 1\n2003 1 0 1\n"
+			   "2004 1 0 1\nother 5 0 5\n"));
+	/* A known uid keeps its line after the table is full. */
+	STEP(report_as(USER, 1, 1, 1, 1));
+	STEP(reporters_are("0 1 2 3\n1000 21 1 1\n1001 0 0 5\n"
+			   "2000 1 0 1\n2001 1 0 1\n2002 1 0 1\n2003 1 0 1\n"
+			   "2004 1 0 1\nother 5 0 5\n"));
+	/* CLEAR resets them with the sums. */
+	if (!msg && ioctl(fd, KBLOOM_IOC_CLEAR, 0))
+		msg = vt_fail("CLEAR: %s", vt_errno_name(errno));
+	STEP(reporters_are(""));
+	/* So does an image load. */
+	STEP(report_as(USER, 7, 0, 0, 1));
+	STEP(reporters_are("1000 7 0 0\n"));
+	if (!msg && vt_write_image(fd, img, len, len))
+		msg = vt_fail("load: %s", vt_errno_name(errno));
+	STEP(reporters_are(""));
+#undef STEP
+	free(img);
+	close(fd);
+	return done("perm-rep", msg);
+}
+
 static const struct vt_case cases[] = {
 #define CASE(fn) { #fn, fn }
 	CASE(control_root_only),
@@ -317,6 +576,10 @@ static const struct vt_case cases[] = {
 	CASE(mode_0622_serves_writers),
 	CASE(mode_0660_serves_group),
 	CASE(creator_owns_node),
+	CASE(destroy_needs_filter_right),
+	CASE(destroy_by_node_write_permission),
+	CASE(destroy_by_owner_or_admin),
+	CASE(reporters_by_uid),
 #undef CASE
 };
 

@@ -248,6 +248,19 @@ static inline int vt_destroy(const char *name)
 	return ret;
 }
 
+/*
+ * Closes fd (when open) and destroys name; returns msg, or a failure when
+ * the destroy failed and nothing else did, so cases can tail-call it.
+ */
+static inline const char *vt_done(int fd, const char *name, const char *msg)
+{
+	if (fd >= 0)
+		close(fd);
+	if (vt_destroy(name) && !msg)
+		return vt_fail("destroy %s: %s", name, vt_errno_name(errno));
+	return msg;
+}
+
 static inline int vt_open(const char *name, int flags)
 {
 	char path[128];

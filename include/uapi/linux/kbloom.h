@@ -45,7 +45,9 @@
  *                       seed must be 0 without KBLOOM_CREATE_SEED.  The
  *                       node belongs to the caller's fsuid and fsgid;
  *                       node_mode holds permission bits only (0777).
+ *                       bits_per_key is at most KBLOOM_MAX_BITS_PER_KEY.
  *                       Errors: EINVAL (bad name, "." or "..", geometry,
+ *                       bits_per_key over KBLOOM_MAX_BITS_PER_KEY,
  *                       flags, seed, reserved field, type or node mode),
  *                       EEXIST (name in use, or one of the names taken by
  *                       the class files "total_filters" and "total_bytes"),
@@ -57,8 +59,18 @@
  *                       destroy fails (ENOENT, ENXIO or ENODEV); it never
  *                       reaches a filter created afterwards, even under
  *                       the same name, as minors are not reused at once.
+ *                       Write access to the control node is not enough:
+ *                       the caller also needs the right to the filter.
+ *                       Allowed when the caller's fsuid owns it (the
+ *                       fsuid it was created with), or the caller may
+ *                       write its node by the node_mode, uid and gid
+ *                       given at create (owner, group, other classes as
+ *                       for a file: a member of its group, by fsgid or a
+ *                       supplementary group, is judged by the group bits
+ *                       alone), or has CAP_SYS_ADMIN.
  *                       Errors: EINVAL (bad name, reserved field),
- *                       ENOENT (no such filter), EFAULT.
+ *                       ENOENT (no such filter), EACCES (no right to the
+ *                       filter; nothing changed), EFAULT.
  *
  * Filter node commands
  *   KBLOOM_IOC_ADD      struct kbloom_batch.  Adds count keys.  Bit i of
@@ -85,6 +97,13 @@
  *                       counter.  Needs write permission.
  *   KBLOOM_IOC_MERGE    struct kbloom_other.  Union: bits are ORed,
  *                       counters added (stopping at KBLOOM_COUNTER_MAX).
+ *                       A filter merged with itself (through any open
+ *                       file of it) is unchanged, for both types: the
+ *                       union of its keys with the same keys.  Adding a
+ *                       counting filter's counters to themselves would
+ *                       count each key twice, and one DELETE per ADD
+ *                       would then leave every key present.  A copy of
+ *                       it, another filter, has its counters added.
  *   KBLOOM_IOC_INTERSECT struct kbloom_other. Bits are ANDed, counters
  *                       take the lower of the two.  Both need
  *                       write permission here and the other filter open
@@ -97,17 +116,32 @@
  *                       the observed false-positive ratio can be shown:
  *                       observed = false_positives /
  *                                  (false_positives + true_negatives).
+ *                       Read permission is enough.  One report carries
+ *                       at most KBLOOM_REPORT_MAX answers: a larger
+ *                       false_positives + true_positives + true_negatives
+ *                       (the sum taken without wrapping) is EINVAL and
+ *                       records nothing.  The sums are also kept per
+ *                       reporting fsuid, shown in sysfs "reporters", so
+ *                       that who moved the figure can be seen.  CLEAR and
+ *                       an image load reset all of them.
  *   ADD, CHECK and DELETE validate every length and zero the results
  *   bitmap before touching the filter, so those errors leave it unchanged;
  *   only a keys buffer that faults part way (EFAULT) may leave earlier keys
  *   added or deleted.
  *   Errors of the filter commands: EINVAL (count 0 or over
  *   KBLOOM_BATCH_MAX, a key length of 0 or over KBLOOM_KEY_MAX, lengths not
- *   summing to keys_len, flags, pad or reserved field, a CLEAR argument),
+ *   summing to keys_len, flags, pad or reserved field, a CLEAR argument,
+ *   a REPORT over KBLOOM_REPORT_MAX),
  *   EFAULT (bad pointer), EBADF (the node is not open with the access the
  *   command needs, or the MERGE/INTERSECT fd is not a kbloom filter open
  *   for reading), ENODEV (filter destroyed), EOPNOTSUPP (DELETE on a bits
  *   filter), ENOTTY (unknown command).
+ *   They are judged in this order: ENOTTY (an unknown command is ENOTTY
+ *   always, also on a destroyed filter, the kernel's rule for ioctls),
+ *   EBADF (the access the command needs: EBADF before EOPNOTSUPP, and
+ *   before ENODEV), ENODEV, EOPNOTSUPP (the filter's type), then the
+ *   argument (EFAULT, EINVAL, EXDEV).  After destroy, lseek() is ENODEV
+ *   too, as read(), write() and mmap() are.
  *
  * Images
  *   read() on a filter node streams its image from offset 0: a
@@ -124,12 +158,19 @@
  *   which a load resets to 0.
  *   write() of a whole image, starting at offset 0, restores it into a
  *   compatible filter at the final byte, with the report counters reset;
- *   the filter is unchanged if the image is rejected:
+ *   the filter keeps its own capacity and fp_target_ppb (it was sized by
+ *   them), whatever the image's say.  The magic and the version are
+ *   judged as their bytes arrive (a first byte other than 'K' fails that
+ *   very write with ENOEXEC), the other header fields once the whole
+ *   header has arrived, the checksum at the final byte.  A rejected image
+ *   sets the file offset back to 0: the next write() starts a new image.
+ *   The filter is unchanged if the image is rejected:
  *     ENOEXEC  wrong magic          EPROTO   unsupported version
  *     EINVAL   invalid header field EXDEV    geometry, type or seed
  *                                             differs
  *     EMSGSIZE longer than its header says (also: any byte written after
  *              an image was loaded, until a write at offset 0 starts anew)
+ *     EFAULT, ENOMEM  as for any write, and the image is rejected too
  *     EBADMSG  CRC mismatch
  *     ENODATA  truncated image: returned by close() of a file that holds
  *              part of an image
@@ -187,6 +228,9 @@
 #define KBLOOM_KEY_MAX		4096	/* bytes per key */
 #define KBLOOM_BATCH_MAX	65536	/* keys per ADD/CHECK/DELETE call */
 #define KBLOOM_K_MAX		16
+#define KBLOOM_MAX_BITS_PER_KEY	64	/* kbloom_create.bits_per_key */
+/* Answers (fp + tp + tn) one KBLOOM_IOC_REPORT may carry */
+#define KBLOOM_REPORT_MAX	((__u64)1 << 32)
 #define KBLOOM_PPB		1000000000U	/* a rate of 1.0 */
 
 /* Filter types: how the cells of a block are used. */

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The places where the uapi header used to be silent or disagree with the
+ * module (issue 14, "Semantics the header leaves open"), one behaviour per
+ * case, each run over both filter types where the type could matter:
+ * REPORT's bound, self-MERGE, calls after destroy, the bits_per_key limit,
+ * the image header judged as its bytes arrive, the offset after a rejected
+ * image, and a loaded image's capacity and rate target.
+ */
+#include "vmtest.h"
+
+#define SEED	0x5e3a47c1d00dULL
+#define FP_1PC	10000000U
+#define HDR	sizeof(struct kbloom_image_header)
+
+static const struct {
+	const char *name;
+	uint32_t type;
+} types[] = {
+	{ "bits", KBLOOM_TYPE_BITS },
+	{ "counting", KBLOOM_TYPE_COUNTING },
+};
+
+#define NTYPES	(sizeof(types) / sizeof(types[0]))
+
+/* Prefixes a failure with the type it happened on. */
+static const char *on_type(size_t t, const char *msg)
+{
+	static char buf[600];
+
+	if (!msg)
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s filter: %s", types[t].name, msg);
+	return buf;
+}
+
+/* A fresh filter by rate, or by bits when bits is not 0; -1 on failure. */
+static int fresh_typed(const char *name, uint32_t type, uint64_t capacity,
+		       uint64_t bits, uint32_t k)
+{
+	struct kbloom_create req;
+
+	vt_destroy(name);
+	vt_create_req(&req, name, capacity, bits ? 0 : FP_1PC);
+	req.bits = bits;
+	req.k = k;
+	req.type = type;
+	req.flags = KBLOOM_CREATE_SEED;
+	req.seed = SEED;
+	if (vt_create_raw(&req))
+		return -1;
+	return vt_open(name, O_RDWR);
+}
+
+static const char *done(int fd, const char *name, const char *msg)
+{
+	if (fd >= 0)
+		close(fd);
+	if (vt_destroy(name) && !msg)
+		return vt_fail("destroy %s: %s", name, vt_errno_name(errno));
+	return msg;
+}
+
+static int report(int fd, uint64_t fp, uint64_t tp, uint64_t tn)
+{
+	struct kbloom_report rep = {
+		.false_positives = fp, .true_positives = tp,
+		.true_negatives = tn,
+	};
+
+	return ioctl(fd, KBLOOM_IOC_REPORT, &rep);
+}
+
+/* ---- REPORT: at most KBLOOM_REPORT_MAX answers per call ---- */
+
+static const char *report_bound_one(uint32_t type)
+{
+	const uint64_t max = KBLOOM_REPORT_MAX;
+	struct kbloom_info info;
+	int fd = fresh_typed("sem-repmax", type, 1000, 0, 0);
+
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT(max == 1ULL << 32, "KBLOOM_REPORT_MAX %llu",
+	       (unsigned long long)max);
+	/* One answer over, in each field and spread over all three. */
+	EXPECT_ERRNO(report(fd, max + 1, 0, 0), EINVAL);
+	EXPECT_ERRNO(report(fd, 0, max + 1, 0), EINVAL);
+	EXPECT_ERRNO(report(fd, 0, 0, max + 1), EINVAL);
+	EXPECT_ERRNO(report(fd, max / 2, max / 2, 1), EINVAL);
+	/* A sum that wraps 64 bits to something small is still refused. */
+	EXPECT_ERRNO(report(fd, UINT64_MAX, 2, 0), EINVAL);
+	EXPECT_ERRNO(report(fd, 1, UINT64_MAX, UINT64_MAX), EINVAL);
+	EXPECT_OK(vt_info(fd, &info));
+	EXPECT(!info.reported_fp && !info.reported_tp && !info.reported_tn,
+	       "a refused report was recorded: %llu %llu %llu",
+	       (unsigned long long)info.reported_fp,
+	       (unsigned long long)info.reported_tp,
+	       (unsigned long long)info.reported_tn);
+	/* Exactly the bound is one report. */
+	EXPECT_OK(report(fd, max / 4, max / 4, max / 2));
+	EXPECT_OK(vt_info(fd, &info));
+	EXPECT(info.reported_fp == max / 4 && info.reported_tn == max / 2 &&
+	       info.observed_fp_ppb == KBLOOM_PPB / 3,
+	       "fp %llu tn %llu observed %u",
+	       (unsigned long long)info.reported_fp,
+	       (unsigned long long)info.reported_tn, info.observed_fp_ppb);
+	return done(fd, "sem-repmax", NULL);
+}
+
+static const char *report_over_max_rejected(void)
+{
+	size_t t;
+
+	for (t = 0; t < NTYPES; t++)
+		EXPECT_NULL(on_type(t, report_bound_one(types[t].type)));
+	return NULL;
+}
+
+/* ---- MERGE of a filter with itself ---- */
+
+static const char *self_merge_one(uint32_t type)
+{
+	struct kbloom_other other;
+	struct vt_snap snap;
+	const char *msg;
+	int fd, ro;
+
+	fd = fresh_typed("sem-self", type, 1000, 0, 0);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT(vt_add_prefix(fd, "self", 0, 300) > 0, "add");
+	ro = vt_open("sem-self", O_RDONLY);
+	EXPECT(ro >= 0, "open: %s", vt_errno_name(errno));
+	msg = vt_snap_take(fd, &snap);
+	if (msg)
+		return done(fd, "sem-self", msg);
+	/* Through the same file and through another file of it. */
+	memset(&other, 0, sizeof(other));
+	other.fd = fd;
+	EXPECT_OK(ioctl(fd, KBLOOM_IOC_MERGE, &other));
+	other.fd = ro;
+	EXPECT_OK(ioctl(fd, KBLOOM_IOC_MERGE, &other));
+	close(ro);
+	/* Cells (counters too) and add counters as they were. */
+	return done(fd, "sem-self", vt_snap_same(fd, &snap));
+}
+
+static const char *self_merge_is_noop(void)
+{
+	size_t t;
+
+	for (t = 0; t < NTYPES; t++)
+		EXPECT_NULL(on_type(t, self_merge_one(types[t].type)));
+	return NULL;
+}
+
+/* ---- a destroyed filter ---- */
+
+static const char *destroyed_one(uint32_t type)
+{
+	int fd = fresh_typed("sem-dead", type, 1000, 0, 0);
+
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT_OK(vt_destroy("sem-dead"));
+	EXPECT_ERRNO(lseek(fd, 0, SEEK_SET), ENODEV);
+	EXPECT_ERRNO(lseek(fd, 0, SEEK_CUR), ENODEV);
+	/* Checked before anything else, the kernel's rule for ioctls. */
+	EXPECT_ERRNO(ioctl(fd, _IO(KBLOOM_IOC_MAGIC, 0x30), 0), ENOTTY);
+	EXPECT_ERRNO(ioctl(fd, _IOR(KBLOOM_IOC_MAGIC, 0x15, __u64), 0),
+		     ENOTTY);
+	EXPECT_OK(close(fd));
+	return NULL;
+}
+
+static const char *destroyed_lseek_enodev(void)
+{
+	size_t t;
+
+	for (t = 0; t < NTYPES; t++)
+		EXPECT_NULL(on_type(t, destroyed_one(types[t].type)));
+	return NULL;
+}
+
+/* ---- create: bits_per_key up to KBLOOM_MAX_BITS_PER_KEY ---- */
+
+static const char *bits_per_key_one(uint32_t type)
+{
+	struct kbloom_create req;
+	struct kbloom_info info;
+	int fd;
+
+	EXPECT(KBLOOM_MAX_BITS_PER_KEY == 64, "KBLOOM_MAX_BITS_PER_KEY %d",
+	       KBLOOM_MAX_BITS_PER_KEY);
+	vt_destroy("sem-bpk");
+	vt_create_req(&req, "sem-bpk", 100, 0);
+	req.type = type;
+	req.bits_per_key = KBLOOM_MAX_BITS_PER_KEY + 1;
+	EXPECT_ERRNO(vt_create_raw(&req), EINVAL);
+	EXPECT(access("/dev/kbloom/sem-bpk", F_OK), "filter created");
+	req.bits_per_key = KBLOOM_MAX_BITS_PER_KEY;
+	EXPECT_OK(vt_create_raw(&req));
+	fd = vt_open("sem-bpk", O_RDONLY);
+	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
+	EXPECT_OK(vt_info(fd, &info));
+	EXPECT(info.bits >= 100 * KBLOOM_MAX_BITS_PER_KEY &&
+	       info.type == type, "bits %llu type %u",
+	       (unsigned long long)info.bits, info.type);
+	return done(fd, "sem-bpk", NULL);
+}
+
+static const char *bits_per_key_limit(void)
+{
+	size_t t;
+
+	for (t = 0; t < NTYPES; t++)
+		EXPECT_NULL(on_type(t, bits_per_key_one(types[t].type)));
+	return NULL;
+}
+
+/* ---- images: the header judged as its bytes arrive ---- */
+
+/* A filter with keys and its own image; the caller frees *img. */
+static const char *with_image(const char *name, uint32_t type, int *fd,
+			      uint8_t **img, size_t *len)
+{
+	*img = NULL;
+	*fd = fresh_typed(name, type, 1000, 0, 0);
+	if (*fd < 0)
+		return vt_fail("create: %s", vt_errno_name(errno));
+	if (vt_add_prefix(*fd, "img", 0, 200) <= 0)
+		return vt_fail("add: %s", vt_errno_name(errno));
+	*img = vt_read_image(*fd, 1 << 16, len);
+	if (!*img)
+		return vt_fail("read image: %s", vt_errno_name(errno));
+	return NULL;
+}
+
+/*
+ * Writes of a spoiled header prefix of n bytes: refused by that very
+ * write with want, the filter unchanged.
+ */
+static const char *header_prefix(uint32_t type, size_t n, size_t at,
+				 uint8_t value, int want)
+{
+	struct vt_snap snap;
+	const char *msg;
+	uint8_t *img;
+	size_t len;
+	int fd, wo;
+
+	msg = with_image("sem-hdr", type, &fd, &img, &len);
+	if (!msg)
+		msg = vt_snap_take(fd, &snap);
+	if (msg) {
+		free(img);
+		return done(fd, "sem-hdr", msg);
+	}
+	img[at] = value;
+	wo = vt_open("sem-hdr", O_WRONLY);
+	EXPECT(wo >= 0, "open: %s", vt_errno_name(errno));
+	errno = 0;
+	if (write(wo, img, n) != -1 || errno != want)
+		msg = vt_fail("write of %zu header bytes, byte %zu = %#x: %s, want %s",
+			      n, at, value, vt_errno_name(errno),
+			      vt_errno_name(want));
+	/* Nothing is held: close() has no truncated image to report. */
+	if (close(wo) && !msg)
+		msg = vt_fail("close: %s", vt_errno_name(errno));
+	free(img);
+	if (msg) {
+		vt_snap_free(&snap);
+		return done(fd, "sem-hdr", msg);
+	}
+	return done(fd, "sem-hdr", vt_snap_same(fd, &snap));
+}
+
+static const char *header_one(uint32_t type)
+{
+	const size_t version = offsetof(struct kbloom_image_header, version);
+
+	/* The magic alone, and its first byte alone. */
+	EXPECT_NULL(header_prefix(type, 4, 0, 'X', ENOEXEC));
+	EXPECT_NULL(header_prefix(type, 1, 0, 'X', ENOEXEC));
+	EXPECT_NULL(header_prefix(type, 4, 3, 0, ENOEXEC));
+	/* A good magic and a bad version. */
+	EXPECT_NULL(header_prefix(type, 6, version, 2, EPROTO));
+	EXPECT_NULL(header_prefix(type, 6, version + 1, 1, EPROTO));
+	/* A bad magic in an 8-byte write is refused by that write too. */
+	EXPECT_NULL(header_prefix(type, 8, 1, 'x', ENOEXEC));
+	return NULL;
+}
+
+static const char *image_header_judged_early(void)
+{
+	size_t t;
+
+	for (t = 0; t < NTYPES; t++)
+		EXPECT_NULL(on_type(t, header_one(types[t].type)));
+	return NULL;
+}
+
+/*
+ * The other header fields wait for the whole header: a good magic and
+ * version with a bad header_bytes in the first 8 bytes is taken, and the
+ * EINVAL comes with the header's last byte.
+ */
+static const char *header_rest_one(uint32_t type)
+{
+	const size_t hsize = offsetof(struct kbloom_image_header,
+				      header_bytes);
+	uint8_t *img;
+	const char *msg;
+	size_t len;
+	int fd, wo;
+
+	msg = with_image("sem-hrest", type, &fd, &img, &len);
+	if (msg) {
+		free(img);
+		return done(fd, "sem-hrest", msg);
+	}
+	img[hsize] ^= 0x40;
+	wo = vt_open("sem-hrest", O_WRONLY);
+	EXPECT(wo >= 0, "open: %s", vt_errno_name(errno));
+	if (write(wo, img, 8) != 8)
+		msg = vt_fail("8 bytes: %s, want them taken",
+			      vt_errno_name(errno));
+	else if (write(wo, img + 8, HDR - 9) != (ssize_t)(HDR - 9))
+		msg = vt_fail("up to the last header byte: %s",
+			      vt_errno_name(errno));
+	else if (write(wo, img + HDR - 1, 1) != -1 || errno != EINVAL)
+		msg = vt_fail("last header byte: %s, want EINVAL",
+			      vt_errno_name(errno));
+	close(wo);
+	free(img);
+	return done(fd, "sem-hrest", msg);
+}
+
+static const char *image_header_rest_when_whole(void)
+{
+	size_t t;
+
+	for (t = 0; t < NTYPES; t++)
+		EXPECT_NULL(on_type(t, header_rest_one(types[t].type)));
+	return NULL;
+}
+
+/* ---- images: after a rejection the next write() is at offset 0 ---- */
+
+/*
+ * Writes img in the given pieces without any lseek(); the last piece must
+ * fail with want.  Then the file offset is 0 and the good image, written
+ * with no lseek() either, loads.
+ */
+static const char *restart_one(uint32_t type, const char *what,
+			       size_t spoil_at, size_t first_piece, int want)
+{
+	uint8_t *img, *bad;
+	struct kbloom_info info;
+	const char *msg;
+	size_t len, done_bytes = 0;
+	ssize_t n;
+	int fd, wo;
+
+	msg = with_image("sem-restart", type, &fd, &img, &len);
+	if (msg) {
+		free(img);
+		return done(fd, "sem-restart", msg);
+	}
+	bad = malloc(len);
+	EXPECT(bad, "malloc");
+	memcpy(bad, img, len);
+	bad[spoil_at] ^= 0x21;
+	/* Something to see the load by: clear what the image holds. */
+	EXPECT_OK(ioctl(fd, KBLOOM_IOC_CLEAR, 0));
+	wo = vt_open("sem-restart", O_WRONLY);
+	EXPECT(wo >= 0, "open: %s", vt_errno_name(errno));
+	if (first_piece && write(wo, bad, first_piece) !=
+	    (ssize_t)first_piece) {
+		msg = vt_fail("%s: first %zu bytes: %s", what, first_piece,
+			      vt_errno_name(errno));
+		goto out;
+	}
+	done_bytes = first_piece;
+	errno = 0;
+	n = write(wo, bad + done_bytes, len - done_bytes);
+	if (n != -1 || errno != want) {
+		msg = vt_fail("%s: rest: %zd (%s), want %s", what, n,
+			      vt_errno_name(errno), vt_errno_name(want));
+		goto out;
+	}
+	if (lseek(wo, 0, SEEK_CUR) != 0) {
+		msg = vt_fail("%s: offset %lld after the rejection, want 0",
+			      what, (long long)lseek(wo, 0, SEEK_CUR));
+		goto out;
+	}
+	n = write(wo, img, len);
+	if (n != (ssize_t)len) {
+		msg = vt_fail("%s: the good image after it, without lseek: %zd (%s)",
+			      what, n, vt_errno_name(errno));
+		goto out;
+	}
+	if (vt_info(fd, &info) || info.add_calls != 200)
+		msg = vt_fail("%s: image not loaded (add_calls %llu)", what,
+			      (unsigned long long)info.add_calls);
+out:
+	close(wo);
+	free(bad);
+	free(img);
+	return done(fd, "sem-restart", msg);
+}
+
+static const char *restart_all(uint32_t type)
+{
+	const size_t seed = offsetof(struct kbloom_image_header, seed);
+
+	/* Refused in the first write: the offset never moved. */
+	EXPECT_NULL(restart_one(type, "magic, one write", 0, 0, ENOEXEC));
+	/* Refused after earlier writes were taken. */
+	EXPECT_NULL(restart_one(type, "magic", 2, 2, ENOEXEC));
+	EXPECT_NULL(restart_one(type, "seed", seed, 10, EXDEV));
+	EXPECT_NULL(restart_one(type, "checksum", HDR + 5, HDR + 64,
+				EBADMSG));
+	return NULL;
+}
+
+static const char *image_rejection_rewinds(void)
+{
+	size_t t;
+
+	for (t = 0; t < NTYPES; t++)
+		EXPECT_NULL(on_type(t, restart_all(types[t].type)));
+	return NULL;
+}
+
+/* ---- images: capacity and rate target stay the filter's own ---- */
+
+static const char *keeps_own_one(uint32_t type)
+{
+	struct kbloom_info src_info, dst_info, after;
+	const char *msg = NULL;
+	uint8_t *img;
+	size_t len;
+	int src, dst;
+
+	/* By rate: capacity 1000 and a 1 % target. */
+	src = fresh_typed("sem-src", type, 1000, 0, 0);
+	EXPECT(src >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT(vt_add_prefix(src, "own", 0, 100) > 0, "add");
+	EXPECT_OK(vt_info(src, &src_info));
+	/* The same bits, k and seed, by bits: another capacity, no target. */
+	dst = fresh_typed("sem-dst", type, 12345, src_info.bits, src_info.k);
+	EXPECT(dst >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT_OK(vt_info(dst, &dst_info));
+	EXPECT(dst_info.nblocks == src_info.nblocks &&
+	       dst_info.capacity == 12345 && !dst_info.fp_target_ppb,
+	       "setup: nblocks %llu/%llu capacity %llu target %u",
+	       (unsigned long long)dst_info.nblocks,
+	       (unsigned long long)src_info.nblocks,
+	       (unsigned long long)dst_info.capacity,
+	       dst_info.fp_target_ppb);
+	img = vt_read_image(src, 1 << 16, &len);
+	EXPECT(img, "read: %s", vt_errno_name(errno));
+	if (vt_write_image(dst, img, len, len))
+		msg = vt_fail("load: %s", vt_errno_name(errno));
+	else if (vt_info(dst, &after))
+		msg = vt_fail("GET_INFO: %s", vt_errno_name(errno));
+	else if (after.capacity != 12345 || after.fp_target_ppb ||
+		 after.fp_design_ppb != dst_info.fp_design_ppb)
+		msg = vt_fail("after load: capacity %llu target %u design %u, want 12345, 0, %u",
+			      (unsigned long long)after.capacity,
+			      after.fp_target_ppb, after.fp_design_ppb,
+			      dst_info.fp_design_ppb);
+	else if (after.add_calls != 100 || after.bits_set != src_info.bits_set)
+		msg = vt_fail("image cells not loaded");
+	/* And the other way: the rate-sized filter keeps 1000 and 1 %. */
+	if (!msg) {
+		free(img);
+		img = vt_read_image(dst, 1 << 16, &len);
+		EXPECT(img, "read: %s", vt_errno_name(errno));
+		if (vt_write_image(src, img, len, 4096))
+			msg = vt_fail("load back: %s", vt_errno_name(errno));
+		else if (vt_info(src, &after))
+			msg = vt_fail("GET_INFO: %s", vt_errno_name(errno));
+		else if (after.capacity != 1000 ||
+			 after.fp_target_ppb != FP_1PC)
+			msg = vt_fail("loaded back: capacity %llu target %u",
+				      (unsigned long long)after.capacity,
+				      after.fp_target_ppb);
+	}
+	free(img);
+	close(src);
+	vt_destroy("sem-src");
+	return done(dst, "sem-dst", msg);
+}
+
+static const char *image_keeps_own_sizing(void)
+{
+	size_t t;
+
+	for (t = 0; t < NTYPES; t++)
+		EXPECT_NULL(on_type(t, keeps_own_one(types[t].type)));
+	return NULL;
+}
+
+/* ---- DELETE through a read-only file: access before type ---- */
+
+static const char *delete_read_only_one(uint32_t type)
+{
+	struct kbloom_batch b;
+	struct vt_snap snap;
+	struct vt_keys k;
+	const char *msg;
+	int fd, ro;
+
+	fd = fresh_typed("sem-delro", type, 1000, 0, 0);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT(vt_add_prefix(fd, "del", 0, 10) > 0, "add");
+	msg = vt_snap_take(fd, &snap);
+	if (msg)
+		return done(fd, "sem-delro", msg);
+	ro = vt_open("sem-delro", O_RDONLY);
+	EXPECT(ro >= 0, "open: %s", vt_errno_name(errno));
+	EXPECT_OK(vt_keys_make(&k, "del", 0, 10));
+	vt_batch(&b, &k, NULL);
+	EXPECT_ERRNO(ioctl(ro, KBLOOM_IOC_DELETE, &b), EBADF);
+	/* And before ENODEV: access is judged first, even when dead. */
+	vt_keys_free(&k);
+	msg = vt_snap_same(fd, &snap);
+	if (!msg && vt_destroy("sem-delro"))
+		msg = vt_fail("destroy: %s", vt_errno_name(errno));
+	if (!msg) {
+		memset(&b, 0, sizeof(b));
+		if (ioctl(ro, KBLOOM_IOC_DELETE, &b) != -1 || errno != EBADF)
+			msg = vt_fail("DELETE on a read-only file of a destroyed filter: %s, want EBADF",
+				      vt_errno_name(errno));
+	}
+	close(ro);
+	close(fd);
+	vt_destroy("sem-delro");
+	return msg;
+}
+
+static const char *delete_read_only_ebadf(void)
+{
+	size_t t;
+
+	for (t = 0; t < NTYPES; t++)
+		EXPECT_NULL(on_type(t, delete_read_only_one(types[t].type)));
+	return NULL;
+}
+
+static const struct vt_case cases[] = {
+#define CASE(fn) { #fn, fn }
+	CASE(report_over_max_rejected),
+	CASE(self_merge_is_noop),
+	CASE(destroyed_lseek_enodev),
+	CASE(bits_per_key_limit),
+	CASE(image_header_judged_early),
+	CASE(image_header_rest_when_whole),
+	CASE(image_rejection_rewinds),
+	CASE(image_keeps_own_sizing),
+	CASE(delete_read_only_ebadf),
+#undef CASE
+};
+
+int main(void)
+{
+	return vt_run("semantics", cases, sizeof(cases) / sizeof(cases[0]));
+}
