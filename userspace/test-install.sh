@@ -5,9 +5,9 @@
 # nothing outside it changes (the live /lib/modules/KVER above all, whose
 # modules.dep a stray depmod would rewrite); then the one version (the
 # top-level VERSION file) is what the module, dkms.conf, kbloomctl, the
-# installed library (a program built with the installed .pc and header)
-# and the .pc file all say.  Needs the module built (make all), so make
-# check runs it after its build part.
+# installed library (a program built with the installed .pc and header),
+# the .pc file and the man page all say.  Needs the module built (make
+# all), so make check runs it after its build part.
 
 kb_suite=install
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -98,6 +98,13 @@ kb_run "$dest/usr/local/bin/kbloomctl" --version
 kb_why="kbloomctl --version: $out"
 [ "$(echo "$out" | head -n 1)" = "kbloomctl $version" ]
 kb_ok version-kbloomctl
+
+# The man page's title line names the version too.
+th=$(sed -n 's/^\.TH KBLOOMCTL 1 [^ ]* "kbloom \([^"]*\)".*/\1/p' \
+	"$dest/usr/local/share/man/man1/kbloomctl.1")
+kb_why="man page .TH says kbloom '$th'"
+[ "$th" = "$version" ]
+kb_ok version-man-page
 
 pc="$dest/usr/local/lib/pkgconfig"
 kb_run env PKG_CONFIG_PATH="$pc" PKG_CONFIG_SYSROOT_DIR="$dest" \
