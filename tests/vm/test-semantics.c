@@ -52,15 +52,6 @@ static int fresh_typed(const char *name, uint32_t type, uint64_t capacity,
 	return vt_open(name, O_RDWR);
 }
 
-static const char *done(int fd, const char *name, const char *msg)
-{
-	if (fd >= 0)
-		close(fd);
-	if (vt_destroy(name) && !msg)
-		return vt_fail("destroy %s: %s", name, vt_errno_name(errno));
-	return msg;
-}
-
 static int report(int fd, uint64_t fp, uint64_t tp, uint64_t tn)
 {
 	struct kbloom_report rep = {
@@ -104,7 +95,7 @@ static const char *report_bound_one(uint32_t type)
 	       "fp %llu tn %llu observed %u",
 	       (unsigned long long)info.reported_fp,
 	       (unsigned long long)info.reported_tn, info.observed_fp_ppb);
-	return done(fd, "sem-repmax", NULL);
+	return vt_done(fd, "sem-repmax", NULL);
 }
 
 static const char *report_over_max_rejected(void)
@@ -132,7 +123,7 @@ static const char *self_merge_one(uint32_t type)
 	EXPECT(ro >= 0, "open: %s", vt_errno_name(errno));
 	msg = vt_snap_take(fd, &snap);
 	if (msg)
-		return done(fd, "sem-self", msg);
+		return vt_done(fd, "sem-self", msg);
 	/* Through the same file and through another file of it. */
 	memset(&other, 0, sizeof(other));
 	other.fd = fd;
@@ -141,7 +132,7 @@ static const char *self_merge_one(uint32_t type)
 	EXPECT_OK(ioctl(fd, KBLOOM_IOC_MERGE, &other));
 	close(ro);
 	/* Cells (counters too) and add counters as they were. */
-	return done(fd, "sem-self", vt_snap_same(fd, &snap));
+	return vt_done(fd, "sem-self", vt_snap_same(fd, &snap));
 }
 
 static const char *self_merge_is_noop(void)
@@ -204,7 +195,7 @@ static const char *bits_per_key_one(uint32_t type)
 	EXPECT(info.bits >= 100 * KBLOOM_MAX_BITS_PER_KEY &&
 	       info.type == type, "bits %llu type %u",
 	       (unsigned long long)info.bits, info.type);
-	return done(fd, "sem-bpk", NULL);
+	return vt_done(fd, "sem-bpk", NULL);
 }
 
 static const char *bits_per_key_limit(void)
@@ -252,7 +243,7 @@ static const char *header_prefix(uint32_t type, size_t n, size_t at,
 		msg = vt_snap_take(fd, &snap);
 	if (msg) {
 		free(img);
-		return done(fd, "sem-hdr", msg);
+		return vt_done(fd, "sem-hdr", msg);
 	}
 	img[at] = value;
 	wo = vt_open("sem-hdr", O_WRONLY);
@@ -268,9 +259,9 @@ static const char *header_prefix(uint32_t type, size_t n, size_t at,
 	free(img);
 	if (msg) {
 		vt_snap_free(&snap);
-		return done(fd, "sem-hdr", msg);
+		return vt_done(fd, "sem-hdr", msg);
 	}
-	return done(fd, "sem-hdr", vt_snap_same(fd, &snap));
+	return vt_done(fd, "sem-hdr", vt_snap_same(fd, &snap));
 }
 
 static const char *header_one(uint32_t type)
@@ -315,7 +306,7 @@ static const char *header_rest_one(uint32_t type)
 	msg = with_image("sem-hrest", type, &fd, &img, &len);
 	if (msg) {
 		free(img);
-		return done(fd, "sem-hrest", msg);
+		return vt_done(fd, "sem-hrest", msg);
 	}
 	img[hsize] ^= 0x40;
 	wo = vt_open("sem-hrest", O_WRONLY);
@@ -331,7 +322,7 @@ static const char *header_rest_one(uint32_t type)
 			      vt_errno_name(errno));
 	close(wo);
 	free(img);
-	return done(fd, "sem-hrest", msg);
+	return vt_done(fd, "sem-hrest", msg);
 }
 
 static const char *image_header_rest_when_whole(void)
@@ -363,7 +354,7 @@ static const char *restart_one(uint32_t type, const char *what,
 	msg = with_image("sem-restart", type, &fd, &img, &len);
 	if (msg) {
 		free(img);
-		return done(fd, "sem-restart", msg);
+		return vt_done(fd, "sem-restart", msg);
 	}
 	bad = malloc(len);
 	EXPECT(bad, "malloc");
@@ -405,7 +396,7 @@ out:
 	close(wo);
 	free(bad);
 	free(img);
-	return done(fd, "sem-restart", msg);
+	return vt_done(fd, "sem-restart", msg);
 }
 
 static const char *restart_all(uint32_t type)
@@ -489,7 +480,7 @@ static const char *keeps_own_one(uint32_t type)
 	free(img);
 	close(src);
 	vt_destroy("sem-src");
-	return done(dst, "sem-dst", msg);
+	return vt_done(dst, "sem-dst", msg);
 }
 
 static const char *image_keeps_own_sizing(void)
@@ -516,7 +507,7 @@ static const char *delete_read_only_one(uint32_t type)
 	EXPECT(vt_add_prefix(fd, "del", 0, 10) > 0, "add");
 	msg = vt_snap_take(fd, &snap);
 	if (msg)
-		return done(fd, "sem-delro", msg);
+		return vt_done(fd, "sem-delro", msg);
 	ro = vt_open("sem-delro", O_RDONLY);
 	EXPECT(ro >= 0, "open: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_keys_make(&k, "del", 0, 10));
