@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a read of /sys/class/kbloom/<name>/ costs, and that the statistics
+ * that need the cells (bits_set, fill_ppb, est_keys, fp_now_ppb, saturated)
+ * are never stale although the module keeps one scan of them per filter.
+ *
+ * Staleness is judged against the cells themselves, counted here from the
+ * filter's image, not against GET_INFO (which shares the module's scan):
+ * after an add of a new key, a delete, a merge, an intersect, an image load
+ * and a clear, bits_set must equal the non-zero cells of the image, for
+ * both filter types.
+ *
+ * Cost, on a 1 GiB filter: a counter file (add_calls and the like) must
+ * not walk the cells, and the five cell files read after one change must
+ * share one walk.  The assertions compare reads with one walk timed in
+ * the same run, never with absolute times; the times themselves are
+ * printed ("sysfs-cost:" lines) for the benchmark record.
+ */
+#include <dirent.h>
+#include <time.h>
+
+#include "vmtest.h"
+
+#define SEED		0x5eed5eed5eedULL
+#define FP_1PC		10000000U
+#define GIB		(1ULL << 30)
+
+struct variant {
+	const char *name;
+	uint32_t type;
+};
+
+static const struct variant variants[] = {
+	{ "bits", KBLOOM_TYPE_BITS },
+	{ "counting", KBLOOM_TYPE_COUNTING },
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t mem_total_bytes(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+static int create_typed(const char *name, uint32_t type, uint64_t capacity,
+			uint64_t bits)
+{
+	struct kbloom_create req;
+
+	vt_destroy(name);
+	vt_create_req(&req, name, capacity, bits ? 0 : FP_1PC);
+	req.bits = bits;
+	req.type = type;
+	req.flags = KBLOOM_CREATE_SEED;
+	req.seed = SEED;
+	if (vt_create_raw(&req))
+		return -1;
+	return vt_open(name, O_RDWR);
+}
+
+/* Non-zero cells of an image: set bits, or counters (nibbles) above 0. */
+static uint64_t image_cells(const uint8_t *img, size_t len, uint32_t type)
+{
+	size_t i, end = len - 4;
+	uint64_t n = 0;
+
+	for (i = sizeof(struct kbloom_image_header); i < end; i++) {
+		if (type == KBLOOM_TYPE_COUNTING)
+			n += !!(img[i] & 0x0f) + !!(img[i] & 0xf0);
+		else
+			n += __builtin_popcount(img[i]);
+	}
+	return n;
+}
+
+/*
+ * bits_set from sysfs equals the image's non-zero cells, and every
+ * statistic in sysfs equals GET_INFO; *bits_set gets the count.
+ */
+static const char *cells_agree(int fd, const char *name, uint32_t type,
+			       uint64_t *bits_set, const char *step)
+{
+	struct kbloom_info info;
+	uint64_t from_sysfs, from_image;
+	const char *msg;
+	uint8_t *img;
+	size_t len;
+
+	EXPECT_OK(vt_sysfs_u64(name, "bits_set", &from_sysfs));
+	img = vt_read_image(fd, 1 << 16, &len);
+	EXPECT(img, "%s: read image: %s", step, vt_errno_name(errno));
+	from_image = image_cells(img, len, type);
+	free(img);
+	EXPECT(from_sysfs == from_image,
+	       "%s: sysfs bits_set %llu, the image has %llu cells set", step,
+	       (unsigned long long)from_sysfs,
+	       (unsigned long long)from_image);
+	EXPECT_OK(vt_info(fd, &info));
+	msg = vt_sysfs_matches_info(name, &info);
+	if (msg)
+		return vt_fail("%s: %s", step, msg);
+	*bits_set = from_sysfs;
+	return NULL;
+}
+
+static int merge_op(int fd, int other, unsigned long cmd)
+{
+	struct kbloom_other req;
+
+	memset(&req, 0, sizeof(req));
+	req.fd = other;
+	return ioctl(fd, cmd, &req);
+}
+
+/* Every change of the cells shows in the next read of bits_set. */
+static const char *never_stale(const struct variant *t)
+{
+	const char *a = "sc-a", *b = "sc-b";
+	uint64_t before, now, saved_bits;
+	uint8_t *saved = NULL;
+	const char *msg = NULL;
+	size_t saved_len;
+	int fd, fdb = -1;
+	long hits;
+
+	fd = create_typed(a, t->type, 10000, 0);
+	EXPECT(fd >= 0, "create %s: %s", a, vt_errno_name(errno));
+	EXPECT(vt_add_prefix(fd, "base", 0, 100) >= 0, "add: %s",
+	       vt_errno_name(errno));
+	msg = cells_agree(fd, a, t->type, &before, "after 100 adds");
+	if (msg)
+		goto out;
+
+	/* A new key sets new cells: the read after it must see them. */
+	hits = vt_add_prefix(fd, "one-more", 0, 1);
+	if (hits != 1) {
+		msg = vt_fail("add of a new key: %ld hits", hits);
+		goto out;
+	}
+	msg = cells_agree(fd, a, t->type, &now, "after one new key");
+	if (!msg && now <= before)
+		msg = vt_fail("bits_set %llu after a new key, was %llu",
+			      (unsigned long long)now,
+			      (unsigned long long)before);
+	if (msg)
+		goto out;
+	before = now;
+
+	/* A known key changes no cell of a bits filter. */
+	if (t->type == KBLOOM_TYPE_BITS) {
+		hits = vt_add_prefix(fd, "one-more", 0, 1);
+		msg = cells_agree(fd, a, t->type, &now, "after a known key");
+		if (!msg && (hits != 0 || now != before))
+			msg = vt_fail("known key: %ld hits, bits_set %llu, "
+				      "was %llu", hits,
+				      (unsigned long long)now,
+				      (unsigned long long)before);
+		if (msg)
+			goto out;
+	}
+
+	/* The delete takes back the counters the add took from 0 to 1. */
+	if (t->type == KBLOOM_TYPE_COUNTING) {
+		struct vt_keys k;
+
+		if (vt_keys_make(&k, "one-more", 0, 1)) {
+			msg = "out of memory";
+			goto out;
+		}
+		hits = vt_keys_op(fd, KBLOOM_IOC_DELETE, &k, NULL);
+		vt_keys_free(&k);
+		if (hits != 1) {
+			msg = vt_fail("delete: %ld hits (%s)", hits,
+				      vt_errno_name(errno));
+			goto out;
+		}
+		msg = cells_agree(fd, a, t->type, &now, "after a delete");
+		if (!msg && now >= before)
+			msg = vt_fail("bits_set %llu after a delete, was %llu",
+				      (unsigned long long)now,
+				      (unsigned long long)before);
+		if (msg)
+			goto out;
+		before = now;
+	}
+
+	/* Keep this state's image for the load below. */
+	saved = vt_read_image(fd, 1 << 16, &saved_len);
+	if (!saved) {
+		msg = vt_fail("read image: %s", vt_errno_name(errno));
+		goto out;
+	}
+	saved_bits = before;
+
+	/* A merge sets cells without any add on this filter. */
+	fdb = create_typed(b, t->type, 10000, 0);
+	if (fdb < 0 || vt_add_prefix(fdb, "other", 0, 100) < 0) {
+		msg = vt_fail("filter %s: %s", b, vt_errno_name(errno));
+		goto out;
+	}
+	if (merge_op(fd, fdb, KBLOOM_IOC_MERGE)) {
+		msg = vt_fail("merge: %s", vt_errno_name(errno));
+		goto out;
+	}
+	msg = cells_agree(fd, a, t->type, &now, "after a merge");
+	if (!msg && now <= before)
+		msg = vt_fail("bits_set %llu after a merge, was %llu",
+			      (unsigned long long)now,
+			      (unsigned long long)before);
+	if (msg)
+		goto out;
+	before = now;
+
+	/* An intersect with b keeps only b's cells of the union. */
+	if (merge_op(fd, fdb, KBLOOM_IOC_INTERSECT)) {
+		msg = vt_fail("intersect: %s", vt_errno_name(errno));
+		goto out;
+	}
+	msg = cells_agree(fd, a, t->type, &now, "after an intersect");
+	if (!msg && now >= before)
+		msg = vt_fail("bits_set %llu after an intersect, was %llu",
+			      (unsigned long long)now,
+			      (unsigned long long)before);
+	if (msg)
+		goto out;
+
+	/* Loading the saved image brings its cells back. */
+	if (vt_write_image(fd, saved, saved_len, 1 << 16)) {
+		msg = vt_fail("load image: %s", vt_errno_name(errno));
+		goto out;
+	}
+	msg = cells_agree(fd, a, t->type, &now, "after an image load");
+	if (!msg && now != saved_bits)
+		msg = vt_fail("bits_set %llu after loading an image of %llu",
+			      (unsigned long long)now,
+			      (unsigned long long)saved_bits);
+	if (msg)
+		goto out;
+
+	if (ioctl(fd, KBLOOM_IOC_CLEAR, 0)) {
+		msg = vt_fail("clear: %s", vt_errno_name(errno));
+		goto out;
+	}
+	msg = cells_agree(fd, a, t->type, &now, "after a clear");
+	if (!msg && now != 0)
+		msg = vt_fail("bits_set %llu after a clear",
+			      (unsigned long long)now);
+out:
+	free(saved);
+	msg = vt_done(fdb, b, msg);
+	return vt_done(fd, a, msg);
+}
+
+/* ---- cost on a 1 GiB filter ---- */
+
+/* The cell statistics: the files a read may have to walk the cells for. */
+static const char *const cell_files[] = {
+	"bits_set", "fill_ppb", "est_keys", "fp_now_ppb", "saturated",
+};
+
+static bool is_cell_file(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cell_files) / sizeof(cell_files[0]); i++)
+		if (!strcmp(name, cell_files[i]))
+			return true;
+	return false;
+}
+
+/* Reads a whole sysfs file, as cat does; -1 with errno on failure. */
+static int read_file_at(int dirfd, const char *name)
+{
+	char buf[4096];
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	do {
+		n = read(fd, buf, sizeof(buf));
+	} while (n > 0);
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+static double read_timed(int dirfd, const char *name)
+{
+	double t0 = now_s();
+
+	if (read_file_at(dirfd, name))
+		return -1;
+	return now_s() - t0;
+}
+
+/* The regular files of dir (as cat dir/ * reads them), at most max. */
+static int list_files(int dirfd, char names[][64], int max)
+{
+	int copy = dup(dirfd), n = 0;
+	DIR *d = copy >= 0 ? fdopendir(copy) : NULL;
+	struct dirent *e;
+	struct stat st;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) && n < max) {
+		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode) || !(st.st_mode & 0444) ||
+		    strlen(e->d_name) >= 64)
+			continue;
+		memcpy(names[n++], e->d_name, strlen(e->d_name) + 1);
+	}
+	closedir(d);
+	return n;
+}
+
+/* Every file once; seconds, or -1. */
+static double read_all(int dirfd, char names[][64], int n)
+{
+	double t0 = now_s();
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (read_file_at(dirfd, names[i]))
+			return -1;
+	return now_s() - t0;
+}
+
+static const char *cost_1gib(void)
+{
+	const char *name = "sc-big";
+	uint64_t need = GIB + (512ULL << 20), have = mem_total_bytes();
+	double t_scan, t_cells, t_counters, t_all_cold, t_all_warm, t_one;
+	char names[64][64];
+	const char *msg = NULL;
+	char dir[128];
+	int fd, dirfd = -1, nfiles, i, reads;
+
+	if (have < need)
+		return vt_skip("MemTotal %llu MiB, a 1024 MiB filter needs "
+			       "%llu MiB (run with KBLOOM_VM_MEM=3G)",
+			       (unsigned long long)(have >> 20),
+			       (unsigned long long)(need >> 20));
+	fd = create_typed(name, KBLOOM_TYPE_BITS, 100000000, 8 * GIB);
+	EXPECT(fd >= 0, "create 1 GiB: %s", vt_errno_name(errno));
+	snprintf(dir, sizeof(dir), VT_SYSFS "/%s", name);
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	nfiles = dirfd >= 0 ? list_files(dirfd, names, 64) : -1;
+	if (nfiles < 28) {
+		msg = vt_fail("%s: %d files (%s), want 28 or more", dir,
+			      nfiles, vt_errno_name(errno));
+		goto out;
+	}
+	if (vt_add_prefix(fd, "big", 0, 10000) < 0) {
+		msg = vt_fail("add: %s", vt_errno_name(errno));
+		goto out;
+	}
+
+	/* One walk of the cells: the first cell file read after a change. */
+	t_scan = read_timed(dirfd, "bits_set");
+	/* The other cell files, with no change since: no walk of their own. */
+	t_cells = now_s();
+	for (i = 0; i < (int)(sizeof(cell_files) / sizeof(cell_files[0]));
+	     i++)
+		if (read_file_at(dirfd, cell_files[i])) {
+			msg = vt_fail("read %s: %s", cell_files[i],
+				      vt_errno_name(errno));
+			goto out;
+		}
+	t_cells = now_s() - t_cells;
+
+	/*
+	 * Every other file 100 times, given up once it has taken as long as
+	 * one walk (a module that walks per read would take minutes here).
+	 */
+	t_counters = now_s();
+	for (reads = 0; reads < 100 && now_s() - t_counters < t_scan;
+	     reads++)
+		for (i = 0; i < nfiles; i++)
+			if (!is_cell_file(names[i]) &&
+			    read_file_at(dirfd, names[i])) {
+				msg = vt_fail("read %s: %s", names[i],
+					      vt_errno_name(errno));
+				goto out;
+			}
+	t_counters = now_s() - t_counters;
+
+	t_one = read_timed(dirfd, "add_calls");
+	/* cat of every file right after a change, and again with none. */
+	if (vt_add_prefix(fd, "big-more", 0, 1) != 1) {
+		msg = vt_fail("add of a new key: %s", vt_errno_name(errno));
+		goto out;
+	}
+	t_all_cold = read_all(dirfd, names, nfiles);
+	t_all_warm = read_all(dirfd, names, nfiles);
+	printf("sysfs-cost: 1 GiB bits filter, %d files: every file after a "
+	       "change %.3f s, again %.6f s; one walk (bits_set) %.3f s; "
+	       "add_calls alone %.1f us; the %d other files x%d %.6f s; "
+	       "the 5 cell files after the walk %.6f s\n",
+	       nfiles, t_all_cold, t_all_warm, t_scan, t_one * 1e6,
+	       nfiles - 5, reads, t_counters, t_cells);
+	fflush(stdout);
+	if (t_scan < 0 || t_cells < 0 || t_one < 0 || t_all_cold < 0 ||
+	    t_all_warm < 0) {
+		msg = vt_fail("a sysfs read failed: %s", vt_errno_name(errno));
+		goto out;
+	}
+	if (reads < 100 || t_counters >= t_scan) {
+		msg = vt_fail("the %d files that need no cells: %d rounds "
+			      "in %.3f s, one walk of the cells takes %.3f s",
+			      nfiles - 5, reads, t_counters, t_scan);
+		goto out;
+	}
+	if (t_cells * 2 >= t_scan)
+		msg = vt_fail("the 5 cell files with no change took %.3f s, "
+			      "one walk %.3f s: they do not share it",
+			      t_cells, t_scan);
+out:
+	if (dirfd >= 0)
+		close(dirfd);
+	return vt_done(fd, name, msg);
+}
+
+static const char *never_stale_bits(void)
+{
+	return never_stale(&variants[0]);
+}
+
+static const char *never_stale_counting(void)
+{
+	return never_stale(&variants[1]);
+}
+
+int main(void)
+{
+	static const struct vt_case cases[] = {
+#define CASE(fn) { #fn, fn }
+		CASE(never_stale_bits),
+		CASE(never_stale_counting),
+		CASE(cost_1gib),
+#undef CASE
+	};
+
+	return vt_run("sysfs-cost", cases, sizeof(cases) / sizeof(cases[0]));
+}
