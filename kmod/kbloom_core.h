@@ -250,6 +250,27 @@ int kbloom_intersect(struct kbloom_filter *dst,
 void kbloom_get_stats(const struct kbloom_filter *f, struct kbloom_stats *st);
 
 /*
+ * get_stats in its two halves, for a caller that keeps a scan while the
+ * cells stay as they were (the module's sysfs, kbloom_stats_cache.c).
+ * scan_cells walks every block for what depends on the cells alone, which
+ * is only which cells are non-zero; combine adds the counts and what
+ * follows from the geometry, without touching the cells.
+ */
+struct kbloom_cell_stats {
+	u64 bits_set;
+	u64 est_keys;
+	u32 fill_ppb;
+	u32 fp_now_ppb;
+};
+
+void kbloom_scan_cells(const struct kbloom_filter *f,
+		       struct kbloom_cell_stats *cs);
+void kbloom_stats_combine(const struct kbloom_filter *f,
+			  const struct kbloom_counts *counts,
+			  const struct kbloom_cell_stats *cs,
+			  struct kbloom_stats *st);
+
+/*
  * Images (format in the uapi header).  Encoding streams: a cursor holds the
  * header snapshot taken at offset 0 and the running CRC, so reads must be
  * sequential.  Decoding validates everything before touching the filter.

@@ -64,24 +64,15 @@ static u64 neg_log_clear(u32 x, u32 cells_order)
 	return kbloom_neg_log_clear[i];
 }
 
-void kbloom_get_stats(const struct kbloom_filter *f, struct kbloom_stats *st)
+void kbloom_scan_cells(const struct kbloom_filter *f,
+		       struct kbloom_cell_stats *cs)
 {
-	u64 nblocks = f->geo.nblocks, b, net;
+	u64 nblocks = f->geo.nblocks, b;
 	u64 all_set_sum = 0, neg_log_sum = 0, bits_set = 0, fp_now32, per_key;
 	u32 k = f->geo.k, width = 1U << kbloom_cell_order(f->geo.type), w;
 	u32 cells_order = kbloom_cells_order(f->geo.type);
 	/* 1 every width bits: all ones for bits, 0x1111... for counters. */
 	u64 low_bits = div64_u64(U64_MAX, U64_MAX >> (64 - width));
-	struct kbloom_counts counts;
-
-	memset(st, 0, sizeof(*st));
-	kbloom_counts_read(f, &counts);
-	st->add_calls = counts.add_calls;
-	st->add_new = counts.add_new;
-	st->check_calls = counts.check_calls;
-	st->check_hits = counts.check_hits;
-	st->delete_calls = counts.delete_calls;
-	st->delete_hits = counts.delete_hits;
 
 	for (b = 0; b < nblocks; b++) {
 		const u64 *block = f->words + b * KBLOOM_BLOCK_WORDS;
@@ -98,15 +89,15 @@ void kbloom_get_stats(const struct kbloom_filter *f, struct kbloom_stats *st)
 			cond_resched();
 	}
 
-	st->bits_set = bits_set;
+	cs->bits_set = bits_set;
 	/*
 	 * 10^9 is a multiple of 512, so 10^9 / cells is exact, and
 	 * bits_set * 10^9 / cells <= 2^31 blocks * 10^9: no overflow.
 	 */
-	st->fill_ppb = (u32)div64_u64(bits_set * (KBLOOM_PPB >> cells_order),
+	cs->fill_ppb = (u32)div64_u64(bits_set * (KBLOOM_PPB >> cells_order),
 				      nblocks);
 	fp_now32 = div64_u64(all_set_sum, nblocks);
-	st->fp_now_ppb = (u32)mul_u64_u64_shr(fp_now32, KBLOOM_PPB, 32);
+	cs->fp_now_ppb = (u32)mul_u64_u64_shr(fp_now32, KBLOOM_PPB, 32);
 	/*
 	 * A block's k * i probes leave a cell clear with chance
 	 * (1 - 1/cells)^(k i), so x non-zero cells suggest i =
@@ -114,12 +105,32 @@ void kbloom_get_stats(const struct kbloom_filter *f, struct kbloom_stats *st)
 	 * costs one division.
 	 */
 	per_key = (u64)k * neg_log_clear(1, cells_order);
-	st->est_keys = div64_u64(neg_log_sum + per_key / 2, per_key);
+	cs->est_keys = div64_u64(neg_log_sum + per_key / 2, per_key);
+}
+
+void kbloom_stats_combine(const struct kbloom_filter *f,
+			  const struct kbloom_counts *counts,
+			  const struct kbloom_cell_stats *cs,
+			  struct kbloom_stats *st)
+{
+	u64 net;
+
+	memset(st, 0, sizeof(*st));
+	st->add_calls = counts->add_calls;
+	st->add_new = counts->add_new;
+	st->check_calls = counts->check_calls;
+	st->check_hits = counts->check_hits;
+	st->delete_calls = counts->delete_calls;
+	st->delete_hits = counts->delete_hits;
+	st->bits_set = cs->bits_set;
+	st->est_keys = cs->est_keys;
+	st->fill_ppb = cs->fill_ppb;
+	st->fp_now_ppb = cs->fp_now_ppb;
 	if (f->geo.capacity)
 		st->fp_design_ppb = kbloom_formula_fp_ppb_type(f->geo.type,
-							       nblocks,
+							       f->geo.nblocks,
 							       f->geo.capacity,
-							       k);
+							       f->geo.k);
 	/*
 	 * Over capacity means more keys changed the filter than it was built
 	 * for, less those deleted since: duplicates never count, and unlike
@@ -130,4 +141,14 @@ void kbloom_get_stats(const struct kbloom_filter *f, struct kbloom_stats *st)
 	st->saturated = (f->geo.capacity && net > f->geo.capacity) ||
 			(f->geo.fp_target_ppb &&
 			 st->fp_now_ppb > f->geo.fp_target_ppb);
+}
+
+void kbloom_get_stats(const struct kbloom_filter *f, struct kbloom_stats *st)
+{
+	struct kbloom_cell_stats cs;
+	struct kbloom_counts counts;
+
+	kbloom_counts_read(f, &counts);
+	kbloom_scan_cells(f, &cs);
+	kbloom_stats_combine(f, &counts, &cs, st);
 }
