@@ -115,6 +115,7 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 
 	init_rwsem(&kd->lock);
 	spin_lock_init(&kd->report_lock);
+	kbloom_stats_cache_init(&kd->stats_cache);
 	strscpy(kd->name, name, sizeof(kd->name));
 	kd->bytes = kbloom_geometry_bytes(geo);
 	kd->mode = mode;
@@ -180,13 +181,20 @@ static u32 kbloom_ratio_ppb(u64 part, u64 other)
 }
 
 /* Caller holds kd->lock shared (or exclusive) and has checked kd->dead. */
-void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info)
+void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
+			  bool cells)
 {
 	const struct kbloom_geometry *geo = &kd->filter.geo;
+	struct kbloom_cell_stats cs = {};
+	struct kbloom_counts counts;
 	struct kbloom_stats st;
 
 	memset(info, 0, sizeof(*info));
-	kbloom_get_stats(&kd->filter, &st);
+	if (cells)
+		kbloom_stats_cache_get(kd, &counts, &cs);
+	else
+		kbloom_counts_read(&kd->filter, &counts);
+	kbloom_stats_combine(&kd->filter, &counts, &cs, &st);
 	strscpy(info->name, kd->name, sizeof(info->name));
 	info->capacity = geo->capacity;
 	info->nblocks = geo->nblocks;
@@ -214,7 +222,7 @@ void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info)
 	info->fill_ppb = st.fill_ppb;
 	info->observed_fp_ppb = kbloom_ratio_ppb(info->reported_fp,
 						 info->reported_tn);
-	info->saturated = st.saturated;
+	info->saturated = cells ? st.saturated : 0;
 	info->node_mode = kd->mode;
 	info->mappings = atomic_read(&kd->mappings);
 }
@@ -238,7 +246,7 @@ static long kbloom_dev_get_info(struct kbloom_dev *kd, void __user *uarg)
 	err = kbloom_dev_lock_live(kd);
 	if (err)
 		return err;
-	kbloom_dev_fill_info(kd, &info);
+	kbloom_dev_fill_info(kd, &info, true);
 	up_read(&kd->lock);
 	if (copy_to_user(uarg, &info, sizeof(info)))
 		return -EFAULT;
@@ -458,6 +466,8 @@ static long kbloom_dev_combine(struct kbloom_dev *kd, void __user *uarg,
 		 * its keys were added to it separately.
 		 */
 		err = kbloom_merge(&kd->filter, &other->filter);
+		if (!err)
+			kbloom_stats_cache_merged(kd);
 	} else if (!kbloom_compatible(&kd->filter, &other->filter)) {
 		err = -EXDEV;
 	} else {

@@ -42,6 +42,23 @@ struct kbloom_reporter {
 	u64 tn;
 };
 
+/* What may change the cells, as kbloom_stats_cache.c explains. */
+struct kbloom_stats_key {
+	u64 add_new;
+	u64 delete_hits;
+	u64 sequence;
+	u64 merges;
+};
+
+/* The last walk of a filter's cells and the key it was taken at. */
+struct kbloom_stats_cache {
+	struct mutex lock;	/* one walk at a time; guards the rest */
+	u64 merges;		/* merges into the filter; under kd->lock */
+	bool valid;
+	struct kbloom_stats_key key;
+	struct kbloom_cell_stats cells;
+};
+
 struct kbloom_dev {
 	struct kbloom_filter filter;
 	/*
@@ -62,6 +79,7 @@ struct kbloom_dev {
 	 */
 	struct kbloom_map_header *map;
 	atomic_t mappings;	/* mapped areas (vmas) of this filter */
+	struct kbloom_stats_cache stats_cache;
 
 	spinlock_t report_lock;	/* the sums below and reporters[] */
 	u64 reported_fp;
@@ -149,7 +167,13 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 				    umode_t mode, kuid_t uid, kgid_t gid);
 int kbloom_dev_add(struct kbloom_dev *kd);
 void kbloom_dev_remove(struct kbloom_dev *kd);
-void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info);
+/*
+ * GET_INFO's fields, under kd->lock held shared.  Without cells, the ones
+ * that need a walk of the cells (bits_set, est_keys, fill_ppb, fp_now_ppb,
+ * saturated) are left 0 and nothing is walked.
+ */
+void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
+			  bool cells);
 void kbloom_dev_reset_reports(struct kbloom_dev *kd);
 extern const struct attribute_group *kbloom_report_groups[];
 
@@ -177,6 +201,12 @@ void kbloom_map_rewrite_end(struct kbloom_dev *kd);
 u64 kbloom_map_sequence(const struct kbloom_dev *kd);
 void kbloom_map_mark_dead(struct kbloom_dev *kd);
 int kbloom_dev_mmap(struct file *file, struct vm_area_struct *vma);
+
+/* kbloom_stats_cache.c: one walk of the cells shared by their readers. */
+void kbloom_stats_cache_init(struct kbloom_stats_cache *c);
+void kbloom_stats_cache_merged(struct kbloom_dev *kd);
+void kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
+			    struct kbloom_cell_stats *cells);
 
 /* kbloom_sysfs.c: attributes of each filter and of the class. */
 extern const struct attribute_group *kbloom_dev_groups[];

@@ -56,7 +56,8 @@ KBLOOM_IOCTLS_ATTR(add_ioctls, KBLOOM_BATCH_ADD);
 KBLOOM_IOCTLS_ATTR(check_ioctls, KBLOOM_BATCH_CHECK);
 KBLOOM_IOCTLS_ATTR(delete_ioctls, KBLOOM_BATCH_DELETE);
 
-static int kbloom_sysfs_info(struct device *dev, struct kbloom_info *info)
+static int kbloom_sysfs_info(struct device *dev, struct kbloom_info *info,
+			     bool cells)
 {
 	struct kbloom_dev *kd = to_kbloom_dev(dev);
 
@@ -65,7 +66,7 @@ static int kbloom_sysfs_info(struct device *dev, struct kbloom_info *info)
 		up_read(&kd->lock);
 		return -ENODEV;
 	}
-	kbloom_dev_fill_info(kd, info);
+	kbloom_dev_fill_info(kd, info, cells);
 	up_read(&kd->lock);
 	return 0;
 }
@@ -75,6 +76,13 @@ struct kbloom_stat_attr {
 	struct device_attribute dev_attr;
 	size_t offset;
 	bool wide;		/* __u64, else __u32 */
+	/*
+	 * Computed from the cells: the read shares the filter's last walk
+	 * of them while they have not changed, else walks them
+	 * (kbloom_stats_cache.c).  Every other statistic costs the same on
+	 * any size of filter: the counts summed over CPUs, nothing more.
+	 */
+	bool cells;
 };
 
 /* One consistent snapshot per read, as GET_INFO gives. */
@@ -85,7 +93,7 @@ static ssize_t kbloom_stat_show(struct device *dev,
 		container_of(attr, struct kbloom_stat_attr, dev_attr);
 	struct kbloom_info info;
 	const void *field = (const u8 *)&info + stat->offset;
-	int err = kbloom_sysfs_info(dev, &info);
+	int err = kbloom_sysfs_info(dev, &info, stat->cells);
 
 	if (err)
 		return err;
@@ -95,7 +103,7 @@ static ssize_t kbloom_stat_show(struct device *dev,
 	return sysfs_emit(buf, "%u\n", *(const u32 *)field);
 }
 
-#define KBLOOM_STAT_ATTR(_field, _wide)					\
+#define KBLOOM_STAT_ATTR(_field, _wide, _cells)				\
 	struct kbloom_stat_attr kbloom_stat_##_field = {		\
 		.dev_attr = {						\
 			.attr = { .name = #_field, .mode = 0444 },	\
@@ -103,25 +111,26 @@ static ssize_t kbloom_stat_show(struct device *dev,
 		},							\
 		.offset = offsetof(struct kbloom_info, _field),		\
 		.wide = _wide,						\
+		.cells = _cells,					\
 	}
 
-static KBLOOM_STAT_ATTR(add_calls, true);
-static KBLOOM_STAT_ATTR(add_new, true);
-static KBLOOM_STAT_ATTR(check_calls, true);
-static KBLOOM_STAT_ATTR(check_hits, true);
-static KBLOOM_STAT_ATTR(delete_calls, true);
-static KBLOOM_STAT_ATTR(delete_hits, true);
-static KBLOOM_STAT_ATTR(bits_set, true);
-static KBLOOM_STAT_ATTR(est_keys, true);
-static KBLOOM_STAT_ATTR(reported_fp, true);
-static KBLOOM_STAT_ATTR(reported_tp, true);
-static KBLOOM_STAT_ATTR(reported_tn, true);
-static KBLOOM_STAT_ATTR(fill_ppb, false);
-static KBLOOM_STAT_ATTR(fp_design_ppb, false);
-static KBLOOM_STAT_ATTR(fp_now_ppb, false);
-static KBLOOM_STAT_ATTR(observed_fp_ppb, false);
-static KBLOOM_STAT_ATTR(saturated, false);
-static KBLOOM_STAT_ATTR(mappings, true);
+static KBLOOM_STAT_ATTR(add_calls, true, false);
+static KBLOOM_STAT_ATTR(add_new, true, false);
+static KBLOOM_STAT_ATTR(check_calls, true, false);
+static KBLOOM_STAT_ATTR(check_hits, true, false);
+static KBLOOM_STAT_ATTR(delete_calls, true, false);
+static KBLOOM_STAT_ATTR(delete_hits, true, false);
+static KBLOOM_STAT_ATTR(bits_set, true, true);
+static KBLOOM_STAT_ATTR(est_keys, true, true);
+static KBLOOM_STAT_ATTR(reported_fp, true, false);
+static KBLOOM_STAT_ATTR(reported_tp, true, false);
+static KBLOOM_STAT_ATTR(reported_tn, true, false);
+static KBLOOM_STAT_ATTR(fill_ppb, false, true);
+static KBLOOM_STAT_ATTR(fp_design_ppb, false, false);
+static KBLOOM_STAT_ATTR(fp_now_ppb, false, true);
+static KBLOOM_STAT_ATTR(observed_fp_ppb, false, false);
+static KBLOOM_STAT_ATTR(saturated, false, true);
+static KBLOOM_STAT_ATTR(mappings, true, false);
 
 static struct attribute *kbloom_dev_attrs[] = {
 	&dev_attr_capacity.attr,

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One walk of the cells shared by every reader of the statistics that need
+ * them (bits_set, fill_ppb, est_keys, fp_now_ppb, saturated: sysfs and
+ * GET_INFO), kept until the cells may have changed.  A walk of a 1 GiB
+ * filter is 16 M blocks; before this, cat /sys/class/kbloom/<name>/ *
+ * walked it once per file (tests/vm/test-sysfs-cost.c has the times).
+ *
+ * The cache is exact, not timed: a read gets what a walk at that moment
+ * would give.  The scan is kept with a key of everything that moves when
+ * a cell goes from zero to non-zero or back, which is all the scan
+ * depends on (kbloom_scan_cells() counts non-zero cells per block):
+ *   add_new      an add that took a bit, or a counter, from 0 counts here
+ *                (kbloom_core.c's cell_inc() returns true exactly then);
+ *                an add that did not changed no cell from zero, and a
+ *                counter it moved from 2 to 3 changes nothing the scan
+ *                sees;
+ *   delete_hits  only a counting delete that found all k counters
+ *                non-zero decrements any (probe_delete()), and it counts
+ *                here; one that found an empty counter changed nothing,
+ *                and a bits filter's delete changes nothing at all;
+ *   sequence     clear, intersect and image load rewrite cells inside
+ *                kbloom_map_rewrite_begin()/_end(), which move the
+ *                mapping's sequence on; they also reset the counts, which
+ *                is why the counts alone would not do;
+ *   merges       a merge only adds to cells, so it leaves the sequence
+ *                alone (a mapped reader may read across it): it counts
+ *                in kbloom_stats_cache_merged() instead.
+ * Check and lookup write nothing, and nothing else writes the cells.
+ *
+ * Why a stale scan is never reused: the counts are per CPU and each CPU's
+ * count only grows between resets, which happen only inside a sequence
+ * bump.  An add or delete writes its cells with a fully ordered cmpxchg
+ * before it bumps its CPU's count, and the key is sampled before the walk
+ * with a read barrier between, so a key that includes an operation's
+ * count comes with a walk that sees its cells.  A cell change the walk
+ * missed therefore had not been counted in the key; once it has (its
+ * ioctl returned), the next sample differs and the read walks again.
+ * clear, intersect, load and merge hold kd->lock exclusive and readers
+ * hold it shared, so those never overlap a walk or a sample.
+ */
+#include <linux/mutex.h>
+
+#include "kbloom_internal.h"
+
+void kbloom_stats_cache_init(struct kbloom_stats_cache *c)
+{
+	mutex_init(&c->lock);
+	c->merges = 0;
+	c->valid = false;
+}
+
+/* Under kd->lock held exclusive: no reader samples meanwhile. */
+void kbloom_stats_cache_merged(struct kbloom_dev *kd)
+{
+	lockdep_assert_held_write(&kd->lock);
+	kd->stats_cache.merges++;
+}
+
+static bool kbloom_stats_key_equal(const struct kbloom_stats_key *a,
+				   const struct kbloom_stats_key *b)
+{
+	return a->add_new == b->add_new && a->delete_hits == b->delete_hits &&
+	       a->sequence == b->sequence && a->merges == b->merges;
+}
+
+/*
+ * The counts and the cell statistics of kd, under kd->lock held shared.
+ * Readers queue on the cache's mutex, so readers of many files at once
+ * share one walk: the first walks, the others find its key still current.
+ */
+void kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
+			    struct kbloom_cell_stats *cells)
+{
+	struct kbloom_stats_cache *c = &kd->stats_cache;
+	struct kbloom_stats_key key;
+
+	lockdep_assert_held_read(&kd->lock);
+	mutex_lock(&c->lock);
+	kbloom_counts_read(&kd->filter, counts);
+	key.add_new = counts->add_new;
+	key.delete_hits = counts->delete_hits;
+	key.sequence = kbloom_map_sequence(kd);
+	key.merges = c->merges;
+	if (!c->valid || !kbloom_stats_key_equal(&key, &c->key)) {
+		smp_rmb();	/* the key before any cell of the walk */
+		kbloom_scan_cells(&kd->filter, &c->cells);
+		c->key = key;
+		c->valid = true;
+	}
+	*cells = c->cells;
+	mutex_unlock(&c->lock);
+}
