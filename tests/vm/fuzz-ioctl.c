@@ -1233,8 +1233,16 @@ static void do_report(struct worker *w, enum op op)
 	memset(&rep, 0, sizeof(rep));
 	rep.false_positives = st_below(&w->rng, 1000);
 	rep.true_positives = st_below(&w->rng, 1000);
-	rep.true_negatives = st_one_in(&w->rng, 10) ? ~0ULL :
-			     st_below(&w->rng, 100000);
+	rep.true_negatives = st_below(&w->rng, 100000);
+	/* The largest report there may be, or more, which records nothing. */
+	if (st_one_in(&w->rng, 10)) {
+		rep.true_negatives = KBLOOM_REPORT_MAX - rep.false_positives -
+				     rep.true_positives;
+	} else if (st_one_in(&w->rng, 10)) {
+		rep.true_negatives = st_one_in(&w->rng, 2) ? ~0ULL :
+				     KBLOOM_REPORT_MAX + 1;
+		allowed = ALLOW(EINVAL, ENODEV);
+	}
 	if (op == OP_report_bad) {
 		switch (st_below(&w->rng, 4)) {
 		case 0:
