@@ -39,7 +39,6 @@
 #define KBLOOM_K_MIN		1
 /* Hard limits of the core; the module caps memory further by parameter. */
 #define KBLOOM_MAX_BLOCKS	BIT_ULL(31)	/* 128 GiB of bits */
-#define KBLOOM_MAX_BITS_PER_KEY	64		/* bits of memory */
 #define KBLOOM_MIN_FP_PPB	1
 
 /* log2 of the bits of one cell: 0 for KBLOOM_TYPE_BITS, 2 for counters. */
