@@ -120,38 +120,49 @@ kb_expect add-again 0 "added 1 key to 'users' (0 set new bits)" add users bob
 # add -v: one "new<TAB>KEY" or "known<TAB>KEY" line per key, from the
 # ADD results bitmap, in input order; no summary line.  Known keys set no
 # new bit (they were added before); new ones did.
-"$KBLOOMCTL" create -q addv --bits 64Ki --k 4 --seed 3
-kb_ctl add -v addv a1 a2 a3
-kb_why="rc $rc: $out"
-[ "$rc" -eq 0 ] && [ "$out" = "$(printf 'new\ta1\nnew\ta2\nnew\ta3')" ]
-kb_ok add-verbose-new
-kb_ctl add -v addv a2 b1 a1 b2 a3
-bad=
-i=0
-for want in known:a2 new:b1 known:a1 new:b2 known:a3; do
-	i=$((i + 1))
-	line=$(echo "$out" | sed -n "${i}p")
-	[ "$line" = "$(printf '%s\t%s' "${want%%:*}" "${want#*:}")" ] ||
-		bad="$bad line $i '$line' (wanted $want)"
-done
-kb_why="rc $rc:$bad; $(echo "$out" | wc -l) lines"
-[ "$rc" -eq 0 ] && [ -z "$bad" ] && [ "$(echo "$out" | wc -l)" -eq 5 ]
-kb_ok add-verbose-known
-# The per-key answers and the counters agree: the module's add_new grew by
-# exactly the "new" lines, over batches of 7 keys (a loop of 100 keys).
 seq 1 100 >"$kb_tmp/addv-keys"
-kb_ctl info --json addv
-new0=$(kb_json_field add_new)
-kb_ctl add -v --batch 7 addv -f "$kb_tmp/addv-keys" a1
-news=$(echo "$out" | grep -c '^new	')
-knowns=$(echo "$out" | grep -c '^known	')
-order=$(echo "$out" | cut -f 2 | head -n 100 | cmp - "$kb_tmp/addv-keys" && echo same)
-kb_ctl info --json addv
-kb_why="new $news known $knowns order '$order', add_new $new0 -> $(kb_json_field add_new)"
-[ $((news + knowns)) -eq 101 ] && [ "$order" = same ] &&
-	[ "$(kb_json_field add_new)" -eq $((new0 + news)) ] && [ "$news" -ge 95 ]
-kb_ok add-verbose-counts
-"$KBLOOMCTL" destroy -f -q addv
+for t in bits counting; do
+	opt=
+	[ "$t" = counting ] && opt=--counting
+	# Word splitting of $opt is wanted (empty for bits).
+	# shellcheck disable=SC2086
+	"$KBLOOMCTL" create -q addv $opt --bits 64Ki --k 4 --seed 3
+	kb_ctl add -v addv a1 a2 a3
+	kb_why="$t: rc $rc: $out"
+	[ "$rc" -eq 0 ] && [ "$out" = "$(printf 'new\ta1\nnew\ta2\nnew\ta3')" ]
+	kb_ok "add-verbose-new:$t"
+	kb_ctl add -v addv a2 b1 a1 b2 a3
+	bad=
+	i=0
+	for want in known:a2 new:b1 known:a1 new:b2 known:a3; do
+		i=$((i + 1))
+		line=$(echo "$out" | sed -n "${i}p")
+		[ "$line" = "$(printf '%s\t%s' "${want%%:*}" "${want#*:}")" ] ||
+			bad="$bad line $i '$line' (wanted $want)"
+	done
+	kb_why="$t: rc $rc:$bad; $(echo "$out" | wc -l) lines"
+	[ "$rc" -eq 0 ] && [ -z "$bad" ] && [ "$(echo "$out" | wc -l)" -eq 5 ]
+	kb_ok "add-verbose-known:$t"
+	# The per-key answers and the counters agree: add_new grows by
+	# exactly the "new" lines, over batches of 7 keys.
+	kb_ctl info --json addv
+	new0=$(kb_json_field add_new)
+	kb_ctl add -v --batch 7 addv -f "$kb_tmp/addv-keys" a1
+	news=$(echo "$out" | grep -c '^new	')
+	knowns=$(echo "$out" | grep -c '^known	')
+	# Arguments come before files: a1 (known) first, then the file.
+	first=$(echo "$out" | head -n 1)
+	order=$(echo "$out" | cut -f 2 | tail -n 100 |
+		cmp - "$kb_tmp/addv-keys" && echo same)
+	kb_ctl info --json addv
+	kb_why="$t: new $news known $knowns first '$first' order '$order', add_new $new0 -> $(kb_json_field add_new)"
+	[ $((news + knowns)) -eq 101 ] && [ "$order" = same ] &&
+		[ "$first" = "$(printf 'known\ta1')" ] &&
+		[ "$(kb_json_field add_new)" -eq $((new0 + news)) ] &&
+		[ "$news" -ge 95 ]
+	kb_ok "add-verbose-counts:$t"
+	"$KBLOOMCTL" destroy -f -q addv
+done
 kb_expect check-present 0 "3 keys checked in 'users': 3 may be present, 0 definitely absent" \
 	check users alice bob carol
 kb_expect check-absent 1 "2 may be present, 1 definitely absent" \
