@@ -3,6 +3,7 @@
  * What a filter knows about itself: info, and report, which feeds it what
  * the real lookups behind its answers found.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -203,6 +204,9 @@ static int run_report(int argc, char **argv)
 	if (!ret && !quiet)
 		ret = kbl_info(f, &info);
 	kbl_close(f);
+	if (ret == -EINVAL)
+		return fail("cannot report to filter '%s': one report may carry at most %llu answers (KBLOOM_REPORT_MAX; --fp + --tp + --tn); split it into several reports",
+			    argv[optind], (unsigned long long)KBLOOM_REPORT_MAX);
 	if (ret)
 		return fail_filter(ret, argv[optind], "report to");
 	if (!quiet)
@@ -223,7 +227,9 @@ const struct command cmd_report = {
 "After acting on check answers, tell the filter what the real lookup\n"
 "behind them found, so that info shows the observed false-positive rate:\n"
 "false positives / (false positives + true negatives).  The counts add up\n"
-"across reports until clear or load.  Needs read access.\n"
+"across reports until clear or load.  One report carries at most 2^32\n"
+"answers in all; sysfs 'reporters' shows the sums per reporting user.\n"
+"Needs read access.\n"
 "\n"
 "Options:\n"
 "  --fp N   \"maybe\" answers whose key turned out to be absent\n"

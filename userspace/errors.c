@@ -179,9 +179,32 @@ int fail_filter(int err, const char *name, const char *what)
 	}
 }
 
+/*
+ * Destroy needs the right to the filter as well as write access to the
+ * control node (see KBLOOM_CTL_DESTROY): when the control node is ours to
+ * write, a refusal came from the filter's owner, group and mode.
+ */
+static int fail_destroy_denied(const char *name)
+{
+	char path[KBL_NODE_PATH_MAX], owner[64];
+	struct stat st;
+
+	kbl_node_path(name, path, sizeof(path));
+	if (stat(path, &st))
+		return fail("cannot destroy filter '%s': permission denied: only its owner, a user who may write %s, or root (CAP_SYS_ADMIN) can destroy it",
+			    name, path);
+	user_name(st.st_uid, owner, sizeof(owner));
+	return fail("cannot destroy filter '%s': permission denied: it belongs to %s (%s mode %04o, owner %s, group %u); only its owner, a user who may write %s, or root (CAP_SYS_ADMIN) can destroy it",
+		    name, owner, path, st.st_mode & 07777, owner,
+		    (unsigned int)st.st_gid, path);
+}
+
 int fail_control(int err, const char *name, const char *what)
 {
 	err = err < 0 ? -err : err;
+	if ((err == EACCES || err == EPERM) && !strcmp(what, "destroy") &&
+	    !access(KBL_CONTROL_PATH, W_OK))
+		return fail_destroy_denied(name);
 	switch (err) {
 	case ENOENT:
 		return fail_not_found(err, strcmp(what, "create") ?

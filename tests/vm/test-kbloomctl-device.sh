@@ -264,6 +264,13 @@ kb_why="$out"
 	[ "$(kb_json_field reported_tn)" = 196 ] &&
 	[ "$(kb_json_field observed_fp_ppb)" = 20000000 ]
 kb_ok report-info
+kb_expect report-over-max 2 \
+	"cannot report to filter 'rep': one report may carry at most 4294967296 answers (KBLOOM_REPORT_MAX; --fp + --tp + --tn); split it into several reports" \
+	report rep --fp 1 --tn 4294967296
+kb_ctl info --json rep
+kb_why="$out"
+[ "$(kb_json_field reported_fp)" = 4 ] && [ "$(kb_json_field reported_tn)" = 196 ]
+kb_ok report-over-max-records-nothing
 kb_ctl info rep
 kb_why="$out"
 kb_has "fp observed     2%"
@@ -307,6 +314,17 @@ kb_nobody destroy users
 kb_why="rc $rc: $err"
 [ "$rc" -eq 2 ] && kb_has "permission denied: /dev/kbloom-control"
 kb_ok perm-destroy
+# With the control node writable by everyone, the filter's own right
+# still decides: nobody may not destroy root's 0600 filter.
+ctl_mode=$(stat -c %a /dev/kbloom-control)
+chmod 0666 /dev/kbloom-control
+kb_nobody destroy users
+kb_why="rc $rc: $err"
+[ "$rc" -eq 2 ] &&
+	kb_has "cannot destroy filter 'users': permission denied: it belongs to root (/dev/kbloom/users mode 0600, owner root, group 0); only its owner, a user who may write /dev/kbloom/users, or root (CAP_SYS_ADMIN) can destroy it" &&
+	[ -c /dev/kbloom/users ]
+kb_ok perm-destroy-filter-right
+chmod "$ctl_mode" /dev/kbloom-control
 # 0644: others may check and read info, not add.
 "$KBLOOMCTL" add -q sized s1
 kb_nobody check -q sized s1
