@@ -26,16 +26,6 @@ static int fresh(const char *name)
 	return fresh_sized(name, 1000);
 }
 
-/* Closes fd and destroys name; returns msg so cases can tail-call it. */
-static const char *done(int fd, const char *name, const char *msg)
-{
-	if (fd >= 0)
-		close(fd);
-	if (vt_destroy(name) && !msg)
-		return vt_fail("destroy %s: %s", name, vt_errno_name(errno));
-	return msg;
-}
-
 /* A filter holding some keys, and a snapshot of it. */
 static const char *fresh_with_keys(const char *name, int *fd,
 				   struct vt_snap *snap)
@@ -78,7 +68,7 @@ static const char *create_by_rate(void)
 	       "new filter not empty");
 	EXPECT(!info.pad && !info.reserved[0] && !info.reserved[4],
 	       "padding not zeroed");
-	return done(fd, "abi-rate", NULL);
+	return vt_done(fd, "abi-rate", NULL);
 }
 
 static const char *create_by_bits(void)
@@ -99,7 +89,7 @@ static const char *create_by_bits(void)
 	       "nblocks %llu k %u", (unsigned long long)info.nblocks, info.k);
 	EXPECT(info.capacity == 0 && info.fp_target_ppb == 0,
 	       "capacity/target set");
-	return done(fd, "abi-bits", NULL);
+	return vt_done(fd, "abi-bits", NULL);
 }
 
 static const char *create_by_bits_best_k(void)
@@ -119,7 +109,7 @@ static const char *create_by_bits_best_k(void)
 	       "nblocks %llu k %u", (unsigned long long)info.nblocks, info.k);
 	EXPECT(info.capacity == 1000, "capacity %llu",
 	       (unsigned long long)info.capacity);
-	return done(fd, "abi-bits-k0", NULL);
+	return vt_done(fd, "abi-bits-k0", NULL);
 }
 
 static const char *create_by_bits_per_key(void)
@@ -139,7 +129,7 @@ static const char *create_by_bits_per_key(void)
 	/* 16000 bits round up to 32 blocks. */
 	EXPECT(info.nblocks == 32 && info.k == 9 && info.capacity == 1000,
 	       "nblocks %llu k %u", (unsigned long long)info.nblocks, info.k);
-	return done(fd, "abi-bpk", NULL);
+	return vt_done(fd, "abi-bpk", NULL);
 }
 
 static const char *create_random_seed(void)
@@ -160,7 +150,7 @@ static const char *create_random_seed(void)
 	vt_destroy("abi-seed-b");
 	EXPECT(a.seed != b.seed, "two random seeds equal: %llx",
 	       (unsigned long long)a.seed);
-	return done(fa, "abi-seed-a", NULL);
+	return vt_done(fa, "abi-seed-a", NULL);
 }
 
 static const char *create_node_mode(void)
@@ -182,7 +172,7 @@ static const char *create_node_mode(void)
 	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_info(fd, &info));
 	EXPECT(info.node_mode == 0644, "mode %o", info.node_mode);
-	return done(fd, "abi-mode", NULL);
+	return vt_done(fd, "abi-mode", NULL);
 }
 
 static const char *create_names_valid(void)
@@ -253,9 +243,9 @@ static const char *reject_name_duplicate(void)
 
 	msg = fresh_with_keys("abi-dup", &fd, &snap);
 	if (msg)
-		return done(fd, "abi-dup", msg);
+		return vt_done(fd, "abi-dup", msg);
 	EXPECT_ERRNO(vt_create("abi-dup", 5000, FP_1PC, 0), EEXIST);
-	return done(fd, "abi-dup", vt_snap_same(fd, &snap));
+	return vt_done(fd, "abi-dup", vt_snap_same(fd, &snap));
 }
 
 static const char *reject_name_reserved(void)
@@ -471,7 +461,7 @@ static const char *reject_destroy_reserved(void)
 
 	msg = fresh_with_keys("abi-dres", &fd, &snap);
 	if (msg)
-		return done(fd, "abi-dres", msg);
+		return vt_done(fd, "abi-dres", msg);
 	ctl = vt_ctl(O_RDWR);
 	EXPECT(ctl >= 0, "open control: %s", vt_errno_name(errno));
 	memset(&req, 0, sizeof(req));
@@ -479,7 +469,7 @@ static const char *reject_destroy_reserved(void)
 	req.reserved[1] = 1;
 	EXPECT_ERRNO(ioctl(ctl, KBLOOM_CTL_DESTROY, &req), EINVAL);
 	close(ctl);
-	return done(fd, "abi-dres", vt_snap_same(fd, &snap));
+	return vt_done(fd, "abi-dres", vt_snap_same(fd, &snap));
 }
 
 /* ---- filter node: ADD and CHECK ---- */
@@ -528,7 +518,7 @@ static const char *add_check_round_trip(void)
 	/* Absent keys: about the target rate, 1 %. */
 	hits = vt_check_prefix(fd, "absent", 0, 10000);
 	EXPECT(hits >= 0 && hits < 300, "false positives %ld / 10000", hits);
-	return done(fd, "abi-add", NULL);
+	return vt_done(fd, "abi-add", NULL);
 }
 
 /* n keys of lengths 1..KBLOOM_KEY_MAX, bytes derived from salt. */
@@ -620,7 +610,7 @@ static const char *add_check_large_batches(void)
 	vt_keys_free(&in);
 	vt_keys_free(&out);
 	free(results);
-	return done(fd, "abi-big", NULL);
+	return vt_done(fd, "abi-big", NULL);
 }
 
 static const char *add_key_length_limits(void)
@@ -646,7 +636,7 @@ static const char *add_key_length_limits(void)
 	EXPECT_OK(ioctl(fd, KBLOOM_IOC_ADD, &b));
 	EXPECT_OK(ioctl(fd, KBLOOM_IOC_CHECK, &b));
 	EXPECT(b.hits == 1, "max-length key not found");
-	return done(fd, "abi-keylen", NULL);
+	return vt_done(fd, "abi-keylen", NULL);
 }
 
 /* Each malformed batch: ADD and CHECK fail with errno, filter unchanged. */
@@ -667,17 +657,17 @@ static const char *batch_rejected(const char *name,
 
 	msg = fresh_with_keys(name, &fd, &snap);
 	if (msg)
-		return done(fd, name, msg);
+		return vt_done(fd, name, msg);
 	for (c = 0; c < 2; c++) {
 		if (vt_keys_make(&k, "bad", 0, 100))
-			return done(fd, name, "malloc");
+			return vt_done(fd, name, "malloc");
 		vt_batch(&b, &k, results);
 		spoil(&b, k.lens);
 		errno = 0;
 		if (ioctl(fd, cmds[c], &b) != -1 || errno != want) {
 			vt_keys_free(&k);
 			vt_snap_free(&snap);
-			return done(fd, name,
+			return vt_done(fd, name,
 				    vt_fail("%s: got %s, want %s",
 					    c ? "CHECK" : "ADD",
 					    vt_errno_name(errno),
@@ -685,7 +675,7 @@ static const char *batch_rejected(const char *name,
 		}
 		vt_keys_free(&k);
 	}
-	return done(fd, name, vt_snap_same(fd, &snap));
+	return vt_done(fd, name, vt_snap_same(fd, &snap));
 }
 
 static void spoil_count_zero(struct kbloom_batch *b,
@@ -816,10 +806,10 @@ static const char *reject_batch_bad_struct(void)
 
 	msg = fresh_with_keys("abi-bstruct", &fd, &snap);
 	if (msg)
-		return done(fd, "abi-bstruct", msg);
+		return vt_done(fd, "abi-bstruct", msg);
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_ADD, NULL), EFAULT);
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_CHECK, unmapped_page()), EFAULT);
-	return done(fd, "abi-bstruct", vt_snap_same(fd, &snap));
+	return vt_done(fd, "abi-bstruct", vt_snap_same(fd, &snap));
 }
 
 /* ---- filter node: CLEAR, MERGE, INTERSECT, GET_INFO, REPORT ---- */
@@ -844,7 +834,7 @@ static const char *clear_round_trip(void)
 	EXPECT(info.seed == SEED && info.capacity == 1000,
 	       "geometry changed");
 	EXPECT(vt_check_prefix(fd, "c", 0, 500) == 0, "keys survive clear");
-	return done(fd, "abi-clear", NULL);
+	return vt_done(fd, "abi-clear", NULL);
 }
 
 static const char *reject_clear_argument(void)
@@ -855,9 +845,9 @@ static const char *reject_clear_argument(void)
 
 	msg = fresh_with_keys("abi-clrarg", &fd, &snap);
 	if (msg)
-		return done(fd, "abi-clrarg", msg);
+		return vt_done(fd, "abi-clrarg", msg);
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_CLEAR, 1), EINVAL);
-	return done(fd, "abi-clrarg", vt_snap_same(fd, &snap));
+	return vt_done(fd, "abi-clrarg", vt_snap_same(fd, &snap));
 }
 
 static int combine(int fd, unsigned long cmd, int other)
@@ -894,7 +884,7 @@ static const char *merge_round_trip(void)
 	EXPECT(im.bits_set == ia.bits_set, "self merge changed bits");
 	close(b);
 	vt_destroy("abi-mb");
-	return done(a, "abi-ma", NULL);
+	return vt_done(a, "abi-ma", NULL);
 }
 
 static const char *intersect_round_trip(void)
@@ -915,7 +905,7 @@ static const char *intersect_round_trip(void)
 	       only_a);
 	close(b);
 	vt_destroy("abi-ib");
-	return done(a, "abi-ia", NULL);
+	return vt_done(a, "abi-ia", NULL);
 }
 
 static const char *reject_merge_incompatible(void)
@@ -927,7 +917,7 @@ static const char *reject_merge_incompatible(void)
 
 	msg = fresh_with_keys("abi-xdev", &fd, &snap);
 	if (msg)
-		return done(fd, "abi-xdev", msg);
+		return vt_done(fd, "abi-xdev", msg);
 	/* Same size, other seed. */
 	vt_destroy("abi-xdev-seed");
 	vt_create("abi-xdev-seed", 1000, FP_1PC, SEED + 1);
@@ -951,7 +941,7 @@ static const char *reject_merge_incompatible(void)
 	close(other2);
 	vt_destroy("abi-xdev-seed");
 	vt_destroy("abi-xdev-size");
-	return done(fd, "abi-xdev", vt_snap_same(fd, &snap));
+	return vt_done(fd, "abi-xdev", vt_snap_same(fd, &snap));
 }
 
 static const char *reject_merge_bad_fd(void)
@@ -962,7 +952,7 @@ static const char *reject_merge_bad_fd(void)
 
 	msg = fresh_with_keys("abi-badfd", &fd, &snap);
 	if (msg)
-		return done(fd, "abi-badfd", msg);
+		return vt_done(fd, "abi-badfd", msg);
 	devnull = open("/dev/null", O_RDWR);
 	ctl = vt_ctl(O_RDWR);
 	vt_destroy("abi-badfd-wo");
@@ -982,7 +972,7 @@ static const char *reject_merge_bad_fd(void)
 	close(ctl);
 	close(other_wo);
 	vt_destroy("abi-badfd-wo");
-	return done(fd, "abi-badfd", vt_snap_same(fd, &snap));
+	return vt_done(fd, "abi-badfd", vt_snap_same(fd, &snap));
 }
 
 static const char *reject_merge_fields(void)
@@ -994,7 +984,7 @@ static const char *reject_merge_fields(void)
 
 	msg = fresh_with_keys("abi-mfield", &fd, &snap);
 	if (msg)
-		return done(fd, "abi-mfield", msg);
+		return vt_done(fd, "abi-mfield", msg);
 	vt_destroy("abi-mfield-o");
 	vt_create("abi-mfield-o", 1000, FP_1PC, SEED);
 	other = vt_open("abi-mfield-o", O_RDWR);
@@ -1013,7 +1003,7 @@ static const char *reject_merge_fields(void)
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_MERGE, NULL), EFAULT);
 	close(other);
 	vt_destroy("abi-mfield-o");
-	return done(fd, "abi-mfield", vt_snap_same(fd, &snap));
+	return vt_done(fd, "abi-mfield", vt_snap_same(fd, &snap));
 }
 
 static const char *get_info_bad_pointer(void)
@@ -1023,7 +1013,7 @@ static const char *get_info_bad_pointer(void)
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_GET_INFO, NULL), EFAULT);
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_GET_INFO, unmapped_page()), EFAULT);
-	return done(fd, "abi-infoptr", NULL);
+	return vt_done(fd, "abi-infoptr", NULL);
 }
 
 static const char *report_round_trip(void)
@@ -1059,7 +1049,7 @@ static const char *report_round_trip(void)
 	EXPECT(info.reported_fp == 20 + KBLOOM_REPORT_MAX / 2 &&
 	       info.observed_fp_ppb == 499999981, "large report: %u",
 	       info.observed_fp_ppb);
-	return done(fd, "abi-report", NULL);
+	return vt_done(fd, "abi-report", NULL);
 }
 
 static const char *reject_report_fields(void)
@@ -1071,7 +1061,7 @@ static const char *reject_report_fields(void)
 
 	msg = fresh_with_keys("abi-repf", &fd, &snap);
 	if (msg)
-		return done(fd, "abi-repf", msg);
+		return vt_done(fd, "abi-repf", msg);
 	memset(&rep, 0, sizeof(rep));
 	rep.false_positives = 1;
 	rep.flags = 2;
@@ -1083,7 +1073,7 @@ static const char *reject_report_fields(void)
 	rep.reserved[1] = 1;
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_REPORT, &rep), EINVAL);
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_REPORT, NULL), EFAULT);
-	return done(fd, "abi-repf", vt_snap_same(fd, &snap));
+	return vt_done(fd, "abi-repf", vt_snap_same(fd, &snap));
 }
 
 static const char *reject_filter_unknown_command(void)
@@ -1096,7 +1086,7 @@ static const char *reject_filter_unknown_command(void)
 
 	msg = fresh_with_keys("abi-enotty", &fd, &snap);
 	if (msg)
-		return done(fd, "abi-enotty", msg);
+		return vt_done(fd, "abi-enotty", msg);
 	memset(&b, 0, sizeof(b));
 	EXPECT_ERRNO(ioctl(fd, _IO(KBLOOM_IOC_MAGIC, 0x17), 0), ENOTTY);
 	EXPECT_ERRNO(ioctl(fd, _IOWR(KBLOOM_IOC_MAGIC, 0x18,
@@ -1108,7 +1098,7 @@ static const char *reject_filter_unknown_command(void)
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_CTL_CREATE, buf), ENOTTY);
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_CTL_DESTROY, buf), ENOTTY);
 	EXPECT_ERRNO(ioctl(fd, TCGETS, buf), ENOTTY);
-	return done(fd, "abi-enotty", vt_snap_same(fd, &snap));
+	return vt_done(fd, "abi-enotty", vt_snap_same(fd, &snap));
 }
 
 /* ---- access modes of an open file ---- */
@@ -1123,7 +1113,7 @@ static const char *reject_read_only_writes(void)
 
 	msg = fresh_with_keys("abi-rdonly", &fd, &snap);
 	if (msg)
-		return done(fd, "abi-rdonly", msg);
+		return vt_done(fd, "abi-rdonly", msg);
 	ro = vt_open("abi-rdonly", O_RDONLY);
 	EXPECT(ro >= 0, "open: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_keys_make(&k, "ro", 0, 10));
@@ -1142,7 +1132,7 @@ static const char *reject_read_only_writes(void)
 			      vt_errno_name(errno));
 	vt_keys_free(&k);
 	close(ro);
-	return done(fd, "abi-rdonly", msg);
+	return vt_done(fd, "abi-rdonly", msg);
 }
 
 static const char *reject_write_only_reads(void)
@@ -1158,7 +1148,7 @@ static const char *reject_write_only_reads(void)
 
 	msg = fresh_with_keys("abi-wronly", &fd, &snap);
 	if (msg)
-		return done(fd, "abi-wronly", msg);
+		return vt_done(fd, "abi-wronly", msg);
 	wo = vt_open("abi-wronly", O_WRONLY);
 	EXPECT(wo >= 0, "open: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_keys_make(&k, "base", 0, 10));
@@ -1169,7 +1159,7 @@ static const char *reject_write_only_reads(void)
 	EXPECT_ERRNO(read(wo, &c, 1), EBADF);
 	vt_keys_free(&k);
 	close(wo);
-	return done(fd, "abi-wronly", vt_snap_same(fd, &snap));
+	return vt_done(fd, "abi-wronly", vt_snap_same(fd, &snap));
 }
 
 /* ---- lifetime ---- */
@@ -1218,7 +1208,7 @@ static const char *destroyed_filter_enodev(void)
 	EXPECT_OK(close(fd));
 	EXPECT_OK(close(ro));
 	EXPECT(vt_check_prefix(live, "d", 0, 100) < 10, "live filter changed");
-	return done(live, "abi-live", NULL);
+	return vt_done(live, "abi-live", NULL);
 }
 
 static const char *destroyed_name_reusable_while_open(void)
@@ -1237,7 +1227,7 @@ static const char *destroyed_name_reusable_while_open(void)
 	EXPECT(info.capacity == 2000 && !info.add_calls, "got the old one");
 	EXPECT_ERRNO(ioctl(old, KBLOOM_IOC_GET_INFO, &info), ENODEV);
 	close(old);
-	return done(new, "abi-reuse", NULL);
+	return vt_done(new, "abi-reuse", NULL);
 }
 
 /*
@@ -1296,7 +1286,7 @@ static const char *sysfs_matches_info(void)
 	       (unsigned long long)bytes_before,
 	       (unsigned long long)bytes_after,
 	       (unsigned long long)info.bytes);
-	return done(fd, "abi-sysfs", NULL);
+	return vt_done(fd, "abi-sysfs", NULL);
 }
 
 static const struct vt_case cases[] = {
