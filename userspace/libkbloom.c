@@ -296,6 +296,29 @@ static int chunk_ioctl(struct kbl *f, unsigned long cmd, const char *data,
 	return 0;
 }
 
+/*
+ * What every batch does before its first key: zero the outputs and
+ * validate the lengths.  0 to go on, 1 when there are no keys, or -errno.
+ */
+static int batch_begin(const void *data, const uint32_t *lens, size_t n,
+		       uint64_t *results, uint64_t *hits)
+{
+	int ret;
+
+	if (hits)
+		*hits = 0;
+	if (n == 0)
+		return 1;
+	if (!data || !lens)
+		return -EINVAL;
+	ret = check_lens(lens, n);
+	if (ret)
+		return ret;
+	if (results)
+		memset(results, 0, (n + 63) / 64 * sizeof(*results));
+	return 0;
+}
+
 static int batch_ioctl(struct kbl *f, unsigned long cmd, const char *data,
 		       const uint32_t *lens, size_t n, uint64_t *results,
 		       uint64_t *hits)
@@ -304,17 +327,9 @@ static int batch_ioctl(struct kbl *f, unsigned long cmd, const char *data,
 	size_t done = 0;
 	int ret;
 
-	if (hits)
-		*hits = 0;
-	if (n == 0)
-		return 0;
-	if (!data || !lens)
-		return -EINVAL;
-	ret = check_lens(lens, n);
+	ret = batch_begin(data, lens, n, results, hits);
 	if (ret)
-		return ret;
-	if (results)
-		memset(results, 0, (n + 63) / 64 * sizeof(*results));
+		return ret < 0 ? ret : 0;
 
 	while (done < n) {
 		uint64_t bytes = 0;
@@ -352,17 +367,9 @@ static int map_check(struct kbl *f, const char *data, const uint32_t *lens,
 	size_t done = 0;
 	int ret;
 
-	if (hits)
-		*hits = 0;
-	if (n == 0)
-		return 0;
-	if (!data || !lens)
-		return -EINVAL;
-	ret = check_lens(lens, n);
+	ret = batch_begin(data, lens, n, results, hits);
 	if (ret)
-		return ret;
-	if (results)
-		memset(results, 0, (n + 63) / 64 * sizeof(*results));
+		return ret < 0 ? ret : 0;
 
 	while (done < n) {
 		size_t count = n - done < KBL_MAP_CHUNK ? n - done :
