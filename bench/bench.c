@@ -10,9 +10,14 @@
  * lines and are the only thing that decides the exit status.
  *
  * Usage: bench [--quick] [--n N]... [--jsonl PATH] [--plot-data DIR]
- *              [--work DIR]
+ *              [--work DIR] [--before-check-10m NS]
+ *              [--before-check-10m-16b NS]
  *        --n replaces the plan's sizes (at most 3) and skips the sweep and
  *        callgrind: for comparing a change to the core at one size.
+ *        --before-check-10m: the single check at 10 M 8-byte keys before
+ *        issue 13 (also KBLOOM_BENCH_BEFORE_CHECK_10M_NS; the 16-byte one
+ *        KBLOOM_BENCH_BEFORE_CHECK_10M_16B_NS), for the target "single
+ *        check <= 0.8x before"; without it that ratio is not evaluated.
  *        bench --callgrind-child WORKLOAD N   (run by callgrind.c)
  */
 #include <stdarg.h>
@@ -23,6 +28,7 @@
 
 #include "bench.h"
 #include "callgrind.h"
+#include "floor.h"
 #include "limit.h"
 #include "peer_bpf.h"
 #include "peer_kbloom.h"
@@ -38,6 +44,8 @@ struct plan {
 	u64 sizes[3];
 	int nsizes;
 	u64 add_max;		/* adds per timed pass, into an empty filter */
+	u64 filled_div;		/* adds into a full filter: n / this ... */
+	u64 filled_max;		/* ... and at most this many per pass */
 	u64 queries_max;	/* check queries per timed pass, half absent */
 	u64 bpf_sample;		/* bpf(2) calls per timed pass */
 	double bpf_fill_budget_s;
@@ -54,6 +62,8 @@ static const struct plan full_plan = {
 	.sizes = { 1000000, 10000000, 100000000 },
 	.nsizes = 3,
 	.add_max = 10000000,
+	.filled_div = 10,
+	.filled_max = 10000000,
 	.queries_max = 4000000,
 	.bpf_sample = 200000,
 	.bpf_fill_budget_s = 45,
@@ -68,6 +78,8 @@ static const struct plan quick_plan = {
 	.sizes = { 100000, 1000000 },
 	.nsizes = 2,
 	.add_max = 10000000,
+	.filled_div = 10,
+	.filled_max = 10000000,
 	.queries_max = 200000,
 	.bpf_sample = 20000,
 	.bpf_fill_budget_s = 1,
@@ -181,9 +193,9 @@ static const char *bpf_note(const struct bpf_peer *bp, u64 sample)
  * run, so above add_max keys the filter used for checks is filled once
  * (that fill is timed too, as fill_ns), and each repeat times add_max adds
  * into a second, emptied filter of the same size: the same random blocks
- * over the same memory, at a lower fill, which for kbloom means more bits
- * to set (its add skips the atomic for bits already set): a pessimistic
- * sample for kbloom, an exact one for libbloom.
+ * over the same memory, at a lower fill, so more bits to set per add than
+ * in a full filter.  The adds into a full filter are timed separately
+ * (add_filled, below), so both ends of a fill are shown.
  */
 static const char *add_note(u64 add_n, u64 n, double fill_ns)
 {
@@ -193,15 +205,36 @@ static const char *add_note(u64 add_n, u64 n, double fill_ns)
 			   size_name(n), fill_ns);
 }
 
+/*
+ * A filter is loaded to full and then lives there, so adds into a full
+ * filter are timed too: fresh keys (never added, never queried) into a
+ * copy of the filter holding all n keys, restored from it before each
+ * repeat, so every repeat times the same adds from the same state.  n / 10
+ * of them (at most filled_max): the filter goes from n to 1.1 n keys while
+ * timed, about the fill it has once loaded.
+ */
+static const char *filled_note(u64 m, u64 n)
+{
+	return note_printf("timed on %s adds of fresh keys into a copy of the "
+			   "filter holding all %s keys (restored each repeat; "
+			   "%s -> %s keys while timed)", size_name(m),
+			   size_name(n), size_name(n), size_name(n + m));
+}
+
 /* All implementations at one (n, key size), 10 bits/key, timed. */
 static void run_config(const struct plan *p, const struct key_set *added,
-		       const struct key_set *absent, u64 n)
+		       const struct key_set *absent,
+		       const struct key_set *fresh, u64 n)
 {
 	u32 kb = added->kb;
 	u64 q_each = bench_min(n, p->queries_max / 2), q = 2 * q_each;
 	u64 sample = bench_min(p->bpf_sample, q);
 	u64 add_n = bench_min(n, p->add_max);
-	struct result kadd, kchk, kbat, ladd, lchk, badd, bchk, lim;
+	u64 fill_m = bench_min(bench_min(n / p->filled_div, p->filled_max),
+			       fresh->n);
+	struct result kadd, kfadd, kabat, kfbat, kchk, kbat, ladd, lchk, badd;
+	struct result bchk, lim, flr, flri;
+	struct kbloom_key *kv_added, *kv_fresh;
 	struct answers ks, kbt, la, ba;
 	struct kbloom_filter f, f_adds, *kf_add = &f;
 	struct query_set qs;
@@ -209,7 +242,7 @@ static void run_config(const struct plan *p, const struct key_set *added,
 	struct bloom b, b_adds, *lb_add = &b;
 	double kfill = NAN, lfill = NAN;
 	bool bpf = false;
-	u64 *idx, differ, missing;
+	u64 *idx, differ, missing, single_digest;
 	char tag[64];
 	int r, err;
 
@@ -263,9 +296,13 @@ static void run_config(const struct plan *p, const struct key_set *added,
 			}
 		}
 	}
+	/* Always: the adds into a full filter go to a copy of f. */
+	if (kbloom_peer_init(&f_adds, n, 10, 0x6b626c6f6f6d ^ n)) {
+		fprintf(stderr, "bench: out of memory for %s\n", tag);
+		exit(2);
+	}
 	if (add_n < n) {
-		if (kbloom_peer_init(&f_adds, n, 10, 0x6b626c6f6f6d ^ n) ||
-		    libbloom_peer_init(&b_adds, n, 10)) {
+		if (libbloom_peer_init(&b_adds, n, 10)) {
 			fprintf(stderr, "bench: out of memory for %s\n", tag);
 			exit(2);
 		}
@@ -278,8 +315,13 @@ static void run_config(const struct plan *p, const struct key_set *added,
 		       kfill, lfill, size_name(add_n));
 	}
 	idx = limit_indices(q, f.geo.nblocks * KBLOOM_BLOCK_WORDS, n + kb);
+	kv_added = keys_kv(added, add_n);
+	kv_fresh = keys_kv(fresh, fill_m);
 
 	kadd = result_init("kbloom", "add", n, kb, 10);
+	kfadd = result_init("kbloom", "add_filled", n, kb, 10);
+	kabat = result_init("kbloom", "add_batch", n, kb, 10);
+	kfbat = result_init("kbloom", "add_batch_filled", n, kb, 10);
 	kchk = result_init("kbloom", "check", n, kb, 10);
 	kbat = result_init("kbloom", "check_batch", n, kb, 10);
 	ladd = result_init("libbloom", "add", n, kb, 10);
@@ -287,10 +329,26 @@ static void run_config(const struct plan *p, const struct key_set *added,
 	badd = result_init("bpf-map", "add", n, kb, 10);
 	bchk = result_init("bpf-map", "check", n, kb, 10);
 	lim = result_init("limit", "load", n, kb, 10);
+	flr = result_init("xxh64+load", "load", n, kb, 10);
+	flri = result_init("xxh64i+load", "load", n, kb, 10);
 	kbat.batch = BENCH_BATCH;
+	kabat.batch = BENCH_BATCH;
+	kfbat.batch = BENCH_BATCH;
+	flr.batch = BENCH_BATCH;
+	flri.batch = BENCH_BATCH;
 
+	/*
+	 * When add_n == n, kf_add is f itself: the batched fill leaves f
+	 * holding all n keys again before the filled adds copy it.
+	 */
 	for (r = 0; r < p->repeats; r++) {
 		kadd.ns[r] = kbloom_peer_add(kf_add, added, add_n);
+		kbloom_clear(kf_add);
+		kabat.ns[r] = kbloom_peer_add_batch(kf_add, kv_added, add_n);
+		kbloom_peer_copy(&f_adds, &f);
+		kfadd.ns[r] = kbloom_peer_add_keys(&f_adds, fresh, 0, fill_m);
+		kbloom_peer_copy(&f_adds, &f);
+		kfbat.ns[r] = kbloom_peer_add_batch(&f_adds, kv_fresh, fill_m);
 		kchk.ns[r] = kbloom_peer_check(&f, &qs);
 		kbat.ns[r] = kbloom_peer_check_batch(&f, &qs, BENCH_BATCH);
 		ladd.ns[r] = libbloom_peer_add(lb_add, added, add_n);
@@ -300,14 +358,18 @@ static void run_config(const struct plan *p, const struct key_set *added,
 			bchk.ns[r] = bpf_peer_check(&bp, &qs, sample);
 		}
 		lim.ns[r] = limit_load(f.words, idx, q);
-		printf("  repeat %d/%d: kbloom add %.1f check %.1f batch %.1f"
-		       " | libbloom add %.1f check %.1f", r + 1, p->repeats,
-		       kadd.ns[r], kchk.ns[r], kbat.ns[r], ladd.ns[r],
-		       lchk.ns[r]);
+		flr.ns[r] = floor_xxh64_load(&f, qs.kv, q);
+		flri.ns[r] = floor_xxh64_inline_load(&f, qs.kv, q);
+		printf("  repeat %d/%d: kbloom add %.1f filled %.1f batch %.1f"
+		       " filled %.1f check %.1f batch %.1f | libbloom add %.1f"
+		       " check %.1f", r + 1, p->repeats, kadd.ns[r],
+		       kfadd.ns[r], kabat.ns[r], kfbat.ns[r], kchk.ns[r],
+		       kbat.ns[r], ladd.ns[r], lchk.ns[r]);
 		if (bpf)
 			printf(" | bpf add %.0f check %.0f", badd.ns[r],
 			       bchk.ns[r]);
-		printf(" | load %.1f ns\n", lim.ns[r]);
+		printf(" | load %.1f xxh64+load %.1f (inlined %.1f) ns\n",
+		       lim.ns[r], flr.ns[r], flri.ns[r]);
 		fflush(stdout);
 	}
 
@@ -319,6 +381,18 @@ static void run_config(const struct plan *p, const struct key_set *added,
 		   "added keys reported absent");
 	check_zero("kbloom", "batch-matches-single", tag, differ,
 		   "queries answered differently");
+	check_zero("kbloom", "no-false-negatives-filled-add", tag,
+		   kbloom_peer_missing(&f_adds, fresh, fill_m),
+		   "keys added into the full filter reported absent");
+	/* Single and batched adds of the same keys set the same cells. */
+	kbloom_peer_add(&f_adds, added, add_n);
+	single_digest = kbloom_peer_digest(&f_adds);
+	kbloom_clear(&f_adds);
+	kbloom_peer_add_batch(&f_adds, kv_added, add_n);
+	report_check(single_digest == kbloom_peer_digest(&f_adds),
+		     note_printf("kbloom-add-batch-cells-match-add/%s", tag),
+		     "%s keys added one by one and in batches of %u leave "
+		     "different cells", size_name(add_n), BENCH_BATCH);
 	kchk.fp_theory = kbloom_peer_fp_theory(&f, n);
 	kchk.fp_measured = answers_fp(&ks);
 	kchk.fp_queries = ks.absent;
@@ -336,23 +410,47 @@ static void run_config(const struct plan *p, const struct key_set *added,
 
 	describe(&kadd, f.geo.k, kbloom_peer_bits_per_key(&f, n),
 		 kbloom_geometry_bytes(&f.geo), add_n, p->repeats);
+	describe(&kabat, f.geo.k, kadd.bits_per_key, kadd.bytes, add_n,
+		 p->repeats);
+	describe(&kfadd, f.geo.k, kadd.bits_per_key, kadd.bytes, fill_m,
+		 p->repeats);
+	describe(&kfbat, f.geo.k, kadd.bits_per_key, kadd.bytes, fill_m,
+		 p->repeats);
+	kfadd.note = filled_note(fill_m, n);
+	kfbat.note = kfadd.note;
 	describe(&kchk, f.geo.k, kadd.bits_per_key, kadd.bytes, q,
 		 p->repeats);
 	describe(&kbat, f.geo.k, kadd.bits_per_key, kadd.bytes, q,
 		 p->repeats);
 	describe(&lim, 0, 0, kadd.bytes, q, p->repeats);
+	describe(&flr, 0, 0, kadd.bytes, q, p->repeats);
+	describe(&flri, 0, 0, kadd.bytes, q, p->repeats);
+	flr.note = note_printf("libxxhash XXH64 (called) of each query, one "
+			       "8-byte load from the block the core picks, %d "
+			       "keys ahead%s, %u per pass",
+			       floor_ahead, floor_ahead_found ?
+			       " (the core's KBLOOM_BATCH_AHEAD)" :
+			       " (KBLOOM_BATCH_AHEAD not found in the core)",
+			       BENCH_BATCH);
+	flri.note = "the same with XXH64 inlined (XXH_INLINE_ALL)";
 	describe(&ladd, b.hashes, libbloom_peer_bits_per_key(&b, n), b.bytes,
 		 add_n, p->repeats);
 	if (add_n < n) {
 		kadd.fill_ns = kfill;
 		ladd.fill_ns = lfill;
 		kadd.note = add_note(add_n, n, kfill);
+		kabat.note = note_printf("timed on the first %s adds into an "
+					 "empty %s-key filter",
+					 size_name(add_n), size_name(n));
 		ladd.note = add_note(add_n, n, lfill);
 	}
 	describe(&lchk, b.hashes, ladd.bits_per_key, b.bytes, q, p->repeats);
 	lim.note = "independent random 8-byte loads over the kbloom "
 		   "filter's own array";
 	report_add(&kadd);
+	report_add(&kfadd);
+	report_add(&kabat);
+	report_add(&kfbat);
 	report_add(&kchk);
 	report_add(&kbat);
 	report_add(&ladd);
@@ -384,12 +482,15 @@ static void run_config(const struct plan *p, const struct key_set *added,
 		bpf_peer_free(&bp);
 	}
 	report_add(&lim);
+	report_add(&flr);
+	report_add(&flri);
 
 	free(idx);
-	if (add_n < n) {
+	free(kv_added);
+	free(kv_fresh);
+	kbloom_filter_free(&f_adds);
+	if (add_n < n)
 		bloom_free(&b_adds);
-		kbloom_filter_free(&f_adds);
-	}
 	bloom_free(&b);
 	kbloom_filter_free(&f);
 	queries_free(&qs);
@@ -486,6 +587,49 @@ static void run_sweep(const struct plan *p, const struct key_set *added,
 	}
 }
 
+/*
+ * "xxh64 + one load" is only a floor if it loads the block the core
+ * probes: add one key to an empty filter and find the block it changed.
+ */
+static void check_floor_block(const struct key_set *keys)
+{
+	struct kbloom_filter f;
+	u64 i, b, wrong = 0, tried = bench_min(keys->n, 64);
+
+	if (kbloom_peer_init(&f, 10000, 10, 0x6b626c6f6f6d)) {
+		report_check(false, "floor-picks-core-block", "no filter");
+		return;
+	}
+	for (i = 0; i < tried; i++) {
+		u64 want = floor_block_index(&f, key_at(keys, i), keys->kb);
+		u64 got = f.geo.nblocks;
+
+		kbloom_clear(&f);
+		kbloom_add(&f, key_at(keys, i), keys->kb);
+		for (b = 0; b < f.geo.nblocks && got == f.geo.nblocks; b++) {
+			u32 w;
+
+			for (w = 0; w < KBLOOM_BLOCK_WORDS; w++)
+				if (f.words[b * KBLOOM_BLOCK_WORDS + w])
+					got = b;
+		}
+		wrong += got != want;
+	}
+	report_check(!wrong, note_printf("floor-picks-core-block/%uB",
+					 keys->kb),
+		     "%llu of %llu keys: the core set cells outside the block "
+		     "xxh64 + one load reads", (unsigned long long)wrong,
+		     (unsigned long long)tried);
+	kbloom_filter_free(&f);
+}
+
+static double before_arg(const char *env)
+{
+	const char *v = getenv(env);
+
+	return v && *v ? strtod(v, NULL) : NAN;
+}
+
 static void print_header(const struct plan *p)
 {
 	char line[256], model[256] = "?", thp[128] = "?";
@@ -523,9 +667,11 @@ int main(int argc, char **argv)
 {
 	const char *jsonl = "results.jsonl", *plotdir = ".", *workdir = ".";
 	struct plan plan = full_plan;
-	struct key_set added, absent;
+	struct key_set added, absent, fresh;
 	u64 t0 = bench_now_ns();
 	bool only_sizes = false;
+	double before8 = before_arg("KBLOOM_BENCH_BEFORE_CHECK_10M_NS");
+	double before16 = before_arg("KBLOOM_BENCH_BEFORE_CHECK_10M_16B_NS");
 	u64 sizes[3];
 	int i, s, nsizes = 0;
 	size_t k;
@@ -548,10 +694,17 @@ int main(int argc, char **argv)
 			plotdir = argv[++i];
 		} else if (!strcmp(argv[i], "--work") && i + 1 < argc) {
 			workdir = argv[++i];
+		} else if (!strcmp(argv[i], "--before-check-10m") &&
+			   i + 1 < argc) {
+			before8 = strtod(argv[++i], NULL);
+		} else if (!strcmp(argv[i], "--before-check-10m-16b") &&
+			   i + 1 < argc) {
+			before16 = strtod(argv[++i], NULL);
 		} else {
 			fprintf(stderr, "usage: %s [--quick] [--n N]... "
 				"[--jsonl PATH] [--plot-data DIR] "
-				"[--work DIR]\n", argv[0]);
+				"[--work DIR] [--before-check-10m NS] "
+				"[--before-check-10m-16b NS]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -560,25 +713,36 @@ int main(int argc, char **argv)
 		plan.nsizes = nsizes;
 	}
 	print_header(&plan);
+	report_set_before_check_10m(8, before8);
+	report_set_before_check_10m(16, before16);
 
 	for (k = 0; k < ARRAY_SIZE(key_sizes); k++) {
-		u64 nmax = 0;
+		u64 nmax = 0, nfresh = 0;
 		u64 nabsent = bench_max(plan.queries_max / 2,
 					plan.sweep_absent);
 
-		for (s = 0; s < plan.nsizes; s++)
+		for (s = 0; s < plan.nsizes; s++) {
 			nmax = bench_max(nmax, plan.sizes[s]);
+			nfresh = bench_max(nfresh, plan.sizes[s] /
+						   plan.filled_div);
+		}
+		nfresh = bench_min(nfresh, plan.filled_max);
 		if (!only_sizes)
 			nmax = bench_max(nmax, plan.sweep_bits / 8);
 		keys_generate(&added, nmax, key_sizes[k], 1000 + key_sizes[k]);
 		keys_generate(&absent, nabsent, key_sizes[k],
 			      2000 + key_sizes[k]);
+		keys_generate(&fresh, nfresh, key_sizes[k],
+			      3000 + key_sizes[k]);
+		check_floor_block(&added);
 		for (s = 0; s < plan.nsizes; s++)
-			run_config(&plan, &added, &absent, plan.sizes[s]);
+			run_config(&plan, &added, &absent, &fresh,
+				   plan.sizes[s]);
 		if (key_sizes[k] == 8 && !only_sizes)
 			run_sweep(&plan, &added, &absent);
 		keys_free(&added);
 		keys_free(&absent);
+		keys_free(&fresh);
 	}
 	if (plan.callgrind_n && !only_sizes) {
 		printf("== callgrind: %llu operations per workload\n",

@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../kmod/kbloom_core.h"
+#include "kbloom_core.h"	/* from KMOD (-I), the core being timed */
 
 #define BENCH_MAX_REPEATS	9
-#define BENCH_BATCH		4096	/* keys per kbloom_check_batch call */
+#define BENCH_BATCH		4096	/* keys per kbloom_*_batch call */
 
 static inline u64 bench_min(u64 a, u64 b)
 {
@@ -81,6 +81,7 @@ static inline double answers_fp(const struct answers *a)
 /* keys.c */
 void keys_generate(struct key_set *ks, u64 n, u32 kb, u64 seed);
 void keys_free(struct key_set *ks);
+struct kbloom_key *keys_kv(const struct key_set *ks, u64 n);
 void queries_build(struct query_set *qs, const struct key_set *added,
 		   u64 nadded, u64 npresent, const struct key_set *absent,
 		   u64 nabsent, u64 seed);
@@ -91,7 +92,7 @@ u64 bench_rand64(u64 *state);
 struct result {
 	const char *impl;		/* kbloom, libbloom, bpf-map, limit ... */
 	const char *where;		/* host or vm */
-	const char *op;			/* add, check, check_batch, load */
+	const char *op;			/* add, add_filled, add_batch, ... */
 	u64 n;				/* keys in the filter */
 	u32 key_bytes;
 	u32 bits_per_key_target;
@@ -118,6 +119,7 @@ struct result *report_add(const struct result *r);
 const struct result *report_find(const char *impl, const char *op, u64 n,
 				 u32 key_bytes, u32 bits_per_key_target);
 void report_print_table(void);
+void report_set_before_check_10m(u32 key_bytes, double ns);
 int report_print_ratios(bool quick);
 int report_write_jsonl(const char *path);
 int report_write_plot_data(const char *dir);

@@ -4,7 +4,9 @@
  * workload, with collection switched on only inside the function measured
  * (--toggle-collect, callees included), and divides the instructions
  * counted by the keys handled.  Filling the filter beforehand and making
- * the keys are not counted.
+ * the keys are not counted: a workload that times adds into a full filter
+ * fills it through the other add function (kbloom_add_batch for
+ * kbloom_add, and the reverse), which sets the same cells.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -23,21 +25,28 @@ struct workload {
 	const char *op;
 	const char *function;	/* what --toggle-collect names */
 	u32 batch;
+	u32 div;		/* keys handled: n / div */
 };
 
 static const struct workload workloads[] = {
-	{ "kbloom-add", "kbloom", "add", "kbloom_add", 1 },
-	{ "kbloom-check", "kbloom", "check", "kbloom_check", 1 },
+	{ "kbloom-add", "kbloom", "add", "kbloom_add", 1, 1 },
+	{ "kbloom-add_filled", "kbloom", "add_filled", "kbloom_add", 1, 10 },
+	{ "kbloom-add_batch", "kbloom", "add_batch", "kbloom_add_batch",
+	  BENCH_BATCH, 1 },
+	{ "kbloom-add_batch_filled", "kbloom", "add_batch_filled",
+	  "kbloom_add_batch", BENCH_BATCH, 10 },
+	{ "kbloom-check", "kbloom", "check", "kbloom_check", 1, 1 },
 	{ "kbloom-check_batch", "kbloom", "check_batch", "kbloom_check_batch",
-	  BENCH_BATCH },
-	{ "libbloom-add", "libbloom", "add", "bloom_add", 1 },
-	{ "libbloom-check", "libbloom", "check", "bloom_check", 1 },
+	  BENCH_BATCH, 1 },
+	{ "libbloom-add", "libbloom", "add", "bloom_add", 1, 1 },
+	{ "libbloom-check", "libbloom", "check", "bloom_check", 1, 1 },
 };
 
 /* The workload itself, run inside valgrind. */
 int callgrind_child(const char *name, u64 n)
 {
-	struct key_set added, absent;
+	struct key_set added, absent, fresh;
+	struct kbloom_key *kv;
 	struct query_set qs;
 	struct kbloom_filter f;
 	struct bloom b;
@@ -51,6 +60,21 @@ int callgrind_child(const char *name, u64 n)
 		return 1;
 	if (!strcmp(name, "kbloom-add")) {
 		kbloom_peer_add(&f, &added, n);
+	} else if (!strcmp(name, "kbloom-add_batch")) {
+		kv = keys_kv(&added, n);
+		kbloom_peer_add_batch(&f, kv, n);
+	} else if (!strncmp(name, "kbloom-add", 10)) {
+		/* Full with n keys, then n / 10 fresh ones added. */
+		keys_generate(&fresh, n / 10, 8, 4);
+		if (!strcmp(name, "kbloom-add_filled")) {
+			kv = keys_kv(&added, n);
+			kbloom_peer_add_batch(&f, kv, n);
+			kbloom_peer_add_keys(&f, &fresh, 0, fresh.n);
+		} else {
+			kbloom_peer_add(&f, &added, n);
+			kv = keys_kv(&fresh, fresh.n);
+			kbloom_peer_add_batch(&f, kv, fresh.n);
+		}
 	} else if (!strcmp(name, "libbloom-add")) {
 		libbloom_peer_add(&b, &added, n);
 	} else if (kb) {
@@ -156,8 +180,8 @@ void callgrind_measure(const char *workdir, u64 n)
 			continue;
 		}
 		/* Checks ask n queries: half present, half absent. */
-		r.instr_per_op = total / n;
-		r.ops_timed = n;
+		r.instr_per_op = total / (n / w->div);
+		r.ops_timed = n / w->div;
 		report_add(&r);
 	}
 }

@@ -52,6 +52,19 @@ void keys_free(struct key_set *ks)
 	ks->n = 0;
 }
 
+/* The first n keys of ks as the batch API takes them. */
+struct kbloom_key *keys_kv(const struct key_set *ks, u64 n)
+{
+	struct kbloom_key *kv = xmalloc(bench_max(n, 1) * sizeof(*kv));
+	u64 i;
+
+	for (i = 0; i < n; i++) {
+		kv[i].data = key_at(ks, i);
+		kv[i].len = ks->kb;
+	}
+	return kv;
+}
+
 void queries_build(struct query_set *qs, const struct key_set *added,
 		   u64 nadded, u64 npresent, const struct key_set *absent,
 		   u64 nabsent, u64 seed)

@@ -34,19 +34,57 @@ double kbloom_peer_fp_theory(const struct kbloom_filter *f, u64 n)
 	return fp_blocked_core(f->geo.nblocks, n, f->geo.k);
 }
 
-/* Clears, then adds the first n keys: the cost of filling the filter. */
-double kbloom_peer_add(struct kbloom_filter *f, const struct key_set *ks,
-		       u64 n)
+/* Adds keys first .. first + n - 1 to the filter as it is. */
+double kbloom_peer_add_keys(struct kbloom_filter *f, const struct key_set *ks,
+			    u64 first, u64 n)
 {
 	u64 i, t0, t1, fresh = 0;
 
-	kbloom_clear(f);
 	t0 = bench_now_ns();
-	for (i = 0; i < n; i++)
+	for (i = first; i < first + n; i++)
 		fresh += kbloom_add(f, key_at(ks, i), ks->kb);
 	t1 = bench_now_ns();
 	bench_keep(fresh);
 	return (double)(t1 - t0) / n;
+}
+
+/* Clears, then adds the first n keys: the cost of filling the filter. */
+double kbloom_peer_add(struct kbloom_filter *f, const struct key_set *ks,
+		       u64 n)
+{
+	kbloom_clear(f);
+	return kbloom_peer_add_keys(f, ks, 0, n);
+}
+
+/* kbloom_add_batch, BENCH_BATCH keys per call, into the filter as it is. */
+double kbloom_peer_add_batch(struct kbloom_filter *f,
+			     const struct kbloom_key *kv, u64 n)
+{
+	unsigned long results[BITS_TO_LONGS(BENCH_BATCH)];
+	u64 i, t0, t1, fresh = 0;
+
+	t0 = bench_now_ns();
+	for (i = 0; i < n; i += BENCH_BATCH) {
+		u32 m = (u32)bench_min(n - i, BENCH_BATCH);
+
+		fresh += kbloom_add_batch(f, kv + i, m, results);
+	}
+	t1 = bench_now_ns();
+	bench_keep(fresh);
+	return (double)(t1 - t0) / n;
+}
+
+/* dst's cells become src's (same geometry): a filled filter, restored. */
+void kbloom_peer_copy(struct kbloom_filter *dst,
+		      const struct kbloom_filter *src)
+{
+	memcpy(dst->words, src->words, kbloom_geometry_bytes(&src->geo));
+}
+
+/* A digest of the cells, to compare two filters' contents. */
+u64 kbloom_peer_digest(const struct kbloom_filter *f)
+{
+	return XXH64(f->words, kbloom_geometry_bytes(&f->geo), 0);
 }
 
 double kbloom_peer_check(struct kbloom_filter *f, const struct query_set *qs)

@@ -24,12 +24,18 @@ speed = datadir."/speed.dat"
 set style line 1 lc rgb "#1f4e9a" lw 2 pt 7 ps 1.3
 set style line 2 lc rgb "#3f86d6" lw 2 pt 5 ps 1.3
 set style line 3 lc rgb "#7fb8f0" lw 3 pt 9 ps 1.5
-set style line 4 lc rgb "#d9730d" lw 2 pt 7 ps 1.3
-set style line 5 lc rgb "#f0a44b" lw 2 pt 5 ps 1.3
-set style line 6 lc rgb "#c0392b" lw 2 pt 7 ps 1.3
-set style line 7 lc rgb "#e57373" lw 2 pt 5 ps 1.3
-set style line 8 lc rgb "#000000" lw 2 dt 2 pt 6 ps 1.3
-plot for [i=0:7] speed index i using 1:2 with linespoints ls (i + 1) \
+set style line 4 lc rgb "#1a7f6e" lw 2 pt 11 ps 1.3
+set style line 5 lc rgb "#4fc1a6" lw 2 pt 13 ps 1.3
+set style line 6 lc rgb "#777777" lw 2 dt 3 pt 4 ps 1.3
+set style line 7 lc rgb "#d9730d" lw 2 pt 7 ps 1.3
+set style line 8 lc rgb "#f0a44b" lw 2 pt 5 ps 1.3
+set style line 9 lc rgb "#c0392b" lw 2 pt 7 ps 1.3
+set style line 10 lc rgb "#e57373" lw 2 pt 5 ps 1.3
+set style line 11 lc rgb "#000000" lw 2 dt 2 pt 6 ps 1.3
+# report.c writes 11 blocks in this order: kbloom add, check, check batch,
+# add into a full filter, add batch, the xxh64 + one load floor, libbloom
+# add, check, BPF map add, check, the random-load limit.
+plot for [i=0:10] speed index i using 1:2 with linespoints ls (i + 1) \
 	title columnheader(1)
 
 set title "False-positive rate against bits per key\n(measured points; lines: formulas)"
