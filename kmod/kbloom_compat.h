@@ -215,6 +215,38 @@ static inline bool compat_cpu_next(int *cpu)
 } while (0)
 #define this_cpu_inc(pcp)	this_cpu_add(pcp, 1)
 
+static inline void compat_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/*
+ * A test-and-test-and-set spinlock: acquire on lock, release on unlock,
+ * which is all the core asks of the kernel's spinlock_t.
+ */
+typedef struct {
+	int locked;
+} spinlock_t;
+
+static inline void spin_lock_init(spinlock_t *l)
+{
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELAXED);
+}
+
+static inline void spin_lock(spinlock_t *l)
+{
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
+			compat_cpu_relax();
+}
+
+static inline void spin_unlock(spinlock_t *l)
+{
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
 /* Like the kernel's: fully ordered, updates *old on failure. */
 #define try_cmpxchg(ptr, oldp, new)					\
 	__atomic_compare_exchange_n(ptr, oldp, new, false,		\

@@ -64,9 +64,11 @@
 /*
  * How far ahead of the key being probed a batch hashes keys and prefetches
  * their blocks: enough misses in flight to cover a memory latency, few
- * enough to stay within the CPU's miss buffers.  A power of two.
+ * enough to stay within the CPU's miss buffers.  A power of two.  32
+ * against 16: batched checks at 100 M keys 17.0-17.4 ns against
+ * 18.4-19.4 ns, the same at 10 M (two interleaved pairs, this machine).
  */
-#define KBLOOM_BATCH_AHEAD	16
+#define KBLOOM_BATCH_AHEAD	32
 /* Blocks handled by whole-filter loops between chances to reschedule. */
 #define KBLOOM_RESCHED_BLOCKS	4096
 
@@ -129,37 +131,35 @@ static __always_inline u64 cell_max(u32 order)
 }
 
 /*
- * Atomically increments the cell unless it holds max; returns true when it
- * went from 0 to 1.  A full cell (most of them, once bits fill) costs only
- * a load and never dirties a line other CPUs read.
+ * Increments the cell unless it holds max; returns true when it went from
+ * 0 to 1.  The caller holds write_lock, so a plain load and store do: a
+ * lock cmpxchg per probe was a full barrier each, 4.5 per key, and kept
+ * the next key's cache miss from starting early.  A full cell (most of
+ * them, once bits fill) costs only the load and never dirties a line that
+ * other CPUs, or readers of a mapping, read.
  */
 static __always_inline bool cell_inc(u64 *word, u32 shift, u64 max)
 {
-	u64 old = READ_ONCE(*word), val;
+	u64 old = READ_ONCE(*word), val = (old >> shift) & max;
 
-	do {
-		val = (old >> shift) & max;
-		if (val == max)
-			return false;
-	} while (!try_cmpxchg(word, &old, old + (1ULL << shift)));
+	if (val == max)
+		return false;
+	WRITE_ONCE(*word, old + (1ULL << shift));
 	return !val;
 }
 
-/* Atomically decrements the cell unless it is 0 or stuck at max. */
+/* Decrements the cell unless it is 0 or stuck at max; under write_lock. */
 static __always_inline void cell_dec(u64 *word, u32 shift, u64 max)
 {
-	u64 old = READ_ONCE(*word), val;
+	u64 old = READ_ONCE(*word), val = (old >> shift) & max;
 
-	do {
-		val = (old >> shift) & max;
-		if (!val || val == max)
-			return;
-	} while (!try_cmpxchg(word, &old, old - (1ULL << shift)));
+	if (val && val != max)
+		WRITE_ONCE(*word, old - (1ULL << shift));
 }
 
-/* One atomic per cell that is not yet full. */
-static __always_inline bool probe_add(const struct kbloom_filter *f,
-				      u64 *block, u64 h, u32 order)
+/* Counters: a store per counter that is not stuck; under write_lock. */
+static __always_inline bool probe_add_counters(const struct kbloom_filter *f,
+					       u64 *block, u64 h, u32 order)
 {
 	struct kbloom_probe p;
 	bool set_new = false;
@@ -175,26 +175,76 @@ static __always_inline bool probe_add(const struct kbloom_filter *f,
 	return set_new;
 }
 
-/* Most checks are of absent keys: stop at the first empty cell. */
+/*
+ * Bits, under write_lock: first look (as a check does, but through all k
+ * cells), then, only for a key that misses a bit, OR all k bits in.  A
+ * branch per probe on "already set?" is a coin toss while a filter fills:
+ * it mispredicted enough to cost adds 45 ns against 21 ns for this at
+ * 10 M keys (add_batch 24 against 12).  The one branch per key is
+ * predictable (mostly new while filling, mostly known after), and a known
+ * key still writes nothing, so it dirties no line that other CPUs or
+ * readers of a mapping hold.
+ */
+static __always_inline bool probe_add_bits(const struct kbloom_filter *f,
+					   u64 *block, u64 h)
+{
+	struct kbloom_cell cells[KBLOOM_K_MAX];
+	struct kbloom_probe p;
+	u64 missing = 0;
+	u32 i, k = f->geo.k;
+
+	probe_start(h, &p);
+	for (i = 0; i < k; i++) {
+		cells[i] = probe_next(&p, KBLOOM_BITS_CELL_ORDER);
+		missing |= ~READ_ONCE(block[cells[i].word]) >> cells[i].shift;
+	}
+	if (!(missing & 1))
+		return false;
+	for (i = 0; i < k; i++) {
+		u64 *word = &block[cells[i].word];
+
+		WRITE_ONCE(*word, READ_ONCE(*word) | 1ULL << cells[i].shift);
+	}
+	return true;
+}
+
+static __always_inline bool probe_add(const struct kbloom_filter *f,
+				      u64 *block, u64 h, u32 order)
+{
+	if (order == KBLOOM_BITS_CELL_ORDER)
+		return probe_add_bits(f, block, h);
+	return probe_add_counters(f, block, h, order);
+}
+
+/*
+ * All k cells, without a branch per cell: whether a cell is empty is a
+ * coin toss for absent keys, and stopping at the first empty one cost
+ * more in mispredictions than the loads it saved (they all hit the same
+ * cache line).  (cell + max) >> width is 1 for a non-zero cell.
+ */
 static __always_inline bool probe_check(const struct kbloom_filter *f,
 					const u64 *block, u64 h, u32 order)
 {
 	struct kbloom_probe p;
+	u64 all = 1;
 	u32 i;
 
 	probe_start(h, &p);
 	for (i = f->geo.k; i; i--) {
 		struct kbloom_cell c = probe_next(&p, order);
+		u64 cell = (READ_ONCE(block[c.word]) >> c.shift) &
+			   cell_max(order);
 
-		if (!((READ_ONCE(block[c.word]) >> c.shift) & cell_max(order)))
-			return false;
+		all &= (cell + cell_max(order)) >> (1U << order);
 	}
-	return true;
+	return all;
 }
 
 /*
  * Only a key that looks present is taken out: decrementing the counters of
- * a key with an empty cell would take from keys that are there.
+ * a key with an empty cell would take from keys that are there.  Under
+ * write_lock, so no other delete can empty a cell between the check and
+ * the decrements.
  */
 static __always_inline bool probe_delete(const struct kbloom_filter *f,
 					 u64 *block, u64 h, u32 order)
@@ -267,6 +317,7 @@ int kbloom_filter_init(struct kbloom_filter *f,
 		f->words = NULL;
 		return -ENOMEM;
 	}
+	spin_lock_init(&f->write_lock);
 	f->geo = *geo;
 	return 0;
 }
@@ -325,7 +376,12 @@ u64 kbloom_hash(const struct kbloom_filter *f, const void *key, u32 len)
 
 bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len)
 {
-	bool set_new = probe(f, kbloom_hash(f, key, len), KBLOOM_OP_ADD);
+	u64 h = kbloom_hash(f, key, len);
+	bool set_new;
+
+	spin_lock(&f->write_lock);
+	set_new = probe(f, h, KBLOOM_OP_ADD);
+	spin_unlock(&f->write_lock);
 
 	this_cpu_inc(f->counts->add_calls);
 	if (set_new)
@@ -356,10 +412,14 @@ int kbloom_delete_supported(const struct kbloom_filter *f)
 bool kbloom_delete(struct kbloom_filter *f, const void *key, u32 len)
 {
 	bool removed;
+	u64 h;
 
 	if (kbloom_delete_supported(f))
 		return false;
-	removed = probe(f, kbloom_hash(f, key, len), KBLOOM_OP_DELETE);
+	h = kbloom_hash(f, key, len);
+	spin_lock(&f->write_lock);
+	removed = probe(f, h, KBLOOM_OP_DELETE);
+	spin_unlock(&f->write_lock);
 	this_cpu_inc(f->counts->delete_calls);
 	if (removed)
 		this_cpu_inc(f->counts->delete_hits);
@@ -379,37 +439,65 @@ static __always_inline u64 *hash_prefetch(const struct kbloom_filter *f,
 	return block;
 }
 
+/* Where a batch is: the blocks and hashes of the keys ahead. */
+struct kbloom_pipeline {
+	u64 hashes[KBLOOM_BATCH_AHEAD];
+	u64 *blocks[KBLOOM_BATCH_AHEAD];
+};
+
+/* Keys base .. end - 1 (at most 64); bit i - base of the result for key i. */
+static __always_inline unsigned long
+batch_word(struct kbloom_filter *f, struct kbloom_pipeline *pl,
+	   const struct kbloom_key *keys, u32 n, u32 base, u32 end,
+	   enum kbloom_op op, u32 order)
+{
+	unsigned long found = 0;
+	u32 i;
+
+	for (i = base; i < end; i++) {
+		u32 slot = i % KBLOOM_BATCH_AHEAD;
+		u32 next = i + KBLOOM_BATCH_AHEAD;
+		u64 *block = pl->blocks[slot], h = pl->hashes[slot];
+
+		if (next < n)
+			pl->blocks[slot] = hash_prefetch(f, &keys[next],
+							 &pl->hashes[slot]);
+		if (probe_op(f, block, h, op, order))
+			found |= 1UL << (i - base);
+	}
+	return found;
+}
+
 /*
  * A rolling pipeline: while key i is probed, key i + KBLOOM_BATCH_AHEAD is
  * hashed and its block prefetched, so cache misses stay in flight all
- * along instead of in bursts.  Results are gathered a word at a time.
+ * along instead of in bursts.  Results are gathered a word at a time, and
+ * writers take write_lock a word (64 keys, a few microseconds) at a time,
+ * so that other writers and kernel callers never wait long.
  */
 static __always_inline u32 batch_run(struct kbloom_filter *f,
 				     const struct kbloom_key *keys, u32 n,
 				     unsigned long *results,
 				     enum kbloom_op op, u32 order)
 {
-	u64 hashes[KBLOOM_BATCH_AHEAD];
-	u64 *blocks[KBLOOM_BATCH_AHEAD];
+	struct kbloom_pipeline pl;
 	u32 ahead = min_t(u32, n, KBLOOM_BATCH_AHEAD);
 	u32 base, i, hits = 0;
 
 	for (i = 0; i < ahead; i++)
-		blocks[i] = hash_prefetch(f, &keys[i], &hashes[i]);
+		pl.blocks[i] = hash_prefetch(f, &keys[i], &pl.hashes[i]);
 	for (base = 0; base < n; base += BITS_PER_LONG) {
 		u32 end = min_t(u32, n, base + BITS_PER_LONG);
-		unsigned long found = 0;
+		unsigned long found;
 
-		for (i = base; i < end; i++) {
-			u32 slot = i % KBLOOM_BATCH_AHEAD;
-			u32 next = i + KBLOOM_BATCH_AHEAD;
-			u64 *block = blocks[slot], h = hashes[slot];
-
-			if (next < n)
-				blocks[slot] = hash_prefetch(f, &keys[next],
-							     &hashes[slot]);
-			if (probe_op(f, block, h, op, order))
-				found |= 1UL << (i - base);
+		if (op == KBLOOM_OP_CHECK) {
+			found = batch_word(f, &pl, keys, n, base, end, op,
+					   order);
+		} else {
+			spin_lock(&f->write_lock);
+			found = batch_word(f, &pl, keys, n, base, end, op,
+					   order);
+			spin_unlock(&f->write_lock);
 		}
 		hits += hweight_long(found);
 		if (results)
@@ -570,26 +658,32 @@ static u64 combine_word(u32 type, u64 dst, u64 src, bool keep_common)
 }
 
 /*
- * Both combine word by word with atomic updates, so adds and deletes
- * racing a merge or an intersect on dst are never lost.
+ * Both combine word by word under dst's write_lock, a few thousand blocks
+ * at a time, so adds and deletes racing a merge or an intersect on dst are
+ * never lost and never wait long.
  */
 static void combine(struct kbloom_filter *dst, const struct kbloom_filter *src,
 		    bool keep_common)
 {
-	u64 words = dst->geo.nblocks * KBLOOM_BLOCK_WORDS, i;
+	u64 words = dst->geo.nblocks * KBLOOM_BLOCK_WORDS, i, end;
 	u32 type = dst->geo.type;
 
-	for (i = 0; i < words; i++) {
-		u64 other = READ_ONCE(src->words[i]);
-		u64 *word = &dst->words[i];
-		u64 old = READ_ONCE(*word), new;
+	for (i = 0; i < words; i = end) {
+		end = min_t(u64, words,
+			    i + KBLOOM_RESCHED_BLOCKS * KBLOOM_BLOCK_WORDS);
+		spin_lock(&dst->write_lock);
+		for (; i < end; i++) {
+			u64 old = READ_ONCE(dst->words[i]);
+			u64 new = combine_word(type, old,
+					       READ_ONCE(src->words[i]),
+					       keep_common);
 
-		/* Leaving a word as it is must not dirty its line. */
-		do {
-			new = combine_word(type, old, other, keep_common);
-		} while (new != old && !try_cmpxchg(word, &old, new));
-		if (!((i + 1) % (KBLOOM_RESCHED_BLOCKS * KBLOOM_BLOCK_WORDS)))
-			cond_resched();
+			/* Leaving a word as it is must not dirty its line. */
+			if (new != old)
+				WRITE_ONCE(dst->words[i], new);
+		}
+		spin_unlock(&dst->write_lock);
+		cond_resched();
 	}
 }
 
