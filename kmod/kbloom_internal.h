@@ -63,10 +63,11 @@ struct kbloom_dev {
 	struct kbloom_filter filter;
 	/*
 	 * Shared: add, check, delete, image read, stats.  Exclusive: clear,
-	 * merge, intersect, image load, destroy.  The core's add, check and
-	 * delete are lock-free; the shared side only keeps them out of the
-	 * operations that rewrite every word.  Never held across a user copy,
-	 * so a faulting user buffer cannot stall destroy.
+	 * merge, intersect, image load, destroy.  The core's checks take no
+	 * lock and its writers only the filter's write_lock, briefly; the
+	 * shared side only keeps them out of the operations that rewrite
+	 * every word.  Never held across a user copy, so a faulting user
+	 * buffer cannot stall destroy.
 	 */
 	struct rw_semaphore lock;
 	bool dead;		/* destroyed; set with lock held exclusive */
