@@ -145,6 +145,7 @@ static inline void atomic64_inc(atomic64_t *v)
  * thread's slot are weak definitions so that every translation unit of a
  * program sees the same ones.
  */
+#define ____cacheline_aligned_in_smp	__attribute__((__aligned__(64)))
 #define __percpu
 #define COMPAT_NR_CPUS		64
 #define COMPAT_PERCPU_STRIDE	64	/* one cache line: no false sharing */
@@ -351,6 +352,22 @@ static inline void *__vmalloc(unsigned long size, int flags)
 }
 
 static inline void vfree(const void *p)
+{
+	free((void *)p);
+}
+
+static inline void *kcalloc(size_t n, size_t size, int flags)
+{
+	size_t bytes = n * size;
+	void *p = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+
+	(void)flags;
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
+static inline void kfree(const void *p)
 {
 	free((void *)p);
 }

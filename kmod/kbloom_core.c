@@ -132,7 +132,7 @@ static __always_inline u64 cell_max(u32 order)
 
 /*
  * Increments the cell unless it holds max; returns true when it went from
- * 0 to 1.  The caller holds write_lock, so a plain load and store do: a
+ * 0 to 1.  The caller holds the stripe lock, so a plain load and store do: a
  * lock cmpxchg per probe was a full barrier each, 4.5 per key, and kept
  * the next key's cache miss from starting early.  A full cell (most of
  * them, once bits fill) costs only the load and never dirties a line that
@@ -148,7 +148,7 @@ static __always_inline bool cell_inc(u64 *word, u32 shift, u64 max)
 	return !val;
 }
 
-/* Decrements the cell unless it is 0 or stuck at max; under write_lock. */
+/* Decrements the cell unless it is 0 or stuck at max; under the stripe lock. */
 static __always_inline void cell_dec(u64 *word, u32 shift, u64 max)
 {
 	u64 old = READ_ONCE(*word), val = (old >> shift) & max;
@@ -157,7 +157,7 @@ static __always_inline void cell_dec(u64 *word, u32 shift, u64 max)
 		WRITE_ONCE(*word, old - (1ULL << shift));
 }
 
-/* Counters: a store per counter that is not stuck; under write_lock. */
+/* Counters: a store per counter that is not stuck; under the stripe lock. */
 static __always_inline bool probe_add_counters(const struct kbloom_filter *f,
 					       u64 *block, u64 h, u32 order)
 {
@@ -176,7 +176,7 @@ static __always_inline bool probe_add_counters(const struct kbloom_filter *f,
 }
 
 /*
- * Bits, under write_lock: first look (as a check does, but through all k
+ * Bits, under the stripe lock: first look (as a check does, but through all k
  * cells), then, only for a key that misses a bit, OR all k bits in.  A
  * branch per probe on "already set?" is a coin toss while a filter fills:
  * it mispredicted enough to cost adds 45 ns against 21 ns for this at
@@ -243,7 +243,7 @@ static __always_inline bool probe_check(const struct kbloom_filter *f,
 /*
  * Only a key that looks present is taken out: decrementing the counters of
  * a key with an empty cell would take from keys that are there.  Under
- * write_lock, so no other delete can empty a cell between the check and
+ * the stripe lock, so no other delete can empty a cell between the check and
  * the decrements.
  */
 static __always_inline bool probe_delete(const struct kbloom_filter *f,
@@ -278,21 +278,49 @@ static __always_inline bool probe_op(const struct kbloom_filter *f,
 }
 
 /* A bits filter has nothing to decrement: delete finds no key. */
+static __always_inline bool probe_block(const struct kbloom_filter *f,
+					u64 *block, u64 h, enum kbloom_op op)
+{
+	if (f->geo.type == KBLOOM_TYPE_COUNTING)
+		return probe_op(f, block, h, op, KBLOOM_COUNTER_CELL_ORDER);
+	if (op == KBLOOM_OP_DELETE)
+		return false;
+	return probe_op(f, block, h, op, KBLOOM_BITS_CELL_ORDER);
+}
+
+static __always_inline spinlock_t *stripe_lock(const struct kbloom_filter *f,
+					       const u64 *block)
+{
+	u64 index = (block - f->words) / KBLOOM_BLOCK_WORDS;
+
+	return &f->stripes[index % KBLOOM_WRITE_STRIPES].lock;
+}
+
 static __always_inline bool probe(const struct kbloom_filter *f, u64 h,
 				  enum kbloom_op op)
 {
-	if (f->geo.type == KBLOOM_TYPE_COUNTING)
-		return probe_op(f, block_of(f, h), h, op,
-				KBLOOM_COUNTER_CELL_ORDER);
-	if (op == KBLOOM_OP_DELETE)
-		return false;
-	return probe_op(f, block_of(f, h), h, op, KBLOOM_BITS_CELL_ORDER);
+	return probe_block(f, block_of(f, h), h, op);
+}
+
+/* Add or delete one key's cells, holding its block's stripe. */
+static __always_inline bool probe_write(const struct kbloom_filter *f,
+					u64 *block, u64 h, enum kbloom_op op,
+					u32 order)
+{
+	spinlock_t *lock = stripe_lock(f, block);
+	bool ret;
+
+	spin_lock(lock);
+	ret = probe_op(f, block, h, op, order);
+	spin_unlock(lock);
+	return ret;
 }
 
 int kbloom_filter_init(struct kbloom_filter *f,
 		       const struct kbloom_geometry *geo)
 {
 	int ret;
+	u32 i;
 
 	memset(f, 0, sizeof(*f));
 	ret = kbloom_geometry_validate(geo);
@@ -317,13 +345,25 @@ int kbloom_filter_init(struct kbloom_filter *f,
 		f->words = NULL;
 		return -ENOMEM;
 	}
-	spin_lock_init(&f->write_lock);
+	f->stripes = kcalloc(KBLOOM_WRITE_STRIPES, sizeof(*f->stripes),
+			     GFP_KERNEL_ACCOUNT);
+	if (!f->stripes) {
+		free_percpu(f->counts);
+		f->counts = NULL;
+		vfree(f->words);
+		f->words = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < KBLOOM_WRITE_STRIPES; i++)
+		spin_lock_init(&f->stripes[i].lock);
 	f->geo = *geo;
 	return 0;
 }
 
 void kbloom_filter_free(struct kbloom_filter *f)
 {
+	kfree(f->stripes);
+	f->stripes = NULL;
 	free_percpu(f->counts);
 	f->counts = NULL;
 	vfree(f->words);
@@ -379,9 +419,12 @@ bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len)
 	u64 h = kbloom_hash(f, key, len);
 	bool set_new;
 
-	spin_lock(&f->write_lock);
-	set_new = probe(f, h, KBLOOM_OP_ADD);
-	spin_unlock(&f->write_lock);
+	if (f->geo.type == KBLOOM_TYPE_COUNTING)
+		set_new = probe_write(f, block_of(f, h), h, KBLOOM_OP_ADD,
+				      KBLOOM_COUNTER_CELL_ORDER);
+	else
+		set_new = probe_write(f, block_of(f, h), h, KBLOOM_OP_ADD,
+				      KBLOOM_BITS_CELL_ORDER);
 
 	this_cpu_inc(f->counts->add_calls);
 	if (set_new)
@@ -417,9 +460,8 @@ bool kbloom_delete(struct kbloom_filter *f, const void *key, u32 len)
 	if (kbloom_delete_supported(f))
 		return false;
 	h = kbloom_hash(f, key, len);
-	spin_lock(&f->write_lock);
-	removed = probe(f, h, KBLOOM_OP_DELETE);
-	spin_unlock(&f->write_lock);
+	removed = probe_write(f, block_of(f, h), h, KBLOOM_OP_DELETE,
+			      KBLOOM_COUNTER_CELL_ORDER);
 	this_cpu_inc(f->counts->delete_calls);
 	if (removed)
 		this_cpu_inc(f->counts->delete_hits);
@@ -462,7 +504,8 @@ batch_word(struct kbloom_filter *f, struct kbloom_pipeline *pl,
 		if (next < n)
 			pl->blocks[slot] = hash_prefetch(f, &keys[next],
 							 &pl->hashes[slot]);
-		if (probe_op(f, block, h, op, order))
+		if (op == KBLOOM_OP_CHECK ? probe_op(f, block, h, op, order) :
+		    probe_write(f, block, h, op, order))
 			found |= 1UL << (i - base);
 	}
 	return found;
@@ -471,9 +514,7 @@ batch_word(struct kbloom_filter *f, struct kbloom_pipeline *pl,
 /*
  * A rolling pipeline: while key i is probed, key i + KBLOOM_BATCH_AHEAD is
  * hashed and its block prefetched, so cache misses stay in flight all
- * along instead of in bursts.  Results are gathered a word at a time, and
- * writers take write_lock a word (64 keys, a few microseconds) at a time,
- * so that other writers and kernel callers never wait long.
+ * along instead of in bursts.  Results are gathered a word at a time.
  */
 static __always_inline u32 batch_run(struct kbloom_filter *f,
 				     const struct kbloom_key *keys, u32 n,
@@ -488,17 +529,9 @@ static __always_inline u32 batch_run(struct kbloom_filter *f,
 		pl.blocks[i] = hash_prefetch(f, &keys[i], &pl.hashes[i]);
 	for (base = 0; base < n; base += BITS_PER_LONG) {
 		u32 end = min_t(u32, n, base + BITS_PER_LONG);
-		unsigned long found;
+		unsigned long found = batch_word(f, &pl, keys, n, base, end,
+						 op, order);
 
-		if (op == KBLOOM_OP_CHECK) {
-			found = batch_word(f, &pl, keys, n, base, end, op,
-					   order);
-		} else {
-			spin_lock(&f->write_lock);
-			found = batch_word(f, &pl, keys, n, base, end, op,
-					   order);
-			spin_unlock(&f->write_lock);
-		}
 		hits += hweight_long(found);
 		if (results)
 			results[base / BITS_PER_LONG] = found;
@@ -658,31 +691,38 @@ static u64 combine_word(u32 type, u64 dst, u64 src, bool keep_common)
 }
 
 /*
- * Both combine word by word under dst's write_lock, a few thousand blocks
- * at a time, so adds and deletes racing a merge or an intersect on dst are
- * never lost and never wait long.
+ * Both combine word by word, holding each block's stripe, so adds and
+ * deletes racing a merge or an intersect on dst are never lost.  A chunk
+ * of blocks is walked one stripe at a time (every KBLOOM_WRITE_STRIPES-th
+ * block, a stride the prefetchers follow), so a lock is taken once per
+ * 64 blocks of a chunk rather than once per block.
  */
 static void combine(struct kbloom_filter *dst, const struct kbloom_filter *src,
 		    bool keep_common)
 {
-	u64 words = dst->geo.nblocks * KBLOOM_BLOCK_WORDS, i, end;
-	u32 type = dst->geo.type;
+	u64 nblocks = dst->geo.nblocks, chunk, end, b, w;
+	u32 type = dst->geo.type, s;
 
-	for (i = 0; i < words; i = end) {
-		end = min_t(u64, words,
-			    i + KBLOOM_RESCHED_BLOCKS * KBLOOM_BLOCK_WORDS);
-		spin_lock(&dst->write_lock);
-		for (; i < end; i++) {
-			u64 old = READ_ONCE(dst->words[i]);
-			u64 new = combine_word(type, old,
-					       READ_ONCE(src->words[i]),
-					       keep_common);
+	for (chunk = 0; chunk < nblocks; chunk = end) {
+		end = min_t(u64, nblocks, chunk + KBLOOM_RESCHED_BLOCKS);
+		for (s = 0; s < KBLOOM_WRITE_STRIPES; s++) {
+			spin_lock(&dst->stripes[s].lock);
+			/* Chunks start at multiples of the stripe count. */
+			for (b = chunk + s; b < end; b += KBLOOM_WRITE_STRIPES) {
+				for (w = b * KBLOOM_BLOCK_WORDS;
+				     w < (b + 1) * KBLOOM_BLOCK_WORDS; w++) {
+					u64 old = READ_ONCE(dst->words[w]);
+					u64 new = combine_word(type, old,
+							READ_ONCE(src->words[w]),
+							keep_common);
 
-			/* Leaving a word as it is must not dirty its line. */
-			if (new != old)
-				WRITE_ONCE(dst->words[i], new);
+					/* An unchanged word stays clean. */
+					if (new != old)
+						WRITE_ONCE(dst->words[w], new);
+				}
+			}
+			spin_unlock(&dst->stripes[s].lock);
 		}
-		spin_unlock(&dst->write_lock);
 		cond_resched();
 	}
 }

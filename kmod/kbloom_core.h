@@ -10,8 +10,8 @@
  * included, is the same code for both, parameterised by the cell width.
  *
  * Concurrency: checks are lock-free (aligned 64-bit loads).  Writers of
- * one filter (add, delete, merge, intersect) serialise on the filter's
- * write_lock and change cells with plain aligned 64-bit stores, which is
+ * one block (add, delete, merge, intersect) serialise on the spinlock of
+ * its stripe and change cells with plain aligned 64-bit stores, which is
  * what concurrent readers, in the kernel or through a mapping, see: a word
  * before or after a writer's store, never a torn one.  A key whose add
  * completed before a check began is always found, unless a delete of it
@@ -30,6 +30,7 @@
 #include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/atomic.h>
+#include <linux/cache.h>
 #include <linux/spinlock.h>
 #include <uapi/linux/kbloom.h>
 #else
@@ -94,14 +95,23 @@ struct kbloom_filter {
 	struct kbloom_geometry geo;
 	u64 *words;		/* nblocks * 8 words, page-aligned */
 	/*
-	 * Held by whoever changes words, a few dozen keys at a time: one
-	 * locked instruction per 64 keys of a batch (one per key alone)
-	 * instead of a compare-and-swap per probe, which cost adds 2.3 to
-	 * 4.5 times a check (issue 13).  Never held across a sleep.
+	 * Block b's writers hold stripes[b % KBLOOM_WRITE_STRIPES].lock: one
+	 * locked instruction per key instead of a compare-and-swap per
+	 * probe, which cost adds 2.3 to 4.5 times a check (issue 13).  Not
+	 * one lock per filter: with it, two threads of single adds on one
+	 * filter made half the throughput of one (the lock's line moved
+	 * between CPUs on every key).  Never held across a sleep.
 	 */
-	spinlock_t write_lock;
+	struct kbloom_stripe *stripes;
 	struct kbloom_counts __percpu *counts;
 };
+
+/* A power of two; a cache line each, so writers on two CPUs rarely meet. */
+#define KBLOOM_WRITE_STRIPES	64
+
+struct kbloom_stripe {
+	spinlock_t lock;	/* the cells of blocks b % 64 == this index */
+} ____cacheline_aligned_in_smp;
 
 /* A key handed to the batch operations. */
 struct kbloom_key {
