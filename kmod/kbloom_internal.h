@@ -64,7 +64,7 @@ struct kbloom_dev {
 	/*
 	 * Shared: add, check, delete, image read, stats.  Exclusive: clear,
 	 * merge, intersect, image load, destroy.  The core's checks take no
-	 * lock and its writers only the filter's write_lock, briefly; the
+	 * lock and its writers only a stripe's spinlock, per key; the
 	 * shared side only keeps them out of the operations that rewrite
 	 * every word.  Never held across a user copy, so a faulting user
 	 * buffer cannot stall destroy.
