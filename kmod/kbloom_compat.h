@@ -294,6 +294,7 @@ static inline void bitmap_zero(unsigned long *dst, unsigned int nbits)
 }
 
 #define prefetch(p)	__builtin_prefetch(p)
+#define prefetchw(p)	__builtin_prefetch(p, 1)
 #define cond_resched()	do { } while (0)
 
 static inline u64 xxh64(const void *input, size_t len, u64 seed)
