@@ -87,6 +87,8 @@ void queries_build(struct query_set *qs, const struct key_set *added,
 		   u64 nabsent, u64 seed);
 void queries_free(struct query_set *qs);
 u64 bench_rand64(u64 *state);
+/* malloc, or the program ends with a message: the benchmark cannot go on. */
+void *bench_xmalloc(size_t bytes);
 
 /* One measured figure: the median of its repeats, with what it measured. */
 struct result {

@@ -20,7 +20,7 @@ u64 bench_rand64(u64 *state)
 	return z ^ (z >> 31);
 }
 
-static void *xmalloc(size_t bytes)
+void *bench_xmalloc(size_t bytes)
 {
 	void *p = malloc(bytes ? bytes : 1);
 
@@ -36,7 +36,7 @@ void keys_generate(struct key_set *ks, u64 n, u32 kb, u64 seed)
 	u64 state = seed, i, words = n * kb / 8;
 	u64 *w;
 
-	ks->bytes = xmalloc(n * kb);
+	ks->bytes = bench_xmalloc(n * kb);
 	ks->n = n;
 	ks->kb = kb;
 	/* kb is a multiple of 8: fill word by word. */
@@ -55,7 +55,7 @@ void keys_free(struct key_set *ks)
 /* The first n keys of ks as the batch API takes them. */
 struct kbloom_key *keys_kv(const struct key_set *ks, u64 n)
 {
-	struct kbloom_key *kv = xmalloc(bench_max(n, 1) * sizeof(*kv));
+	struct kbloom_key *kv = bench_xmalloc(bench_max(n, 1) * sizeof(*kv));
 	u64 i;
 
 	for (i = 0; i < n; i++) {
@@ -70,15 +70,15 @@ void queries_build(struct query_set *qs, const struct key_set *added,
 		   u64 nabsent, u64 seed)
 {
 	u64 total = npresent + nabsent, i, state = seed;
-	u64 *order = xmalloc(total * sizeof(*order));
+	u64 *order = bench_xmalloc(total * sizeof(*order));
 	u32 kb = added->kb;
 	u64 stride = npresent ? nadded / npresent : 1;
 
-	qs->keys.bytes = xmalloc(total * kb);
+	qs->keys.bytes = bench_xmalloc(total * kb);
 	qs->keys.n = total;
 	qs->keys.kb = kb;
-	qs->present = xmalloc(total);
-	qs->kv = xmalloc(total * sizeof(*qs->kv));
+	qs->present = bench_xmalloc(total);
+	qs->kv = bench_xmalloc(total * sizeof(*qs->kv));
 	qs->npresent = npresent;
 	qs->nabsent = nabsent;
 

@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kbloom_core.h"
+#include "bench.h"
 
 #define BITS_PER_KEY	10
 #define KEY_BYTES	8
@@ -59,26 +59,14 @@ static u64 now_ns(void)
 	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
 }
 
-/* splitmix64: a bijection of the counter, so the n keys are distinct. */
+/* splitmix64 (keys.c's): a bijection of the counter, so the keys are distinct. */
 static u64 key_word(u64 i)
 {
-	u64 z = SEED + (i + 1) * 0x9e3779b97f4a7c15ULL;
+	u64 state = SEED + i * 0x9e3779b97f4a7c15ULL;
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return bench_rand64(&state);
 }
 
-static void *xmalloc(size_t bytes)
-{
-	void *p = malloc(bytes ? bytes : 1);
-
-	if (!p) {
-		fprintf(stderr, "threads: out of memory (%zu bytes)\n", bytes);
-		exit(2);
-	}
-	return p;
-}
 
 /* What one run asks of the pool, and what each worker measured. */
 struct job {
@@ -218,26 +206,10 @@ static double run_one(struct kbloom_filter *f, u64 **ref, size_t cell_bytes,
 	if (bad && !why[0])
 		snprintf(why, WHY_BYTES, "repeat %d: %s", r + 1, bad);
 	if (!*ref && !bad) {
-		*ref = xmalloc(cell_bytes);
+		*ref = bench_xmalloc(cell_bytes);
 		memcpy(*ref, f->words, cell_bytes);
 	}
 	return m;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-	double s[MAX_REPEATS];
-
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	return n & 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
 static void bad_args(void)
@@ -271,8 +243,8 @@ int main(int argc, char **argv)
 	if (nkeys < MAX_THREADS || repeats < 1 || repeats > MAX_REPEATS)
 		bad_args();
 
-	key_words = xmalloc(nkeys * sizeof(*key_words));
-	key_vec = xmalloc(nkeys * sizeof(*key_vec));
+	key_words = bench_xmalloc(nkeys * sizeof(*key_words));
+	key_vec = bench_xmalloc(nkeys * sizeof(*key_vec));
 	for (k = 0; k < nkeys; k++) {
 		key_words[k] = key_word(k);
 		key_vec[k].data = &key_words[k];
