@@ -622,21 +622,6 @@ static const struct size_case sizes[] = {
 
 #define KEYS_1M	(1U << 20)
 
-static uint64_t mem_total_bytes(void)
-{
-	char line[256];
-	unsigned long long kb = 0;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb * 1024;
-}
-
 /*
  * One key set both ways: mismatches (*diff), "maybe" answers of either
  * way (*hits_map, *hits_ioctl), seconds each way.
@@ -678,7 +663,7 @@ static const char *identical(const struct variant *t, const void *arg)
 	struct keyset in = { 0 }, out = { 0 };
 	struct both_ways p, a;
 	const char *msg = NULL;
-	uint64_t need = sz->bytes + (512ULL << 20), have = mem_total_bytes();
+	uint64_t need = sz->bytes + (512ULL << 20), have = vt_mem_total();
 	double t0, t_add;
 	struct map m;
 	long added;

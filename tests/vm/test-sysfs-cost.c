@@ -43,21 +43,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static uint64_t mem_total_bytes(void)
-{
-	char line[256];
-	unsigned long long kb = 0;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb * 1024;
-}
-
 static int create_typed(const char *name, uint32_t type, uint64_t capacity,
 			uint64_t bits)
 {
@@ -345,7 +330,7 @@ static double read_all(int dirfd, char names[][64], int n)
 static const char *cost_1gib(void)
 {
 	const char *name = "sc-big";
-	uint64_t need = GIB + (512ULL << 20), have = mem_total_bytes();
+	uint64_t need = GIB + (512ULL << 20), have = vt_mem_total();
 	double t_scan, t_cells, t_counters, t_all_cold, t_all_warm, t_one;
 	char names[64][64];
 	const char *msg = NULL;

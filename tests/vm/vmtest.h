@@ -261,6 +261,22 @@ static inline const char *vt_done(int fd, const char *name, const char *msg)
 	return msg;
 }
 
+/* The VM's memory (MemTotal), in bytes; 0 if it cannot be read. */
+static inline uint64_t vt_mem_total(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
 static inline int vt_open(const char *name, int flags)
 {
 	char path[128];
