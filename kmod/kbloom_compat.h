@@ -17,6 +17,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -225,8 +226,13 @@ static inline void compat_cpu_relax(void)
 
 /*
  * A test-and-test-and-set spinlock: acquire on lock, release on unlock,
- * which is all the core asks of the kernel's spinlock_t.
+ * which is all the core asks of the kernel's spinlock_t.  A kernel lock
+ * holder cannot be preempted; a thread here can, and then its waiters
+ * would spin out their time slices (two adding threads on two CPUs with
+ * any third process running measured under half of one thread's rate),
+ * so a waiter yields every COMPAT_SPINS_BEFORE_YIELD tries.
  */
+#define COMPAT_SPINS_BEFORE_YIELD	128
 typedef struct {
 	int locked;
 } spinlock_t;
@@ -238,9 +244,15 @@ static inline void spin_lock_init(spinlock_t *l)
 
 static inline void spin_lock(spinlock_t *l)
 {
+	unsigned int spins = 0;
+
 	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
-			compat_cpu_relax();
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED)) {
+			if (++spins % COMPAT_SPINS_BEFORE_YIELD)
+				compat_cpu_relax();
+			else
+				sched_yield();
+		}
 }
 
 static inline void spin_unlock(spinlock_t *l)
