@@ -27,16 +27,6 @@
 /* Keys per CHECK ioctl and per kbloom_lookup_batch() call. */
 #define BATCH	4096
 
-struct variant {
-	const char *name;
-	uint32_t type;
-};
-
-static const struct variant variants[] = {
-	{ "bits", KBLOOM_TYPE_BITS },
-	{ "counting", KBLOOM_TYPE_COUNTING },
-};
-
 static size_t page;
 
 static double now_s(void)
@@ -48,36 +38,6 @@ static double now_s(void)
 }
 
 /* ---- filters ---- */
-
-/* A filter of t's type sized by memory (bits), with a fixed seed. */
-static int create_bits(const char *name, const struct variant *t,
-		       uint64_t bits, uint64_t capacity)
-{
-	struct kbloom_create req;
-
-	vt_destroy(name);
-	vt_create_req(&req, name, capacity, 0);
-	req.bits = bits;
-	req.type = t->type;
-	req.flags = KBLOOM_CREATE_SEED;
-	req.seed = SEED;
-	return vt_create_raw(&req);
-}
-
-/* A fresh filter of t's type by capacity at 1 %, opened read-write. */
-static int fresh(const char *name, const struct variant *t, uint64_t capacity)
-{
-	struct kbloom_create req;
-
-	vt_destroy(name);
-	vt_create_req(&req, name, capacity, FP_1PC);
-	req.type = t->type;
-	req.flags = KBLOOM_CREATE_SEED;
-	req.seed = SEED;
-	if (vt_create_raw(&req))
-		return -1;
-	return vt_open(name, O_RDWR);
-}
 
 /* header page + the cells rounded up to pages */
 static size_t map_bytes_of(const struct kbloom_info *info)
@@ -322,7 +282,7 @@ static const char *mappings_are(const char *name, int fd, uint64_t want)
 
 /* ---- 1. layout ---- */
 
-static const char *layout(const struct variant *t, const void *arg)
+static const char *layout(const struct vt_type *t, const void *arg)
 {
 	/* 101 blocks: 6464 bytes of cells, so the last page has a tail. */
 	const uint64_t nblocks = 101;
@@ -334,7 +294,8 @@ static const char *layout(const struct variant *t, const void *arg)
 	int fd;
 
 	(void)arg;
-	EXPECT_OK(create_bits("map-layout", t, nblocks * 512, 1000));
+	EXPECT_OK(vt_create_typed("map-layout", t->type, 1000, nblocks * 512, 0,
+				  SEED));
 	fd = vt_open("map-layout", O_RDONLY);
 	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
 	{
@@ -536,14 +497,14 @@ static const struct rejection rejections[] = {
 	  rej_proc_mem_write },
 };
 
-static const char *reject_destroyed(const struct variant *t,
+static const char *reject_destroyed(const struct vt_type *t,
 				    const struct rejection *r)
 {
 	struct kbloom_info info;
 	size_t len;
 	int fd;
 
-	fd = fresh("map-rej", t, 1000);
+	fd = vt_fresh("map-rej", t->type, 1000, 0, 0, SEED);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_info(fd, &info));
 	len = map_bytes_of(&info);
@@ -558,7 +519,7 @@ static const char *reject_destroyed(const struct variant *t,
 	return NULL;
 }
 
-static const char *reject_case(const struct variant *t, const void *arg)
+static const char *reject_case(const struct vt_type *t, const void *arg)
 {
 	const struct rejection *r = arg;
 	struct kbloom_info info;
@@ -571,7 +532,7 @@ static const char *reject_case(const struct variant *t, const void *arg)
 
 	if (r->destroys)
 		return reject_destroyed(t, r);
-	fd = fresh("map-rej", t, 1000);
+	fd = vt_fresh("map-rej", t->type, 1000, 0, 0, SEED);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(fd, "base", 0, 100) == 100, "add: %s",
 	       vt_errno_name(errno));
@@ -657,7 +618,7 @@ static const char *check_both_ways(int fd, const struct map *m,
 	return NULL;
 }
 
-static const char *identical(const struct variant *t, const void *arg)
+static const char *identical(const struct vt_type *t, const void *arg)
 {
 	const struct size_case *sz = arg;
 	struct keyset in = { 0 }, out = { 0 };
@@ -681,7 +642,8 @@ static const char *identical(const struct variant *t, const void *arg)
 			       (unsigned long long)(sz->bytes >> 20),
 			       (unsigned long long)(need >> 20));
 	t0 = now_s();
-	EXPECT_OK(create_bits("map-same", t, sz->bytes * 8, KEYS_1M));
+	EXPECT_OK(vt_create_typed("map-same", t->type, KEYS_1M, sz->bytes * 8,
+				  0, SEED));
 	fd = vt_open("map-same", O_RDWR);
 	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
 	if (keyset_make(&in, "in", 0, KEYS_1M) ||
@@ -783,7 +745,7 @@ strict_checker(const struct map *m, struct kbl *h, const struct keyset *s,
 		;
 }
 
-static const char *no_syscalls(const struct variant *t, const void *arg)
+static const char *no_syscalls(const struct vt_type *t, const void *arg)
 {
 	const struct strict_way *way = arg;
 	const uint32_t n = 1U << 20;
@@ -796,7 +758,7 @@ static const char *no_syscalls(const struct variant *t, const void *arg)
 	long hits;
 	pid_t pid;
 
-	fd = fresh("map-strict", t, n / 2);
+	fd = vt_fresh("map-strict", t->type, n / 2, 0, 0, SEED);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	/* Keys 0 to n/2 - 1 added, n/2 to n - 1 not. */
 	if (keyset_make(&s, "strict", 0, n) ||
@@ -1000,7 +962,7 @@ static const struct seq_op seq_ops[] = {
 };
 
 static const char *seq_check(const struct seq_op *o, struct seq_ctx *c,
-			     const struct variant *t, const struct map *m)
+			     const struct vt_type *t, const struct map *m)
 {
 	int want = t->type == KBLOOM_TYPE_BITS && o->want_bits ?
 		   o->want_bits : o->want;
@@ -1057,7 +1019,7 @@ static const char *seq_check(const struct seq_op *o, struct seq_ctx *c,
 	return NULL;
 }
 
-static const char *seq_case(const struct variant *t, const void *arg)
+static const char *seq_case(const struct vt_type *t, const void *arg)
 {
 	const struct seq_op *o = arg;
 	struct seq_ctx c = { .fd = -1, .other = -1 };
@@ -1065,9 +1027,9 @@ static const char *seq_case(const struct variant *t, const void *arg)
 	struct map m = { 0 };
 	int w;
 
-	c.fd = fresh("map-seq", t, 1000);
+	c.fd = vt_fresh("map-seq", t->type, 1000, 0, 0, SEED);
 	EXPECT(c.fd >= 0, "create: %s", vt_errno_name(errno));
-	w = fresh("map-seq-b", t, 1000);
+	w = vt_fresh("map-seq-b", t->type, 1000, 0, 0, SEED);
 	if (w < 0) {
 		msg = vt_fail("create other: %s", vt_errno_name(errno));
 		goto out;
@@ -1102,7 +1064,7 @@ out:
 
 /* ---- 6. lifetime ---- */
 
-static const char *dead_keeps_cells(const struct variant *t, const void *arg)
+static const char *dead_keeps_cells(const struct vt_type *t, const void *arg)
 {
 	struct keyset s = { 0 };
 	uint8_t *img;
@@ -1116,7 +1078,7 @@ static const char *dead_keeps_cells(const struct variant *t, const void *arg)
 	int fd;
 
 	(void)arg;
-	fd = fresh("map-dead", t, 1000);
+	fd = vt_fresh("map-dead", t->type, 1000, 0, 0, SEED);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(fd, "base", 0, 100) == 100, "add: %s",
 	       vt_errno_name(errno));
@@ -1153,7 +1115,7 @@ static const char *dead_keeps_cells(const struct variant *t, const void *arg)
 	return msg;
 }
 
-static const char *close_then_munmap(const struct variant *t, const void *arg)
+static const char *close_then_munmap(const struct vt_type *t, const void *arg)
 {
 	const char *msg = NULL;
 	struct map m;
@@ -1163,7 +1125,7 @@ static const char *close_then_munmap(const struct variant *t, const void *arg)
 	int fd;
 
 	(void)arg;
-	fd = fresh("map-close", t, 1000);
+	fd = vt_fresh("map-close", t->type, 1000, 0, 0, SEED);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(fd, "base", 0, 100) == 100, "add: %s",
 	       vt_errno_name(errno));
@@ -1210,7 +1172,7 @@ static pid_t fork_holder(int *wake)
 	return pid;
 }
 
-static const char *mappings_count(const struct variant *t, const void *arg)
+static const char *mappings_count(const struct vt_type *t, const void *arg)
 {
 	const char *msg = NULL;
 	struct map m;
@@ -1219,7 +1181,8 @@ static const char *mappings_count(const struct variant *t, const void *arg)
 
 	(void)arg;
 	/* 4 pages of cells, so there is a middle to unmap. */
-	EXPECT_OK(create_bits("map-count", t, 4 * page * 8, 1000));
+	EXPECT_OK(vt_create_typed("map-count", t->type, 1000, 4 * page * 8, 0,
+				  SEED));
 	fd = vt_open("map-count", O_RDONLY);
 	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
 	EXPECT_NULL(mappings_are("map-count", fd, 0));
@@ -1261,7 +1224,7 @@ static int module_refcnt(uint64_t *v)
  * what lets the harness's final rmmod succeed; the module is not actually
  * unloaded here, so later tests keep it.
  */
-static const char *rmmod_refused(const struct variant *t, const void *arg)
+static const char *rmmod_refused(const struct vt_type *t, const void *arg)
 {
 	uint64_t base, held, after = 0;
 	const char *msg = NULL;
@@ -1271,7 +1234,7 @@ static const char *rmmod_refused(const struct variant *t, const void *arg)
 
 	(void)arg;
 	EXPECT_OK(module_refcnt(&base));
-	fd = fresh("map-rmmod", t, 1000);
+	fd = vt_fresh("map-rmmod", t->type, 1000, 0, 0, SEED);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	if (map_whole(fd, &m))
 		return vt_done(fd, "map-rmmod", vt_fail("map: %s",
@@ -1327,12 +1290,12 @@ struct fixture {
 };
 
 static const char *fixture_up(struct fixture *x, const char *name,
-			      const struct variant *t)
+			      const struct vt_type *t)
 {
 	memset(x, 0, sizeof(*x));
 	x->name = name;
 	x->fd = -1;
-	EXPECT_OK(create_bits(name, t, 4 * page * 8, 1000));
+	EXPECT_OK(vt_create_typed(name, t->type, 1000, 4 * page * 8, 0, SEED));
 	x->fd = vt_open(name, O_RDWR);
 	EXPECT(x->fd >= 0, "open: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(x->fd, "base", 0, 1000) >= 0, "add: %s",
@@ -1357,7 +1320,7 @@ static bool cells_at(const struct fixture *x, const uint8_t *p, size_t from,
 	return to <= x->len && !memcmp(p, x->cells + from, to - from);
 }
 
-static const char *fork_same(const struct variant *t, const void *arg)
+static const char *fork_same(const struct vt_type *t, const void *arg)
 {
 	struct fixture x;
 	struct keyset s = { 0 };
@@ -1407,7 +1370,7 @@ static const char *fork_same(const struct variant *t, const void *arg)
 	return fixture_down(&x, msg);
 }
 
-static const char *munmap_ends(const struct variant *t, const void *arg)
+static const char *munmap_ends(const struct vt_type *t, const void *arg)
 {
 	struct fixture x;
 	const char *msg;
@@ -1434,7 +1397,7 @@ static const char *munmap_ends(const struct variant *t, const void *arg)
 	return fixture_down(&x, msg);
 }
 
-static const char *mremap_move(const struct variant *t, const void *arg)
+static const char *mremap_move(const struct vt_type *t, const void *arg)
 {
 	struct fixture x;
 	const char *msg;
@@ -1467,7 +1430,7 @@ static const char *mremap_move(const struct variant *t, const void *arg)
 	return fixture_down(&x, msg);
 }
 
-static const char *mremap_shrink(const struct variant *t, const void *arg)
+static const char *mremap_shrink(const struct vt_type *t, const void *arg)
 {
 	struct fixture x;
 	const char *msg;
@@ -1491,7 +1454,7 @@ static const char *mremap_shrink(const struct variant *t, const void *arg)
 	return fixture_down(&x, msg);
 }
 
-static const char *cells_only(const struct variant *t, const void *arg)
+static const char *cells_only(const struct vt_type *t, const void *arg)
 {
 	struct fixture x;
 	const char *msg;
@@ -1518,7 +1481,7 @@ static const char *cells_only(const struct variant *t, const void *arg)
 
 /* ---- 8. adds and deletes become visible ---- */
 
-static const char *adds_visible(const struct variant *t, const void *arg)
+static const char *adds_visible(const struct vt_type *t, const void *arg)
 {
 	struct keyset s = { 0 };
 	uint64_t *r = NULL;
@@ -1528,7 +1491,7 @@ static const char *adds_visible(const struct variant *t, const void *arg)
 	int fd;
 
 	(void)arg;
-	fd = fresh("map-adds", t, 20000);
+	fd = vt_fresh("map-adds", t->type, 20000, 0, 0, SEED);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	if (map_whole(fd, &m))
 		return vt_done(fd, "map-adds", vt_fail("map: %s",
@@ -1566,7 +1529,7 @@ static const char *adds_visible(const struct variant *t, const void *arg)
 	return vt_done(fd, "map-adds", msg);
 }
 
-static const char *deletes_visible(const struct variant *t, const void *arg)
+static const char *deletes_visible(const struct vt_type *t, const void *arg)
 {
 	struct keyset s = { 0 }, gone = { 0 };
 	const char *msg = NULL;
@@ -1577,7 +1540,7 @@ static const char *deletes_visible(const struct variant *t, const void *arg)
 	(void)arg;
 	if (t->type != KBLOOM_TYPE_COUNTING)
 		return NULL;	/* not run: main() skips it for bits */
-	fd = fresh("map-dels", t, 10000);
+	fd = vt_fresh("map-dels", t->type, 10000, 0, 0, SEED);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	if (map_whole(fd, &m))
 		return vt_done(fd, "map-dels", vt_fail("map: %s",
@@ -1612,7 +1575,7 @@ static const char *deletes_visible(const struct variant *t, const void *arg)
 
 /* ---- the run ---- */
 
-typedef const char *(*mcase_fn)(const struct variant *t, const void *arg);
+typedef const char *(*mcase_fn)(const struct vt_type *t, const void *arg);
 
 static void run_variants(const char *name, mcase_fn fn, const void *arg,
 			 bool counting_only)
@@ -1620,11 +1583,11 @@ static void run_variants(const char *name, mcase_fn fn, const void *arg,
 	char full[128];
 	size_t i;
 
-	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
-		if (counting_only && variants[i].type != KBLOOM_TYPE_COUNTING)
+	for (i = 0; i < sizeof(vt_types) / sizeof(vt_types[0]); i++) {
+		if (counting_only && vt_types[i].type != KBLOOM_TYPE_COUNTING)
 			continue;
-		snprintf(full, sizeof(full), "%s/%s", name, variants[i].name);
-		vt_report(SUITE, full, fn(&variants[i], arg));
+		snprintf(full, sizeof(full), "%s/%s", name, vt_types[i].name);
+		vt_report(SUITE, full, fn(&vt_types[i], arg));
 	}
 }
 

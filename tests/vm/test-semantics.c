@@ -34,24 +34,6 @@ static const char *on_type(size_t t, const char *msg)
 	return buf;
 }
 
-/* A fresh filter by rate, or by bits when bits is not 0; -1 on failure. */
-static int fresh_typed(const char *name, uint32_t type, uint64_t capacity,
-		       uint64_t bits, uint32_t k)
-{
-	struct kbloom_create req;
-
-	vt_destroy(name);
-	vt_create_req(&req, name, capacity, bits ? 0 : FP_1PC);
-	req.bits = bits;
-	req.k = k;
-	req.type = type;
-	req.flags = KBLOOM_CREATE_SEED;
-	req.seed = SEED;
-	if (vt_create_raw(&req))
-		return -1;
-	return vt_open(name, O_RDWR);
-}
-
 static int report(int fd, uint64_t fp, uint64_t tp, uint64_t tn)
 {
 	struct kbloom_report rep = {
@@ -68,7 +50,7 @@ static const char *report_bound_one(uint32_t type)
 {
 	const uint64_t max = KBLOOM_REPORT_MAX;
 	struct kbloom_info info;
-	int fd = fresh_typed("sem-repmax", type, 1000, 0, 0);
+	int fd = vt_fresh("sem-repmax", type, 1000, 0, 0, SEED);
 
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(max == 1ULL << 32, "KBLOOM_REPORT_MAX %llu",
@@ -116,7 +98,7 @@ static const char *self_merge_one(uint32_t type)
 	const char *msg;
 	int fd, ro;
 
-	fd = fresh_typed("sem-self", type, 1000, 0, 0);
+	fd = vt_fresh("sem-self", type, 1000, 0, 0, SEED);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(fd, "self", 0, 300) > 0, "add");
 	ro = vt_open("sem-self", O_RDONLY);
@@ -148,7 +130,7 @@ static const char *self_merge_is_noop(void)
 
 static const char *destroyed_one(uint32_t type)
 {
-	int fd = fresh_typed("sem-dead", type, 1000, 0, 0);
+	int fd = vt_fresh("sem-dead", type, 1000, 0, 0, SEED);
 
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_destroy("sem-dead"));
@@ -214,7 +196,7 @@ static const char *with_image(const char *name, uint32_t type, int *fd,
 			      uint8_t **img, size_t *len)
 {
 	*img = NULL;
-	*fd = fresh_typed(name, type, 1000, 0, 0);
+	*fd = vt_fresh(name, type, 1000, 0, 0, SEED);
 	if (*fd < 0)
 		return vt_fail("create: %s", vt_errno_name(errno));
 	if (vt_add_prefix(*fd, "img", 0, 200) <= 0)
@@ -433,12 +415,12 @@ static const char *keeps_own_one(uint32_t type)
 	int src, dst;
 
 	/* By rate: capacity 1000 and a 1 % target. */
-	src = fresh_typed("sem-src", type, 1000, 0, 0);
+	src = vt_fresh("sem-src", type, 1000, 0, 0, SEED);
 	EXPECT(src >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(src, "own", 0, 100) > 0, "add");
 	EXPECT_OK(vt_info(src, &src_info));
 	/* The same bits, k and seed, by bits: another capacity, no target. */
-	dst = fresh_typed("sem-dst", type, 12345, src_info.bits, src_info.k);
+	dst = vt_fresh("sem-dst", type, 12345, src_info.bits, src_info.k, SEED);
 	EXPECT(dst >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_info(dst, &dst_info));
 	EXPECT(dst_info.nblocks == src_info.nblocks &&
@@ -502,7 +484,7 @@ static const char *delete_read_only_one(uint32_t type)
 	const char *msg;
 	int fd, ro;
 
-	fd = fresh_typed("sem-delro", type, 1000, 0, 0);
+	fd = vt_fresh("sem-delro", type, 1000, 0, 0, SEED);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(fd, "del", 0, 10) > 0, "add");
 	msg = vt_snap_take(fd, &snap);

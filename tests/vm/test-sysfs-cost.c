@@ -25,38 +25,12 @@
 #define FP_1PC		10000000U
 #define GIB		(1ULL << 30)
 
-struct variant {
-	const char *name;
-	uint32_t type;
-};
-
-static const struct variant variants[] = {
-	{ "bits", KBLOOM_TYPE_BITS },
-	{ "counting", KBLOOM_TYPE_COUNTING },
-};
-
 static double now_s(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int create_typed(const char *name, uint32_t type, uint64_t capacity,
-			uint64_t bits)
-{
-	struct kbloom_create req;
-
-	vt_destroy(name);
-	vt_create_req(&req, name, capacity, bits ? 0 : FP_1PC);
-	req.bits = bits;
-	req.type = type;
-	req.flags = KBLOOM_CREATE_SEED;
-	req.seed = SEED;
-	if (vt_create_raw(&req))
-		return -1;
-	return vt_open(name, O_RDWR);
 }
 
 /* Non-zero cells of an image: set bits, or counters (nibbles) above 0. */
@@ -114,7 +88,7 @@ static int merge_op(int fd, int other, unsigned long cmd)
 }
 
 /* Every change of the cells shows in the next read of bits_set. */
-static const char *never_stale(const struct variant *t)
+static const char *never_stale(const struct vt_type *t)
 {
 	const char *a = "sc-a", *b = "sc-b";
 	uint64_t before, now, saved_bits;
@@ -124,7 +98,7 @@ static const char *never_stale(const struct variant *t)
 	int fd, fdb = -1;
 	long hits;
 
-	fd = create_typed(a, t->type, 10000, 0);
+	fd = vt_fresh(a, t->type, 10000, 0, 0, SEED);
 	EXPECT(fd >= 0, "create %s: %s", a, vt_errno_name(errno));
 	EXPECT(vt_add_prefix(fd, "base", 0, 100) >= 0, "add: %s",
 	       vt_errno_name(errno));
@@ -194,7 +168,7 @@ static const char *never_stale(const struct variant *t)
 	saved_bits = before;
 
 	/* A merge sets cells without any add on this filter. */
-	fdb = create_typed(b, t->type, 10000, 0);
+	fdb = vt_fresh(b, t->type, 10000, 0, 0, SEED);
 	if (fdb < 0 || vt_add_prefix(fdb, "other", 0, 100) < 0) {
 		msg = vt_fail("filter %s: %s", b, vt_errno_name(errno));
 		goto out;
@@ -342,7 +316,7 @@ static const char *cost_1gib(void)
 			       "%llu MiB (run with KBLOOM_VM_MEM=3G)",
 			       (unsigned long long)(have >> 20),
 			       (unsigned long long)(need >> 20));
-	fd = create_typed(name, KBLOOM_TYPE_BITS, 100000000, 8 * GIB);
+	fd = vt_fresh(name, KBLOOM_TYPE_BITS, 100000000, 8 * GIB, 0, SEED);
 	EXPECT(fd >= 0, "create 1 GiB: %s", vt_errno_name(errno));
 	snprintf(dir, sizeof(dir), VT_SYSFS "/%s", name);
 	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -424,12 +398,12 @@ out:
 
 static const char *never_stale_bits(void)
 {
-	return never_stale(&variants[0]);
+	return never_stale(&vt_types[0]);
 }
 
 static const char *never_stale_counting(void)
 {
-	return never_stale(&variants[1]);
+	return never_stale(&vt_types[1]);
 }
 
 int main(void)

@@ -277,12 +277,53 @@ static inline uint64_t vt_mem_total(void)
 	return kb * 1024;
 }
 
+/* The filter types, for the tests that run once for each. */
+struct vt_type {
+	const char *name;
+	uint32_t type;
+};
+
+static const struct vt_type vt_types[] = {
+	{ "bits", KBLOOM_TYPE_BITS },
+	{ "counting", KBLOOM_TYPE_COUNTING },
+};
+
+/*
+ * Creates name afresh (destroying any filter of that name first): for
+ * capacity keys at 1 %, or of bits (and k, 0 for the best) when bits is
+ * not 0, with a fixed seed.  0, or -1 with errno set.
+ */
+static inline int vt_create_typed(const char *name, uint32_t type,
+				  uint64_t capacity, uint64_t bits, uint32_t k,
+				  uint64_t seed)
+{
+	struct kbloom_create req;
+
+	vt_destroy(name);
+	vt_create_req(&req, name, capacity, bits ? 0 : 10000000U);
+	req.bits = bits;
+	req.k = k;
+	req.type = type;
+	req.flags = KBLOOM_CREATE_SEED;
+	req.seed = seed;
+	return vt_create_raw(&req);
+}
+
 static inline int vt_open(const char *name, int flags)
 {
 	char path[128];
 
 	snprintf(path, sizeof(path), "/dev/kbloom/%s", name);
 	return open(path, flags | O_CLOEXEC);
+}
+
+/* vt_create_typed(), then the new filter opened read-write: an fd or -1. */
+static inline int vt_fresh(const char *name, uint32_t type, uint64_t capacity,
+			   uint64_t bits, uint32_t k, uint64_t seed)
+{
+	if (vt_create_typed(name, type, capacity, bits, k, seed))
+		return -1;
+	return vt_open(name, O_RDWR);
 }
 
 /* ---- keys ---- */
