@@ -59,6 +59,9 @@ static void show_sysfs(const char *name)
 		snprintf(path, sizeof(path), "%s/%s", dir_path, names[i]);
 		if (read_value_file(path, value, sizeof(value)) < 0)
 			snprintf(value, sizeof(value), "(not readable)");
+		/* reporters lists one line per reporting user: none yet. */
+		else if (!value[0])
+			snprintf(value, sizeof(value), "(none)");
 		printf("            %-18s %s\n", names[i], value);
 	}
 	free_names(names, n);
