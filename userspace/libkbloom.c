@@ -297,11 +297,14 @@ static int chunk_ioctl(struct kbl *f, unsigned long cmd, const char *data,
 }
 
 /*
- * What every batch does before its first key: zero the outputs and
- * validate the lengths.  0 to go on, 1 when there are no keys, or -errno.
+ * What every batch does before its first key: zero the outputs, and
+ * refuse keys that valid() rejects (only asked when there are keys).
+ * 0 to go on, 1 when there are no keys, or -errno.
  */
-static int batch_begin(const void *data, const uint32_t *lens, size_t n,
-		       uint64_t *results, uint64_t *hits)
+static int batch_begin(size_t n, int (*valid)(const void *, const void *,
+					      size_t),
+		       const void *keys, const void *lens, uint64_t *results,
+		       uint64_t *hits)
 {
 	int ret;
 
@@ -309,14 +312,20 @@ static int batch_begin(const void *data, const uint32_t *lens, size_t n,
 		*hits = 0;
 	if (n == 0)
 		return 1;
-	if (!data || !lens)
-		return -EINVAL;
-	ret = check_lens(lens, n);
+	ret = valid(keys, lens, n);
 	if (ret)
 		return ret;
 	if (results)
 		memset(results, 0, (n + 63) / 64 * sizeof(*results));
 	return 0;
+}
+
+/* Packed keys: both arrays given, every length in range. */
+static int packed_valid(const void *data, const void *lens, size_t n)
+{
+	if (!data || !lens)
+		return -EINVAL;
+	return check_lens(lens, n);
 }
 
 static int batch_ioctl(struct kbl *f, unsigned long cmd, const char *data,
@@ -327,7 +336,7 @@ static int batch_ioctl(struct kbl *f, unsigned long cmd, const char *data,
 	size_t done = 0;
 	int ret;
 
-	ret = batch_begin(data, lens, n, results, hits);
+	ret = batch_begin(n, packed_valid, data, lens, results, hits);
 	if (ret)
 		return ret < 0 ? ret : 0;
 
@@ -367,7 +376,7 @@ static int map_check(struct kbl *f, const char *data, const uint32_t *lens,
 	size_t done = 0;
 	int ret;
 
-	ret = batch_begin(data, lens, n, results, hits);
+	ret = batch_begin(n, packed_valid, data, lens, results, hits);
 	if (ret)
 		return ret < 0 ? ret : 0;
 
@@ -457,9 +466,12 @@ static int keys_chunk_ioctl(struct kbl *f, unsigned long cmd,
 			   results, base, total);
 }
 
-static int check_keys_valid(const void *const *keys, const size_t *lens,
-			    size_t n)
+/* Keys by pointer: both arrays given, no NULL key, every length in range. */
+static int pointers_valid(const void *keys_arg, const void *lens_arg,
+			  size_t n)
 {
+	const void *const *keys = keys_arg;
+	const size_t *lens = lens_arg;
 	size_t i;
 
 	if (!keys || !lens)
@@ -482,15 +494,9 @@ static int keys_ioctl(struct kbl *f, unsigned long cmd,
 	size_t done = 0;
 	int ret;
 
-	if (hits)
-		*hits = 0;
-	if (n == 0)
-		return 0;
-	ret = check_keys_valid(keys, lens, n);
+	ret = batch_begin(n, pointers_valid, keys, lens, results, hits);
 	if (ret)
-		return ret;
-	if (results)
-		memset(results, 0, (n + 63) / 64 * sizeof(*results));
+		return ret < 0 ? ret : 0;
 
 	while (done < n) {
 		size_t count = 0, bytes = 0;
@@ -518,15 +524,9 @@ static int map_check_keys(struct kbl *f, const void *const *keys,
 	size_t done = 0;
 	int ret;
 
-	if (hits)
-		*hits = 0;
-	if (n == 0)
-		return 0;
-	ret = check_keys_valid(keys, lens, n);
+	ret = batch_begin(n, pointers_valid, keys, lens, results, hits);
 	if (ret)
-		return ret;
-	if (results)
-		memset(results, 0, (n + 63) / 64 * sizeof(*results));
+		return ret < 0 ? ret : 0;
 
 	while (done < n) {
 		size_t count = n - done < KBL_MAP_CHUNK ? n - done :
