@@ -175,20 +175,32 @@ static long check_keys(struct proc *p, int fd, int w, uint64_t first,
 	return n - hits;
 }
 
-/* A random window of keys published up to upto[w] for each writer. */
+/*
+ * A random window of a random writer's keys published up to upto[w]:
+ * often the newest ones, else anywhere.  false when it published none.
+ */
+static bool pick_window(struct proc *p, const uint64_t *upto, int *w,
+			uint64_t *first, uint64_t *n)
+{
+	*w = st_below(&p->rng, nwriters);
+	if (!upto[*w])
+		return false;
+	*first = st_one_in(&p->rng, 2) && upto[*w] > BATCH_KEYS ?
+		 upto[*w] - BATCH_KEYS : st_below(&p->rng, upto[*w]);
+	*n = upto[*w] - *first;
+	if (*n > CHECK_KEYS)
+		*n = CHECK_KEYS;
+	return true;
+}
+
 static void check_some(struct proc *p, int fd, const uint64_t *upto,
 		       enum fail_kind kind, const char *where)
 {
-	int w = st_below(&p->rng, nwriters);
 	uint64_t first, n;
+	int w;
 
-	if (!upto[w])
-		return;
-	first = st_one_in(&p->rng, 2) && upto[w] > BATCH_KEYS ?
-		upto[w] - BATCH_KEYS : st_below(&p->rng, upto[w]);
-	n = upto[w] - first;
-	check_keys(p, fd, w, first, n > CHECK_KEYS ? CHECK_KEYS : n, kind,
-		   where);
+	if (pick_window(p, upto, &w, &first, &n))
+		check_keys(p, fd, w, first, n, kind, where);
 }
 
 static void check_all(struct proc *p, int fd, const uint64_t *upto,
@@ -240,18 +252,13 @@ static void check_some_mapped(struct proc *p, const struct st_map *m,
 			      const uint64_t *upto, enum fail_kind kind,
 			      const char *where)
 {
-	int w = st_below(&p->rng, nwriters), tries;
 	uint64_t first, n;
+	int w, tries;
 
-	if (!upto[w])
+	if (!pick_window(p, upto, &w, &first, &n))
 		return;
-	first = st_one_in(&p->rng, 2) && upto[w] > BATCH_KEYS ?
-		upto[w] - BATCH_KEYS : st_below(&p->rng, upto[w]);
-	n = upto[w] - first;
 	for (tries = 0; tries < 100; tries++)
-		if (check_keys_mapped(p, m, w, first,
-				      n > CHECK_KEYS ? CHECK_KEYS : n, kind,
-				      where) >= 0)
+		if (check_keys_mapped(p, m, w, first, n, kind, where) >= 0)
 			return;
 }
 
