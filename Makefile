@@ -4,7 +4,9 @@
 # The two commands a new user types first are `make demo` and `make check`.
 
 KDIR ?= $(shell sh scripts/kdir)
-KVER ?= $(patsubst /usr/src/linux-headers-%,%,$(filter /usr/src/linux-headers-%,$(KDIR)))
+# The version is the headers directory's name, wherever it lives (scripts/kdir
+# may hand out a copy that can make BTF, in the cache).
+KVER ?= $(patsubst linux-headers-%,%,$(filter linux-headers-%,$(notdir $(KDIR))))
 PREFIX ?= /usr/local
 DESTDIR ?=
 MAKEFLAGS += --no-print-directory

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kbloom for the rest of the kernel: other modules look a filter up, take a
+ * reference, and check or add keys; userspace fills, saves and inspects the
+ * same filter through /dev/kbloom/<name> and sysfs.  BPF programs get the
+ * same operations as kfuncs (kmod/kbloom_bpf.c, listed at the end).
+ *
+ * The symbols are exported GPL-only in the KBLOOM namespace:
+ *
+ *	MODULE_IMPORT_NS(KBLOOM);
+ *
+ * Not <linux/kbloom.h>: this tree's userspace builds put include/ on their
+ * path before include/uapi/, where <linux/kbloom.h> is the ioctl ABI.
+ *
+ * References.  kbloom_filter_get() and kbloom_filter_get_id() return a
+ * counted reference, dropped with kbloom_filter_put().  A reference keeps
+ * the filter's memory, and the kbloom module, alive: while any is held,
+ * rmmod kbloom fails with EAGAIN (the module's refcnt in sysfs counts
+ * them).  After the filter is destroyed (KBLOOM_CTL_DESTROY) its name and
+ * id are free again and every check or add through an old reference
+ * returns -ENODEV, as the filter's open files do; the memory goes at the
+ * last put.
+ *
+ * Context.
+ *  - get, get_id, put, check, check_keys, id: any context, softirq and
+ *    hard interrupts included, under rcu_read_lock() or a spinlock; none
+ *    of them sleeps or takes a sleeping lock.  A put that drops the last
+ *    reference outside sleepable context leaves the freeing to a work item.
+ *  - add, add_keys: process or softirq context.  They take a spinlock of
+ *    the filter with bottom halves disabled, so from a hard interrupt, an
+ *    NMI or with interrupts disabled they return -EDEADLK and change
+ *    nothing.
+ *
+ * Answers.  A check is lock-free and sees every add that returned before
+ * it began.  While userspace rewrites the whole filter (CLEAR, INTERSECT,
+ * an image write) a check still finds every key present both before and
+ * after; keys the rewrite adds appear as it proceeds.  An add racing a
+ * CLEAR or an image load may be lost, as one from userspace may.
+ *
+ * Errors: -EINVAL for a name that is not 1-31 of [A-Za-z0-9._-], a key of
+ * 0 or more than KBLOOM_KEY_MAX bytes (nothing of the batch is done), a
+ * NULL filter; -ENOENT for no filter of that name or id; -ENODEV for a
+ * destroyed filter; -EDEADLK as above.
+ */
+#ifndef _LINUX_KBLOOM_API_H
+#define _LINUX_KBLOOM_API_H
+
+#include <linux/types.h>
+#include <uapi/linux/kbloom.h>
+
+struct kbloom_filter;
+
+/* One key of a batch. */
+struct kbloom_key {
+	const void *data;
+	u32 len;
+};
+
+/* A reference, or ERR_PTR(-EINVAL / -ENOENT). */
+struct kbloom_filter *kbloom_filter_get(const char *name);
+/* By the id in /sys/class/kbloom/<name>/id: no name compare, no walk. */
+struct kbloom_filter *kbloom_filter_get_id(u32 id);
+void kbloom_filter_put(struct kbloom_filter *f);
+/* The filter's id, unique among filters since the module was loaded. */
+u32 kbloom_filter_id(const struct kbloom_filter *f);
+
+/* 1: maybe present, 0: absent, or a negative errno. */
+int kbloom_filter_check(struct kbloom_filter *f, const void *key, u32 len);
+/* 1: the key set a new bit (took a counter from 0), 0: it did not. */
+int kbloom_filter_add(struct kbloom_filter *f, const void *key, u32 len);
+
+/*
+ * n keys of any number; bit i of results (n bits, may be NULL) is set for
+ * key i as the single-key call would answer 1.  Returns the number of bits
+ * set, or a negative errno before any key was done.  They count in the
+ * filter's statistics as one batch ioctl's keys would.
+ */
+int kbloom_filter_check_keys(struct kbloom_filter *f,
+			     const struct kbloom_key *keys, u32 n,
+			     unsigned long *results);
+int kbloom_filter_add_keys(struct kbloom_filter *f,
+			   const struct kbloom_key *keys, u32 n,
+			   unsigned long *results);
+
+/*
+ * BPF kfuncs, registered for XDP, tc (SCHED_CLS), tracing and LSM
+ * (BPF_PROG_TYPE_TRACING, _LSM) and SYSCALL programs; bpf_kbloom_add not
+ * for tracing and LSM, which may run where adds must not.  Declare them in
+ * a BPF program with __ksym:
+ *
+ *   struct kbloom_filter *bpf_kbloom_acquire(u32 id);
+ *	KF_ACQUIRE | KF_RET_NULL: NULL when no live filter has that id.
+ *   struct kbloom_filter *bpf_kbloom_acquire_name(const char *name,
+ *						   u32 name__sz);
+ *	The same by name: the bytes up to the first NUL or name__sz.
+ *   void bpf_kbloom_release(struct kbloom_filter *f);		KF_RELEASE
+ *   int bpf_kbloom_check(struct kbloom_filter *f, const void *key,
+ *			  u32 key__sz);				KF_TRUSTED_ARGS
+ *   int bpf_kbloom_add(struct kbloom_filter *f, const void *key,
+ *			u32 key__sz);				KF_TRUSTED_ARGS
+ *	As kbloom_filter_check() and kbloom_filter_add().  The verifier
+ *	proves that key__sz bytes at key are readable (a constant, or a
+ *	bounded register); a program it cannot prove that of is rejected at
+ *	load.
+ *
+ * The module needs BTF for this (the build says whether it made some);
+ * without it the module loads, logs that the kfuncs are not available,
+ * and programs calling them fail to load.
+ */
+
+#endif /* _LINUX_KBLOOM_API_H */
