@@ -260,6 +260,18 @@ static inline void spin_unlock(spinlock_t *l)
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }
 
+/* No softirqs in a process: bottom halves are the kernel's alone. */
+static inline void local_bh_disable(void)
+{
+}
+
+static inline void local_bh_enable(void)
+{
+}
+
+#define spin_lock_bh(l)		spin_lock(l)
+#define spin_unlock_bh(l)	spin_unlock(l)
+
 /* Like the kernel's: fully ordered, updates *old on failure. */
 #define try_cmpxchg(ptr, oldp, new)					\
 	__atomic_compare_exchange_n(ptr, oldp, new, false,		\

@@ -14,8 +14,10 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
+#include <linux/rcupdate.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/xarray.h>
 
 #include "kbloom_internal.h"
 
@@ -26,6 +28,16 @@ static LIST_HEAD(kbloom_registry);
 atomic_t kbloom_nr_filters = ATOMIC_INIT(0);
 atomic64_t kbloom_total_bytes = ATOMIC64_INIT(0);
 
+/*
+ * Published filters by id, for other modules and BPF programs
+ * (kbloom_kapi.c), which look up from any context, where the registry's
+ * mutex cannot be taken: they read it under RCU.  Ids go round cyclically,
+ * like minors, so that a stale id finds nothing rather than a filter
+ * created a moment later.  Writers hold kbloom_registry_lock too.
+ */
+static DEFINE_XARRAY_ALLOC1(kbloom_ids);
+static u32 kbloom_next_id;
+
 static bool kbloom_name_char_valid(char c)
 {
 	/* ASCII only: the kernel's isalnum() accepts Latin-1 letters. */
@@ -34,7 +46,7 @@ static bool kbloom_name_char_valid(char c)
 }
 
 /* 1..31 allowed characters, NUL-padded; "." and ".." are not files. */
-static bool kbloom_name_valid(const char *name)
+bool kbloom_name_valid(const char *name)
 {
 	size_t len = strnlen(name, KBLOOM_NAME_MAX);
 	size_t i;
@@ -59,6 +71,49 @@ static struct kbloom_dev *kbloom_find(const char *name)
 		if (!strcmp(kd->name, name))
 			return kd;
 	return NULL;
+}
+
+/*
+ * Under RCU the filter may be on its way out: its last put has run or is
+ * running, and its struct is freed only after a grace period
+ * (kbloom_dev.c), so the reference count can still be looked at.
+ */
+static struct kbloom_dev *kbloom_dev_tryget(struct kbloom_dev *kd)
+{
+	if (!kd || !kobject_get_unless_zero(&kd->dev.kobj))
+		return NULL;
+	return kd;
+}
+
+struct kbloom_dev *kbloom_dev_get_id(u32 id)
+{
+	struct kbloom_dev *kd;
+
+	rcu_read_lock();
+	kd = kbloom_dev_tryget(xa_load(&kbloom_ids, id));
+	rcu_read_unlock();
+	return kd;
+}
+
+/*
+ * A walk of the published filters: at most max_filters (1024 by default)
+ * name compares, fine for a lookup made once per user; a BPF program that
+ * looks up per packet should do it by id.
+ */
+struct kbloom_dev *kbloom_dev_get_name(const char *name)
+{
+	struct kbloom_dev *kd, *found = NULL;
+	unsigned long id;
+
+	rcu_read_lock();
+	xa_for_each(&kbloom_ids, id, kd) {
+		if (!strncmp(kd->name, name, KBLOOM_NAME_MAX)) {
+			found = kbloom_dev_tryget(kd);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
 }
 
 /* Exactly one way of sizing: by rate, by bits, or by bits per key. */
@@ -164,8 +219,18 @@ int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid)
 		err = PTR_ERR(kd);
 		goto unlock;
 	}
+	/* Before the node appears, so that sysfs "id" is right from the start. */
+	err = xa_alloc_cyclic(&kbloom_ids, &kd->id, kd, XA_LIMIT(1, INT_MAX),
+			      &kbloom_next_id, GFP_KERNEL);
+	if (err < 0) {
+		put_device(&kd->dev);
+		goto unlock;
+	}
 	err = kbloom_dev_add(kd);
 	if (err) {
+		xa_erase(&kbloom_ids, kd->id);
+		/* A lookup may have got it meanwhile: it must answer -ENODEV. */
+		WRITE_ONCE(kd->dead, true);
 		put_device(&kd->dev);
 		goto unlock;
 	}
@@ -180,6 +245,7 @@ static void kbloom_unpublish(struct kbloom_dev *kd)
 {
 	lockdep_assert_held(&kbloom_registry_lock);
 	list_del(&kd->registry_node);
+	xa_erase(&kbloom_ids, kd->id);
 	atomic_dec(&kbloom_nr_filters);
 	/* Under the registry lock, so the name is free once we return. */
 	kbloom_dev_remove(kd);

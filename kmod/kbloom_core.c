@@ -42,6 +42,7 @@
 #ifdef __KERNEL__
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
+#include <linux/bottom_half.h>
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/math64.h>
@@ -431,12 +432,14 @@ bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len)
 	u64 *block = block_fetch(f, h);
 	bool set_new;
 
+	local_bh_disable();
 	if (f->geo.type == KBLOOM_TYPE_COUNTING)
 		set_new = probe_write(f, block, h, KBLOOM_OP_ADD,
 				      KBLOOM_COUNTER_CELL_ORDER);
 	else
 		set_new = probe_write(f, block, h, KBLOOM_OP_ADD,
 				      KBLOOM_BITS_CELL_ORDER);
+	local_bh_enable();
 
 	this_cpu_inc(f->counts->add_calls);
 	if (set_new)
@@ -472,8 +475,10 @@ bool kbloom_delete(struct kbloom_filter *f, const void *key, u32 len)
 	if (kbloom_delete_supported(f))
 		return false;
 	h = kbloom_hash(f, key, len);
+	local_bh_disable();
 	removed = probe_write(f, block_fetch(f, h), h, KBLOOM_OP_DELETE,
 			      KBLOOM_COUNTER_CELL_ORDER);
+	local_bh_enable();
 	this_cpu_inc(f->counts->delete_calls);
 	if (removed)
 		this_cpu_inc(f->counts->delete_hits);
@@ -552,8 +557,9 @@ static __always_inline u32 batch_run(struct kbloom_filter *f,
 }
 
 /* One loop per type and operation, each with its probe inlined. */
-static u32 batch_probe(struct kbloom_filter *f, const struct kbloom_key *keys,
-		       u32 n, unsigned long *results, enum kbloom_op op)
+static u32 batch_probe_op(struct kbloom_filter *f,
+			  const struct kbloom_key *keys, u32 n,
+			  unsigned long *results, enum kbloom_op op)
 {
 	if (f->geo.type == KBLOOM_TYPE_COUNTING) {
 		switch (op) {
@@ -581,6 +587,23 @@ static u32 batch_probe(struct kbloom_filter *f, const struct kbloom_key *keys,
 			bitmap_zero(results, n);
 		return 0;
 	}
+}
+
+/*
+ * Writers hold stripes with bottom halves off (kbloom_core.h); once per
+ * batch, as the module's batches are at most KBLOOM_CHUNK_KEYS keys.
+ */
+static u32 batch_probe(struct kbloom_filter *f, const struct kbloom_key *keys,
+		       u32 n, unsigned long *results, enum kbloom_op op)
+{
+	u32 hits;
+
+	if (op == KBLOOM_OP_CHECK)
+		return batch_probe_op(f, keys, n, results, op);
+	local_bh_disable();
+	hits = batch_probe_op(f, keys, n, results, op);
+	local_bh_enable();
+	return hits;
 }
 
 u32 kbloom_add_batch(struct kbloom_filter *f, const struct kbloom_key *keys,
@@ -718,7 +741,7 @@ static void combine(struct kbloom_filter *dst, const struct kbloom_filter *src,
 	for (chunk = 0; chunk < nblocks; chunk = end) {
 		end = min_t(u64, nblocks, chunk + KBLOOM_RESCHED_BLOCKS);
 		for (s = 0; s < KBLOOM_WRITE_STRIPES; s++) {
-			spin_lock(&dst->stripes[s].lock);
+			spin_lock_bh(&dst->stripes[s].lock);
 			/* Chunks start at multiples of the stripe count. */
 			for (b = chunk + s; b < end; b += KBLOOM_WRITE_STRIPES) {
 				for (w = b * KBLOOM_BLOCK_WORDS;
@@ -733,7 +756,7 @@ static void combine(struct kbloom_filter *dst, const struct kbloom_filter *src,
 						WRITE_ONCE(dst->words[w], new);
 				}
 			}
-			spin_unlock(&dst->stripes[s].lock);
+			spin_unlock_bh(&dst->stripes[s].lock);
 		}
 		cond_resched();
 	}

@@ -13,7 +13,11 @@
  * one block (add, delete, merge, intersect) serialise on the spinlock of
  * its stripe and change cells with plain aligned 64-bit stores, which is
  * what concurrent readers, in the kernel or through a mapping, see: a word
- * before or after a writer's store, never a torn one.  A key whose add
+ * before or after a writer's store, never a torn one.  In the kernel the
+ * writers hold it with bottom halves off, because other modules and BPF
+ * programs add from softirq context (kbloom_kapi.c): an XDP program adding
+ * on a CPU whose process context held the stripe would spin forever.  A
+ * batch turns them off once, not per key.  A key whose add
  * completed before a check began is always found, unless a delete of it
  * (or of a key never added) ran meanwhile.  clear, merge, intersect and
  * image load must be serialised against each other by the caller; racing
@@ -33,9 +37,16 @@
 #include <linux/cache.h>
 #include <linux/spinlock.h>
 #include <uapi/linux/kbloom.h>
+/* struct kbloom_key is the in-kernel API's (other modules pass it in). */
+#include <linux/kbloom_api.h>
 #else
 #include "kbloom_compat.h"
 #include "../include/uapi/linux/kbloom.h"
+
+struct kbloom_key {
+	const void *data;
+	u32 len;
+};
 #endif
 
 #define KBLOOM_BLOCK_BITS	512
@@ -112,12 +123,6 @@ struct kbloom_filter {
 struct kbloom_stripe {
 	spinlock_t lock;	/* the cells of blocks b % 64 == this index */
 } ____cacheline_aligned_in_smp;
-
-/* A key handed to the batch operations. */
-struct kbloom_key {
-	const void *data;
-	u32 len;
-};
 
 struct kbloom_stats {
 	u64 add_calls;

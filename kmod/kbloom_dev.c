@@ -13,12 +13,14 @@
 #include <linux/lockdep.h>
 #include <linux/math64.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "kbloom_internal.h"
@@ -63,16 +65,44 @@ static char *kbloom_devnode(struct device *dev, umode_t *mode, kuid_t *uid,
 			 dev_name(dev));
 }
 
-/* The last reference is gone: no open file, no registry entry. */
+/*
+ * Frees of filters whose last put came where freeing may not sleep;
+ * drained before the module's code goes away.
+ */
+static struct workqueue_struct *kbloom_free_wq;
+
+static void kbloom_dev_free(struct kbloom_dev *kd)
+{
+	xa_erase(&kbloom_minors, MINOR(kd->dev.devt));
+	kbloom_map_free(kd);
+	kbloom_filter_free(&kd->filter);
+	atomic64_sub(kd->bytes, &kbloom_total_bytes);
+	/* A lookup by id or name may still be looking at the refcount. */
+	kfree_rcu(kd, rcu);
+}
+
+static void kbloom_dev_free_work(struct work_struct *work)
+{
+	kbloom_dev_free(container_of(work, struct kbloom_dev, free_work));
+}
+
+/*
+ * The last reference is gone: no open file, no registry entry, no in-kernel
+ * or BPF user.  Those users may drop it from softirq, under RCU or with a
+ * spinlock held, where vfree() and the minors' lock must not be taken, so
+ * then a work item frees.  preemptible() is false in all of those (and
+ * always, on a kernel that does not count preemption); rcu_preempt_depth()
+ * covers rcu_read_lock() of a preemptible RCU, which leaves the preempt
+ * count alone.
+ */
 static void kbloom_dev_release(struct device *dev)
 {
 	struct kbloom_dev *kd = to_kbloom_dev(dev);
 
-	xa_erase(&kbloom_minors, MINOR(dev->devt));
-	kbloom_map_free(kd);
-	kbloom_filter_free(&kd->filter);
-	atomic64_sub(kd->bytes, &kbloom_total_bytes);
-	kfree(kd);
+	if (preemptible() && !rcu_preempt_depth())
+		kbloom_dev_free(kd);
+	else
+		queue_work(kbloom_free_wq, &kd->free_work);
 }
 
 static const struct device_type kbloom_dev_type = {
@@ -114,6 +144,7 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 	}
 
 	init_rwsem(&kd->lock);
+	INIT_WORK(&kd->free_work, kbloom_dev_free_work);
 	spin_lock_init(&kd->report_lock);
 	kbloom_stats_cache_init(&kd->stats_cache);
 	strscpy(kd->name, name, sizeof(kd->name));
@@ -588,9 +619,12 @@ int kbloom_dev_setup(void)
 {
 	int err;
 
+	kbloom_free_wq = alloc_workqueue("kbloom_free", 0, 0);
+	if (!kbloom_free_wq)
+		return -ENOMEM;
 	err = alloc_chrdev_region(&kbloom_devt, 0, KBLOOM_MINORS, "kbloom");
 	if (err)
-		return err;
+		goto destroy_wq;
 	err = class_register(&kbloom_class);
 	if (err)
 		goto unregister_region;
@@ -598,11 +632,15 @@ int kbloom_dev_setup(void)
 
 unregister_region:
 	unregister_chrdev_region(kbloom_devt, KBLOOM_MINORS);
+destroy_wq:
+	destroy_workqueue(kbloom_free_wq);
 	return err;
 }
 
 void kbloom_dev_teardown(void)
 {
+	/* Frees a last put left behind still erase minors: before the end. */
+	destroy_workqueue(kbloom_free_wq);
 	class_unregister(&kbloom_class);
 	unregister_chrdev_region(kbloom_devt, KBLOOM_MINORS);
 	xa_destroy(&kbloom_minors);

@@ -16,14 +16,10 @@
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
+#include <linux/workqueue.h>
 
 #include "kbloom_core.h"
 
-/*
- * One named filter.  Its lifetime is the embedded device's reference count:
- * the registry holds one reference until destroy, every open file holds one
- * until its release, and the device release frees the bits.
- */
 enum kbloom_batch_op {
 	KBLOOM_BATCH_ADD,
 	KBLOOM_BATCH_CHECK,
@@ -59,8 +55,14 @@ struct kbloom_stats_cache {
 	struct kbloom_cell_stats cells;
 };
 
+/*
+ * One named filter.  Its lifetime is the embedded device's reference count:
+ * the registry holds one reference until destroy, every open file holds one
+ * until its release, so does every in-kernel or BPF user (kbloom_kapi.c),
+ * and the device release frees the bits.
+ */
 struct kbloom_dev {
-	struct kbloom_filter filter;
+	struct kbloom_filter filter;	/* first: the API's handle points here */
 	/*
 	 * Shared: add, check, delete, image read, stats.  Exclusive: clear,
 	 * merge, intersect, image load, destroy.  The core's checks take no
@@ -103,6 +105,7 @@ struct kbloom_dev {
 	atomic64_t batch_ioctls[KBLOOM_BATCH_OPS];
 
 	u64 bytes;		/* charged to kbloom_total_bytes */
+	u32 id;			/* in kbloom_ids while published; sysfs "id" */
 	char name[KBLOOM_NAME_MAX];
 	kuid_t uid;
 	kgid_t gid;
@@ -111,6 +114,10 @@ struct kbloom_dev {
 	struct list_head registry_node;	/* under kbloom_registry_lock */
 	struct cdev cdev;
 	struct device dev;
+	/* A last put where freeing may not sleep hands it to a work item. */
+	struct work_struct free_work;
+	/* Lookups by id or name run under RCU: the struct outlives them. */
+	struct rcu_head rcu;
 };
 
 static inline struct kbloom_dev *to_kbloom_dev(struct device *dev)
@@ -156,12 +163,21 @@ extern atomic_t kbloom_nr_filters;
 int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid);
 int kbloom_destroy(const char *name);
 void kbloom_destroy_all(void);
+bool kbloom_name_valid(const char *name);
+/*
+ * A counted reference to a live, published filter, or NULL; from any
+ * context but NMI (RCU and a reference count, no lock).  Dropped with
+ * put_device(&kd->dev).
+ */
+struct kbloom_dev *kbloom_dev_get_id(u32 id);
+struct kbloom_dev *kbloom_dev_get_name(const char *name);
 int kbloom_control_register(void);
 void kbloom_control_deregister(void);
 
 /* kbloom_dev.c: the per-filter character devices. */
 extern const struct file_operations kbloom_dev_fops;
 int kbloom_dev_setup(void);
+/* Also waits for the frees that a last put left to a work item. */
 void kbloom_dev_teardown(void);
 struct kbloom_dev *kbloom_dev_alloc(const char *name,
 				    const struct kbloom_geometry *geo,
@@ -208,6 +224,19 @@ void kbloom_stats_cache_init(struct kbloom_stats_cache *c);
 void kbloom_stats_cache_merged(struct kbloom_dev *kd);
 void kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
 			    struct kbloom_cell_stats *cells);
+
+/*
+ * kbloom_kapi.c: what the exported API and the kfuncs share.  get_name
+ * takes a name of up to size bytes, ended by a NUL or by size; it returns
+ * a device reference (no module reference) or ERR_PTR(-EINVAL / -ENOENT).
+ * check and add answer as kbloom_filter_check() and _add().
+ */
+struct kbloom_dev *kbloom_kapi_get_name(const char *name, size_t size);
+int kbloom_kapi_check(struct kbloom_filter *f, const void *key, u32 len);
+int kbloom_kapi_add(struct kbloom_filter *f, const void *key, u32 len);
+
+/* kbloom_bpf.c: registers the kfuncs, or says why there are none. */
+int kbloom_bpf_register(void);
 
 /* kbloom_sysfs.c: attributes of each filter and of the class. */
 extern const struct attribute_group *kbloom_dev_groups[];

@@ -132,6 +132,10 @@ static int __init kbloom_init(void)
 {
 	int err;
 
+	/* First: kfuncs cannot be unregistered, only go with the module. */
+	err = kbloom_bpf_register();
+	if (err)
+		return err;
 	err = kbloom_dev_setup();
 	if (err)
 		return err;

@@ -13,7 +13,10 @@
 
 #include "kbloom_internal.h"
 
-/* The geometry never changes after create: read it without the lock. */
+/*
+ * The geometry and the id never change after create: read them without
+ * the lock.
+ */
 #define KBLOOM_GEOMETRY_ATTR(_name, _value)				\
 static ssize_t _name##_show(struct device *dev,				\
 			    struct device_attribute *attr, char *buf)	\
@@ -37,6 +40,9 @@ KBLOOM_GEOMETRY_ATTR(type, kd->filter.geo.type)
 static DEVICE_ATTR_RO(type);
 KBLOOM_GEOMETRY_ATTR(fp_target_ppb, kd->filter.geo.fp_target_ppb)
 static DEVICE_ATTR_RO(fp_target_ppb);
+/* What other modules and BPF programs acquire the filter by. */
+KBLOOM_GEOMETRY_ATTR(id, kd->id)
+static DEVICE_ATTR_RO(id);
 /* Knowing the seed lets one craft colliding keys: root only. */
 KBLOOM_GEOMETRY_ATTR(seed, kd->filter.geo.seed)
 static DEVICE_ATTR_ADMIN_RO(seed);
@@ -133,6 +139,7 @@ static KBLOOM_STAT_ATTR(saturated, false, true);
 static KBLOOM_STAT_ATTR(mappings, true, false);
 
 static struct attribute *kbloom_dev_attrs[] = {
+	&dev_attr_id.attr,
 	&dev_attr_capacity.attr,
 	&dev_attr_nblocks.attr,
 	&dev_attr_bits.attr,

@@ -70,10 +70,10 @@ int kbloom_filter_check(struct kbloom_filter *f, const void *key, u32 len);
 int kbloom_filter_add(struct kbloom_filter *f, const void *key, u32 len);
 
 /*
- * n keys of any number; bit i of results (n bits, may be NULL) is set for
- * key i as the single-key call would answer 1.  Returns the number of bits
- * set, or a negative errno before any key was done.  They count in the
- * filter's statistics as one batch ioctl's keys would.
+ * n keys (up to INT_MAX); bit i of results (n bits, may be NULL) is set
+ * for key i when the single-key call would answer 1.  Returns the number
+ * of bits set, or a negative errno before any key was done.  Their keys
+ * count in add_calls, check_calls and the rest as any key does.
  */
 int kbloom_filter_check_keys(struct kbloom_filter *f,
 			     const struct kbloom_key *keys, u32 n,
@@ -86,7 +86,9 @@ int kbloom_filter_add_keys(struct kbloom_filter *f,
  * BPF kfuncs, registered for XDP, tc (SCHED_CLS), tracing and LSM
  * (BPF_PROG_TYPE_TRACING, _LSM) and SYSCALL programs; bpf_kbloom_add not
  * for tracing and LSM, which may run where adds must not.  Declare them in
- * a BPF program with __ksym:
+ * a BPF program with __ksym, and struct kbloom_filter with a body (an empty
+ * one will do): libbpf 1.1 does not match a forward declaration with the
+ * kernel's struct.
  *
  *   struct kbloom_filter *bpf_kbloom_acquire(u32 id);
  *	KF_ACQUIRE | KF_RET_NULL: NULL when no live filter has that id.

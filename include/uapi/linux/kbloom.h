@@ -59,6 +59,11 @@
  *                       destroy fails (ENOENT, ENXIO or ENODEV); it never
  *                       reaches a filter created afterwards, even under
  *                       the same name, as minors are not reused at once.
+ *                       In-kernel users and BPF programs holding the
+ *                       filter (include/linux/kbloom_api.h) get -ENODEV
+ *                       from then on too; its id (sysfs "id") finds
+ *                       nothing.  The memory goes at the last close,
+ *                       munmap() or in-kernel release.
  *                       Write access to the control node is not enough:
  *                       the caller also needs the right to the filter.
  *                       Allowed when the caller's fsuid owns it (the
