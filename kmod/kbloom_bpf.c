@@ -22,10 +22,6 @@
 
 #if IS_ENABLED(CONFIG_BPF_SYSCALL) && IS_ENABLED(CONFIG_DEBUG_INFO_BTF_MODULES)
 
-__diag_push();
-__diag_ignore_all("-Wmissing-prototypes",
-		  "kfuncs are called by BPF programs, through BTF");
-
 noinline struct kbloom_filter *bpf_kbloom_acquire(u32 id)
 {
 	struct kbloom_dev *kd = kbloom_dev_get_id(id);
@@ -57,8 +53,6 @@ noinline int bpf_kbloom_add(struct kbloom_filter *f, const void *key,
 {
 	return kbloom_kapi_add(f, key, key__sz);
 }
-
-__diag_pop();
 
 /*
  * KF_TRUSTED_ARGS: the filter must be the one an acquire returned, not a

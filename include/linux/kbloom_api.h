@@ -85,29 +85,30 @@ int kbloom_filter_add_keys(struct kbloom_filter *f,
 /*
  * BPF kfuncs, registered for XDP, tc (SCHED_CLS), tracing and LSM
  * (BPF_PROG_TYPE_TRACING, _LSM) and SYSCALL programs; bpf_kbloom_add not
- * for tracing and LSM, which may run where adds must not.  Declare them in
- * a BPF program with __ksym, and struct kbloom_filter with a body (an empty
- * one will do): libbpf 1.1 does not match a forward declaration with the
- * kernel's struct.
+ * for tracing and LSM, which may run where adds must not.  BPF programs
+ * call them, not C: they are declared here so that the compiler checks
+ * their definitions against the contract.  Declare them in a BPF program
+ * with __ksym, and struct kbloom_filter with a body (an empty one will
+ * do): libbpf 1.1 does not match a forward declaration with the kernel's
+ * struct.
  *
- *   struct kbloom_filter *bpf_kbloom_acquire(u32 id);
- *	KF_ACQUIRE | KF_RET_NULL: NULL when no live filter has that id.
- *   struct kbloom_filter *bpf_kbloom_acquire_name(const char *name,
- *						   u32 name__sz);
- *	The same by name: the bytes up to the first NUL or name__sz.
- *   void bpf_kbloom_release(struct kbloom_filter *f);		KF_RELEASE
- *   int bpf_kbloom_check(struct kbloom_filter *f, const void *key,
- *			  u32 key__sz);				KF_TRUSTED_ARGS
- *   int bpf_kbloom_add(struct kbloom_filter *f, const void *key,
- *			u32 key__sz);				KF_TRUSTED_ARGS
- *	As kbloom_filter_check() and kbloom_filter_add().  The verifier
- *	proves that key__sz bytes at key are readable (a constant, or a
- *	bounded register); a program it cannot prove that of is rejected at
- *	load.
+ * acquire: KF_ACQUIRE | KF_RET_NULL, NULL when no live filter has that id.
+ * acquire_name: the same by name, the bytes up to the first NUL or
+ * name__sz.  release: KF_RELEASE.  check and add: KF_TRUSTED_ARGS (the
+ * filter an acquire returned), answering as kbloom_filter_check() and
+ * _add().  The verifier proves that key__sz bytes at key are readable (a
+ * constant, or a bounded register); a program it cannot prove that of is
+ * rejected at load.  A program holds a filter for one run at most (the
+ * verifier makes it release what it acquired); across runs, keep the id.
  *
  * The module needs BTF for this (the build says whether it made some);
  * without it the module loads, logs that the kfuncs are not available,
  * and programs calling them fail to load.
  */
+struct kbloom_filter *bpf_kbloom_acquire(u32 id);
+struct kbloom_filter *bpf_kbloom_acquire_name(const char *name, u32 name__sz);
+void bpf_kbloom_release(struct kbloom_filter *f);
+int bpf_kbloom_check(struct kbloom_filter *f, const void *key, u32 key__sz);
+int bpf_kbloom_add(struct kbloom_filter *f, const void *key, u32 key__sz);
 
 #endif /* _LINUX_KBLOOM_API_H */
