@@ -19,8 +19,13 @@ all: module userspace
 deps:
 	@sh scripts/deps
 
+# Then the companion test module of the in-kernel API (tests/kmod/), against
+# kbloom's symbols; only tests/vm/test-kapi.sh loads it, `make install`
+# leaves it out.
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod \
+		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
 
 userspace:
 	$(MAKE) -C userspace
@@ -41,6 +46,7 @@ install: all
 	$(MAKE) -C userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C userspace clean
 	$(MAKE) -C tests/host clean

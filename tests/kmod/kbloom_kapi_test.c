@@ -1,0 +1,897 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kbloom_kapi_test: a module that uses kbloom's in-kernel API
+ * (include/linux/kbloom_api.h) as a network hook or a filesystem would,
+ * driven from a shell by tests/vm/test-kapi.sh.  It is built with
+ * kbloom.ko and loaded only by that test.
+ *
+ * One command per write to /sys/module/kbloom_kapi_test/parameters/cmd;
+ * the answer to the last one is read from .../result as key=value pairs.
+ * A command that cannot be parsed fails the write with EINVAL and leaves
+ * "error=..." in result, naming the problem; an API call that fails is a
+ * command that worked: its errno is in result.
+ *
+ *   hold NAME, hold-id ID    kbloom_filter_get() / _get_id(); a reference
+ *                            goes on a stack of KAPI_REFS: "ret=0 id=ID
+ *                            refs=N", or "ret=-ERRNO refs=N"
+ *   put                      put the newest reference, here
+ *   put-softirq, put-hardirq the same from a timer, from an irq_work
+ *   release                  put every reference
+ *   id                       kbloom_filter_id() of the newest reference
+ *   check CTX START COUNT    kbloom_filter_check() of COUNT keys from
+ *                            START on, key i being the decimal digits of i
+ *                            (what seq(1) prints)
+ *   add CTX START COUNT      kbloom_filter_add() of them, each followed by
+ *                            a check of its key
+ *   check-keys CTX START COUNT [BATCH]
+ *   add-keys CTX START COUNT [BATCH]
+ *                            the same through kbloom_filter_check_keys() /
+ *                            _add_keys(), BATCH keys a call (4096)
+ *   badkey LEN               each call with one key of LEN bytes, and the
+ *                            batch calls with a good key and that one
+ *   null                     each call with a NULL filter
+ *   churn-start NAME         every timer tick, until churn-stop: get NAME,
+ *                            check and add a key, put (softirq); and an
+ *                            irq_work the same in hard interrupt context,
+ *                            where the add must fail
+ *   churn-stop               stop, and report what the calls returned
+ *
+ * CTX is where the calls run: process, rcu (under rcu_read_lock()),
+ * spinlock (with a spinlock held), softirq (a timer callback), irqoff
+ * (interrupts disabled) or hardirq (an irq_work).  Keys go in chunks of
+ * KAPI_CHUNK (or one batch), each entering CTX anew, so that no atomic
+ * section grows with COUNT.  A key range reports:
+ *   keys     keys done
+ *   yes, no  answers 1 ("may be present", "set a new bit") and 0
+ *   sum      sum of the numbers of the keys that answered 1
+ *   errors   keys whose call returned an errno; err: the first errno
+ *   missing  keys that the check right after their add did not find
+ *   badret   batches whose return was not the number of result bits set
+ *   ctx      ok, or wrong when a chunk ran elsewhere than in CTX
+ *   ns       time the whole range took, seen from the writer
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/completion.h>
+#include <linux/err.h>
+#include <linux/irq_work.h>
+#include <linux/kbloom_api.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+
+#define KAPI_REFS		8
+#define KAPI_CHUNK		1024
+#define KAPI_BATCH_DEFAULT	4096
+#define KAPI_BATCH_MAX		65536
+/* "4294967295" and its NUL. */
+#define KAPI_KEY_BYTES		11
+#define KAPI_CMD_BYTES		128
+#define KAPI_ARGS		6
+#define KAPI_RESULT_BYTES	512
+
+enum kapi_ctx {
+	KAPI_PROCESS,
+	KAPI_RCU,
+	KAPI_SPINLOCK,
+	KAPI_SOFTIRQ,
+	KAPI_IRQOFF,
+	KAPI_HARDIRQ,
+	KAPI_NR_CTX,
+};
+
+static const char * const kapi_ctx_names[KAPI_NR_CTX] = {
+	[KAPI_PROCESS] = "process",
+	[KAPI_RCU] = "rcu",
+	[KAPI_SPINLOCK] = "spinlock",
+	[KAPI_SOFTIRQ] = "softirq",
+	[KAPI_IRQOFF] = "irqoff",
+	[KAPI_HARDIRQ] = "hardirq",
+};
+
+enum kapi_op {
+	KAPI_CHECK,
+	KAPI_ADD,
+	KAPI_CHECK_KEYS,
+	KAPI_ADD_KEYS,
+};
+
+/* What a key range found, as the top comment says. */
+#define KAPI_RANGE_FMT \
+	"keys=%llu yes=%llu no=%llu sum=%llu errors=%llu err=%d missing=%llu badret=%llu ctx=%s ns=%lld%s"
+
+/* One key range of a check or add command, and what it found. */
+struct kapi_range {
+	struct kbloom_filter *f;
+	enum kapi_op op;
+	enum kapi_ctx ctx;
+	u32 first;		/* number of the chunk's first key */
+	u32 n;			/* keys in the chunk */
+	struct kbloom_key *keys;	/* the chunk's keys, batch ops only */
+	char *bufs;		/* their bytes, KAPI_KEY_BYTES each */
+	unsigned long *results;
+	u64 yes;
+	u64 no;
+	u64 sum;
+	u64 errors;
+	u64 missing;
+	u64 badret;
+	int err;
+	bool wrong_ctx;
+};
+
+/* Serialises commands; guards the references and the result. */
+static DEFINE_MUTEX(kapi_lock);
+/* Held around the chunks of CTX spinlock, and nothing else. */
+static DEFINE_SPINLOCK(kapi_spinlock);
+static struct kbloom_filter *kapi_refs[KAPI_REFS];
+static unsigned int kapi_nr_refs;
+static char kapi_result[KAPI_RESULT_BYTES] = "none";
+/* Commands given with insmod would run before the module is set up. */
+static bool kapi_ready;
+
+/* A call into softirq or hardirq context, one at a time (kapi_lock). */
+static void kapi_defer_irq(struct irq_work *work);
+
+static struct timer_list kapi_timer;
+static struct irq_work kapi_irq_work = IRQ_WORK_INIT_HARD(kapi_defer_irq);
+static void (*kapi_defer_fn)(void *arg);
+static void *kapi_defer_arg;
+static DECLARE_COMPLETION(kapi_defer_done);
+
+/* What churn-start runs until churn-stop, and its counts. */
+static void kapi_churn_irq(struct irq_work *work);
+
+static struct timer_list kapi_churn_timer;
+static struct irq_work kapi_churn_work = IRQ_WORK_INIT_HARD(kapi_churn_irq);
+static bool kapi_churning;
+static char kapi_churn_name[KBLOOM_NAME_MAX];
+static u32 kapi_churn_key;
+static atomic_long_t kapi_churn_rounds;	/* timer callbacks that ran */
+static atomic_long_t kapi_churn_got;	/* gets that returned a filter */
+static atomic_long_t kapi_churn_enoent;	/* gets that found no filter */
+static atomic_long_t kapi_churn_done;	/* checks and adds that worked */
+static atomic_long_t kapi_churn_enodev;	/* ... that found it destroyed */
+static atomic_long_t kapi_churn_hrounds;	/* irq_work callbacks that ran */
+static atomic_long_t kapi_churn_hgot;
+static atomic_long_t kapi_churn_hid;	/* get_id of a held id: the same */
+static atomic_long_t kapi_churn_edeadlk;	/* hardirq adds refused */
+static atomic_long_t kapi_churn_bad;	/* anything else */
+static atomic_t kapi_churn_bad_err;	/* the first anything else */
+static bool kapi_churn_wrong_ctx;
+
+static __printf(1, 2) void kapi_emit(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(kapi_result, sizeof(kapi_result), fmt, ap);
+	va_end(ap);
+}
+
+static void kapi_defer_call(void)
+{
+	kapi_defer_fn(kapi_defer_arg);
+	complete(&kapi_defer_done);
+}
+
+static void kapi_defer_timer(struct timer_list *t)
+{
+	kapi_defer_call();
+}
+
+static void kapi_defer_irq(struct irq_work *work)
+{
+	kapi_defer_call();
+}
+
+/*
+ * Runs fn(arg) in a timer callback (softirq) or an irq_work (hardirq) and
+ * waits for it.  A timer at the current jiffy fires at the next tick.  The
+ * callback may still be returning when the completion wakes us, so wait
+ * for that too before the next call reuses them.
+ */
+static void kapi_call_in(enum kapi_ctx ctx, void (*fn)(void *), void *arg)
+{
+	kapi_defer_fn = fn;
+	kapi_defer_arg = arg;
+	reinit_completion(&kapi_defer_done);
+	if (ctx == KAPI_SOFTIRQ) {
+		mod_timer(&kapi_timer, jiffies);
+		wait_for_completion(&kapi_defer_done);
+		timer_delete_sync(&kapi_timer);
+	} else {
+		irq_work_queue(&kapi_irq_work);
+		wait_for_completion(&kapi_defer_done);
+		irq_work_sync(&kapi_irq_work);
+	}
+}
+
+/*
+ * Whether we run where CTX says.  Softirq and hardirq are the ones that
+ * could go wrong (a timer or an irq_work run elsewhere); the others are
+ * checked as far as the kernel's configuration can tell.
+ */
+static bool kapi_in_ctx(enum kapi_ctx ctx)
+{
+	bool counted = IS_ENABLED(CONFIG_PREEMPT_COUNT);
+
+	switch (ctx) {
+	case KAPI_PROCESS:
+		return in_task() && !irqs_disabled() &&
+		       (!counted || preemptible());
+	case KAPI_RCU:
+		return in_task() && rcu_read_lock_held();
+	case KAPI_SPINLOCK:
+		return in_task() && (!counted || !preemptible());
+	case KAPI_SOFTIRQ:
+		return in_serving_softirq() && !in_hardirq();
+	case KAPI_IRQOFF:
+		return in_task() && irqs_disabled();
+	case KAPI_HARDIRQ:
+		return in_hardirq();
+	default:
+		return false;
+	}
+}
+
+static u32 kapi_key(char *buf, u32 i)
+{
+	return snprintf(buf, KAPI_KEY_BYTES, "%u", i);
+}
+
+static void kapi_error(struct kapi_range *r, u64 keys, int err)
+{
+	if (!r->errors)
+		r->err = err;
+	r->errors += keys;
+}
+
+static void kapi_tally(struct kapi_range *r, u32 i, int ret)
+{
+	if (ret < 0) {
+		kapi_error(r, 1, ret);
+	} else if (ret) {
+		r->yes++;
+		r->sum += i;
+	} else {
+		r->no++;
+	}
+}
+
+static void kapi_single(struct kapi_range *r)
+{
+	char key[KAPI_KEY_BYTES];
+	u32 i, len;
+	int ret;
+
+	for (i = 0; i < r->n; i++) {
+		len = kapi_key(key, r->first + i);
+		if (r->op == KAPI_CHECK) {
+			ret = kbloom_filter_check(r->f, key, len);
+		} else {
+			ret = kbloom_filter_add(r->f, key, len);
+			if (ret >= 0 && kbloom_filter_check(r->f, key, len) != 1)
+				r->missing++;
+		}
+		kapi_tally(r, r->first + i, ret);
+	}
+}
+
+static void kapi_batch(struct kapi_range *r)
+{
+	u32 i;
+	int ret;
+
+	/* Every bit set: the call must clear those of the keys answering 0. */
+	bitmap_fill(r->results, r->n);
+	if (r->op == KAPI_CHECK_KEYS)
+		ret = kbloom_filter_check_keys(r->f, r->keys, r->n, r->results);
+	else
+		ret = kbloom_filter_add_keys(r->f, r->keys, r->n, r->results);
+	if (ret < 0) {
+		kapi_error(r, r->n, ret);
+		return;
+	}
+	if (bitmap_weight(r->results, r->n) != ret)
+		r->badret++;
+	for (i = 0; i < r->n; i++) {
+		kapi_tally(r, r->first + i, test_bit(i, r->results));
+		if (r->op == KAPI_ADD_KEYS &&
+		    kbloom_filter_check(r->f, r->keys[i].data,
+					r->keys[i].len) != 1)
+			r->missing++;
+	}
+}
+
+static void kapi_chunk(void *arg)
+{
+	struct kapi_range *r = arg;
+
+	if (!kapi_in_ctx(r->ctx))
+		r->wrong_ctx = true;
+	if (r->op == KAPI_CHECK || r->op == KAPI_ADD)
+		kapi_single(r);
+	else
+		kapi_batch(r);
+}
+
+static void kapi_run_chunk(struct kapi_range *r)
+{
+	unsigned long flags;
+
+	switch (r->ctx) {
+	case KAPI_RCU:
+		rcu_read_lock();
+		kapi_chunk(r);
+		rcu_read_unlock();
+		break;
+	case KAPI_SPINLOCK:
+		spin_lock(&kapi_spinlock);
+		kapi_chunk(r);
+		spin_unlock(&kapi_spinlock);
+		break;
+	case KAPI_IRQOFF:
+		local_irq_save(flags);
+		kapi_chunk(r);
+		local_irq_restore(flags);
+		break;
+	case KAPI_SOFTIRQ:
+	case KAPI_HARDIRQ:
+		kapi_call_in(r->ctx, kapi_chunk, r);
+		break;
+	default:
+		kapi_chunk(r);
+		break;
+	}
+}
+
+static void kapi_range_free(struct kapi_range *r)
+{
+	kvfree(r->keys);
+	kvfree(r->bufs);
+	bitmap_free(r->results);
+}
+
+static int kapi_do_range(enum kapi_op op, enum kapi_ctx ctx, u32 start,
+			 u32 count, u32 batch)
+{
+	struct kapi_range r = {
+		.f = kapi_refs[kapi_nr_refs - 1],
+		.op = op,
+		.ctx = ctx,
+	};
+	bool batched = op == KAPI_CHECK_KEYS || op == KAPI_ADD_KEYS;
+	u32 chunk = batched ? batch : KAPI_CHUNK, i;
+	bool stopped = false;
+	u64 done;
+	ktime_t t0;
+
+	if (batched) {
+		r.keys = kvcalloc(chunk, sizeof(*r.keys), GFP_KERNEL);
+		r.bufs = kvmalloc_array(chunk, KAPI_KEY_BYTES, GFP_KERNEL);
+		r.results = bitmap_alloc(chunk, GFP_KERNEL);
+		if (!r.keys || !r.bufs || !r.results) {
+			kapi_range_free(&r);
+			kapi_emit("error=no memory for %u keys a batch", chunk);
+			return -ENOMEM;
+		}
+	}
+	t0 = ktime_get();
+	for (done = 0; done < count; done += r.n) {
+		r.first = start + done;
+		r.n = min_t(u64, count - done, chunk);
+		for (i = 0; batched && i < r.n; i++) {
+			char *buf = r.bufs + (size_t)i * KAPI_KEY_BYTES;
+
+			r.keys[i].data = buf;
+			r.keys[i].len = kapi_key(buf, r.first + i);
+		}
+		kapi_run_chunk(&r);
+		if (fatal_signal_pending(current)) {
+			stopped = true;
+			done += r.n;
+			break;
+		}
+		cond_resched();
+	}
+	kapi_emit(KAPI_RANGE_FMT, done, r.yes, r.no, r.sum, r.errors, r.err, r.missing,
+		  r.badret, r.wrong_ctx ? "wrong" : "ok",
+		  ktime_to_ns(ktime_sub(ktime_get(), t0)),
+		  stopped ? " stopped=signal" : "");
+	kapi_range_free(&r);
+	return 0;
+}
+
+static int kapi_push(struct kbloom_filter *f)
+{
+	if (!f) {
+		/* The contract is ERR_PTR() or a reference, never NULL. */
+		kapi_emit("ret=null refs=%u", kapi_nr_refs);
+		return 0;
+	}
+	if (IS_ERR(f)) {
+		kapi_emit("ret=%ld refs=%u", PTR_ERR(f), kapi_nr_refs);
+		return 0;
+	}
+	kapi_refs[kapi_nr_refs++] = f;
+	kapi_emit("ret=0 id=%u refs=%u", kbloom_filter_id(f), kapi_nr_refs);
+	return 0;
+}
+
+/* A put from softirq or hardirq, and where it ran. */
+struct kapi_put {
+	struct kbloom_filter *f;
+	enum kapi_ctx ctx;
+	bool wrong_ctx;
+};
+
+static void kapi_put_cb(void *arg)
+{
+	struct kapi_put *p = arg;
+
+	p->wrong_ctx = !kapi_in_ctx(p->ctx);
+	kbloom_filter_put(p->f);
+}
+
+static void kapi_put_in(enum kapi_ctx ctx)
+{
+	struct kapi_put p = {
+		.f = kapi_refs[--kapi_nr_refs],
+		.ctx = ctx,
+	};
+
+	kapi_refs[kapi_nr_refs] = NULL;
+	if (ctx == KAPI_PROCESS)
+		kbloom_filter_put(p.f);
+	else
+		kapi_call_in(ctx, kapi_put_cb, &p);
+	kapi_emit("ret=0 refs=%u ctx=%s", kapi_nr_refs,
+		  p.wrong_ctx ? "wrong" : "ok");
+}
+
+static void kapi_release(void)
+{
+	while (kapi_nr_refs) {
+		kbloom_filter_put(kapi_refs[--kapi_nr_refs]);
+		kapi_refs[kapi_nr_refs] = NULL;
+	}
+}
+
+/* The bad key calls on the newest reference, or on NULL. */
+static int kapi_bad_calls(struct kbloom_filter *f, const u8 *bad, u32 len)
+{
+	static const char good[] = "kapi-good-key";
+	struct kbloom_key one = { .data = bad, .len = len };
+	struct kbloom_key mixed[2] = {
+		{ .data = good, .len = sizeof(good) - 1 },
+		{ .data = bad, .len = len },
+	};
+	unsigned long results[1];
+	int ret[6];
+
+	/* In this order: a valid key is checked before it is added. */
+	ret[0] = kbloom_filter_check(f, bad, len);
+	ret[1] = kbloom_filter_add(f, bad, len);
+	ret[2] = kbloom_filter_check_keys(f, &one, 1, results);
+	ret[3] = kbloom_filter_add_keys(f, &one, 1, results);
+	ret[4] = kbloom_filter_check_keys(f, mixed, 2, results);
+	ret[5] = kbloom_filter_add_keys(f, mixed, 2, NULL);
+	kapi_emit("check=%d add=%d check_keys=%d add_keys=%d mixed_check=%d mixed_add=%d",
+		  ret[0], ret[1], ret[2], ret[3], ret[4], ret[5]);
+	return 0;
+}
+
+static int kapi_badkey(u32 len)
+{
+	u8 *bad = kzalloc(KBLOOM_KEY_MAX + 1, GFP_KERNEL);
+	int ret;
+
+	if (!bad) {
+		kapi_emit("error=no memory for the key");
+		return -ENOMEM;
+	}
+	memset(bad, 'x', KBLOOM_KEY_MAX + 1);
+	ret = kapi_bad_calls(kapi_refs[kapi_nr_refs - 1], bad, len);
+	kfree(bad);
+	return ret;
+}
+
+static void kapi_churn_fail(int err)
+{
+	atomic_long_inc(&kapi_churn_bad);
+	atomic_cmpxchg(&kapi_churn_bad_err, 0, err ? err : 1);
+}
+
+/*
+ * One softirq round: get by name, check and add a key, put; the put may
+ * be the last one when userspace destroyed the filter meanwhile.
+ */
+static void kapi_churn_tick(struct timer_list *t)
+{
+	char key[KAPI_KEY_BYTES];
+	struct kbloom_filter *f;
+	u32 len;
+	int ret;
+
+	if (!READ_ONCE(kapi_churning))
+		return;
+	atomic_long_inc(&kapi_churn_rounds);
+	if (!kapi_in_ctx(KAPI_SOFTIRQ))
+		WRITE_ONCE(kapi_churn_wrong_ctx, true);
+	f = kbloom_filter_get(kapi_churn_name);
+	if (IS_ERR_OR_NULL(f)) {
+		if (PTR_ERR(f) == -ENOENT)
+			atomic_long_inc(&kapi_churn_enoent);
+		else
+			kapi_churn_fail(PTR_ERR(f));
+	} else {
+		atomic_long_inc(&kapi_churn_got);
+		len = kapi_key(key, kapi_churn_key++);
+		ret = kbloom_filter_add(f, key, len);
+		if (ret >= 0)
+			ret = kbloom_filter_check(f, key, len) == 1 ? 0 : -EIO;
+		if (!ret)
+			atomic_long_inc(&kapi_churn_done);
+		else if (ret == -ENODEV)
+			atomic_long_inc(&kapi_churn_enodev);
+		else
+			kapi_churn_fail(ret);
+		kbloom_filter_put(f);
+	}
+	irq_work_queue(&kapi_churn_work);
+	mod_timer(&kapi_churn_timer, jiffies + 1);
+}
+
+/* The hardirq round: get, get_id of its id, check, a refused add, puts. */
+static void kapi_churn_irq(struct irq_work *work)
+{
+	static const char key[] = "churn-hardirq";
+	struct kbloom_filter *f, *g;
+	int ret;
+
+	atomic_long_inc(&kapi_churn_hrounds);
+	if (!kapi_in_ctx(KAPI_HARDIRQ))
+		WRITE_ONCE(kapi_churn_wrong_ctx, true);
+	f = kbloom_filter_get(kapi_churn_name);
+	if (IS_ERR_OR_NULL(f)) {
+		if (PTR_ERR(f) != -ENOENT)
+			kapi_churn_fail(PTR_ERR(f));
+		return;
+	}
+	atomic_long_inc(&kapi_churn_hgot);
+	g = kbloom_filter_get_id(kbloom_filter_id(f));
+	if (g == f)
+		atomic_long_inc(&kapi_churn_hid);
+	else if (IS_ERR(g) && PTR_ERR(g) == -ENOENT)
+		g = NULL;	/* destroyed since the get: its id is free */
+	else
+		kapi_churn_fail(IS_ERR(g) ? PTR_ERR(g) : -EXDEV);
+	if (!IS_ERR_OR_NULL(g))
+		kbloom_filter_put(g);
+	ret = kbloom_filter_check(f, key, sizeof(key) - 1);
+	if (ret < 0 && ret != -ENODEV)
+		kapi_churn_fail(ret);
+	ret = kbloom_filter_add(f, key, sizeof(key) - 1);
+	if (ret == -EDEADLK)
+		atomic_long_inc(&kapi_churn_edeadlk);
+	else if (ret != -ENODEV)
+		kapi_churn_fail(ret);
+	kbloom_filter_put(f);
+}
+
+#define KAPI_CHURN_FMT \
+	"rounds=%ld got=%ld enoent=%ld worked=%ld enodev=%ld hrounds=%ld hgot=%ld hid=%ld edeadlk=%ld bad=%ld bad_err=%d ctx=%s"
+
+static void kapi_churn_halt(void)
+{
+	WRITE_ONCE(kapi_churning, false);
+	/* The tick re-arms itself only while kapi_churning. */
+	timer_delete_sync(&kapi_churn_timer);
+	irq_work_sync(&kapi_churn_work);
+}
+
+static int kapi_churn_start(const char *name)
+{
+	atomic_long_t *counts[] = {
+		&kapi_churn_rounds, &kapi_churn_got, &kapi_churn_enoent,
+		&kapi_churn_done, &kapi_churn_enodev, &kapi_churn_hrounds,
+		&kapi_churn_hgot, &kapi_churn_hid, &kapi_churn_edeadlk,
+		&kapi_churn_bad,
+	};
+	unsigned int i;
+
+	if (READ_ONCE(kapi_churning)) {
+		kapi_emit("error=churn already running; churn-stop first");
+		return -EBUSY;
+	}
+	if (strlen(name) >= sizeof(kapi_churn_name)) {
+		kapi_emit("error=NAME is at most %d bytes",
+			  KBLOOM_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(counts); i++)
+		atomic_long_set(counts[i], 0);
+	atomic_set(&kapi_churn_bad_err, 0);
+	kapi_churn_wrong_ctx = false;
+	strscpy(kapi_churn_name, name, sizeof(kapi_churn_name));
+	WRITE_ONCE(kapi_churning, true);
+	mod_timer(&kapi_churn_timer, jiffies);
+	kapi_emit("ret=0");
+	return 0;
+}
+
+static int kapi_churn_stop(void)
+{
+	if (!READ_ONCE(kapi_churning)) {
+		kapi_emit("error=no churn running; churn-start NAME first");
+		return -EINVAL;
+	}
+	kapi_churn_halt();
+	kapi_emit(KAPI_CHURN_FMT, atomic_long_read(&kapi_churn_rounds),
+		  atomic_long_read(&kapi_churn_got),
+		  atomic_long_read(&kapi_churn_enoent),
+		  atomic_long_read(&kapi_churn_done),
+		  atomic_long_read(&kapi_churn_enodev),
+		  atomic_long_read(&kapi_churn_hrounds),
+		  atomic_long_read(&kapi_churn_hgot),
+		  atomic_long_read(&kapi_churn_hid),
+		  atomic_long_read(&kapi_churn_edeadlk),
+		  atomic_long_read(&kapi_churn_bad),
+		  atomic_read(&kapi_churn_bad_err),
+		  READ_ONCE(kapi_churn_wrong_ctx) ? "wrong" : "ok");
+	return 0;
+}
+
+/* Command parsing. */
+
+enum kapi_cmd_id {
+	KAPI_CMD_HOLD,
+	KAPI_CMD_HOLD_ID,
+	KAPI_CMD_PUT,
+	KAPI_CMD_PUT_SOFTIRQ,
+	KAPI_CMD_PUT_HARDIRQ,
+	KAPI_CMD_RELEASE,
+	KAPI_CMD_ID,
+	KAPI_CMD_CHECK,
+	KAPI_CMD_ADD,
+	KAPI_CMD_CHECK_KEYS,
+	KAPI_CMD_ADD_KEYS,
+	KAPI_CMD_BADKEY,
+	KAPI_CMD_NULL,
+	KAPI_CMD_CHURN_START,
+	KAPI_CMD_CHURN_STOP,
+};
+
+struct kapi_cmd {
+	const char *name;
+	const char *usage;
+	enum kapi_cmd_id id;
+	u8 min_args;		/* arguments after the name */
+	u8 max_args;
+	bool needs_ref;
+};
+
+static const struct kapi_cmd kapi_cmds[] = {
+	{ "hold", "hold NAME", KAPI_CMD_HOLD, 1, 1, false },
+	{ "hold-id", "hold-id ID", KAPI_CMD_HOLD_ID, 1, 1, false },
+	{ "put", "put", KAPI_CMD_PUT, 0, 0, true },
+	{ "put-softirq", "put-softirq", KAPI_CMD_PUT_SOFTIRQ, 0, 0, true },
+	{ "put-hardirq", "put-hardirq", KAPI_CMD_PUT_HARDIRQ, 0, 0, true },
+	{ "release", "release", KAPI_CMD_RELEASE, 0, 0, false },
+	{ "id", "id", KAPI_CMD_ID, 0, 0, true },
+	{ "check", "check CTX START COUNT", KAPI_CMD_CHECK, 3, 3, true },
+	{ "add", "add CTX START COUNT", KAPI_CMD_ADD, 3, 3, true },
+	{ "check-keys", "check-keys CTX START COUNT [BATCH]",
+	  KAPI_CMD_CHECK_KEYS, 3, 4, true },
+	{ "add-keys", "add-keys CTX START COUNT [BATCH]",
+	  KAPI_CMD_ADD_KEYS, 3, 4, true },
+	{ "badkey", "badkey LEN", KAPI_CMD_BADKEY, 1, 1, true },
+	{ "null", "null", KAPI_CMD_NULL, 0, 0, false },
+	{ "churn-start", "churn-start NAME", KAPI_CMD_CHURN_START, 1, 1,
+	  false },
+	{ "churn-stop", "churn-stop", KAPI_CMD_CHURN_STOP, 0, 0, false },
+};
+
+static int kapi_usage(const struct kapi_cmd *cmd, const char *why)
+{
+	kapi_emit("error=%s; usage: %s", why, cmd->usage);
+	return -EINVAL;
+}
+
+static void kapi_unknown(const char *word)
+{
+	size_t len, i;
+
+	len = scnprintf(kapi_result, sizeof(kapi_result),
+			"error=unknown command '%s'; commands:", word);
+	for (i = 0; i < ARRAY_SIZE(kapi_cmds); i++)
+		len += scnprintf(kapi_result + len, sizeof(kapi_result) - len,
+				 " %s", kapi_cmds[i].name);
+}
+
+/* check, add, check-keys, add-keys: CTX START COUNT [BATCH]. */
+static int kapi_range_cmd(const struct kapi_cmd *cmd, int argc, char **argv)
+{
+	static const enum kapi_op ops[] = {
+		[KAPI_CMD_CHECK] = KAPI_CHECK,
+		[KAPI_CMD_ADD] = KAPI_ADD,
+		[KAPI_CMD_CHECK_KEYS] = KAPI_CHECK_KEYS,
+		[KAPI_CMD_ADD_KEYS] = KAPI_ADD_KEYS,
+	};
+	u32 start, count, batch = KAPI_BATCH_DEFAULT;
+	int ctx;
+
+	ctx = match_string(kapi_ctx_names, KAPI_NR_CTX, argv[1]);
+	if (ctx < 0)
+		return kapi_usage(cmd, "CTX is one of process rcu spinlock softirq irqoff hardirq");
+	if (kstrtou32(argv[2], 0, &start) || kstrtou32(argv[3], 0, &count))
+		return kapi_usage(cmd, "START and COUNT are numbers below 2^32");
+	if ((u64)start + count > (u64)U32_MAX + 1)
+		return kapi_usage(cmd, "START + COUNT goes past key 4294967295");
+	if (argc > 4 && (kstrtou32(argv[4], 0, &batch) || !batch ||
+			 batch > KAPI_BATCH_MAX))
+		return kapi_usage(cmd, "BATCH is 1 to 65536 keys");
+	return kapi_do_range(ops[cmd->id], ctx, start, count, batch);
+}
+
+static int kapi_run(const struct kapi_cmd *cmd, int argc, char **argv)
+{
+	u32 n;
+
+	if (cmd->needs_ref && !kapi_nr_refs) {
+		kapi_emit("error=%s needs a reference: hold NAME first",
+			  cmd->name);
+		return -EINVAL;
+	}
+	switch (cmd->id) {
+	case KAPI_CMD_HOLD:
+	case KAPI_CMD_HOLD_ID:
+		if (kapi_nr_refs == KAPI_REFS) {
+			kapi_emit("error=%u references held already; put one first",
+				  kapi_nr_refs);
+			return -ENOSPC;
+		}
+		if (cmd->id == KAPI_CMD_HOLD)
+			return kapi_push(kbloom_filter_get(argv[1]));
+		if (kstrtou32(argv[1], 0, &n))
+			return kapi_usage(cmd, "ID is a number below 2^32");
+		return kapi_push(kbloom_filter_get_id(n));
+	case KAPI_CMD_PUT:
+		kapi_put_in(KAPI_PROCESS);
+		return 0;
+	case KAPI_CMD_PUT_SOFTIRQ:
+		kapi_put_in(KAPI_SOFTIRQ);
+		return 0;
+	case KAPI_CMD_PUT_HARDIRQ:
+		kapi_put_in(KAPI_HARDIRQ);
+		return 0;
+	case KAPI_CMD_RELEASE:
+		kapi_release();
+		kapi_emit("ret=0 refs=0");
+		return 0;
+	case KAPI_CMD_ID:
+		kapi_emit("ret=0 id=%u",
+			  kbloom_filter_id(kapi_refs[kapi_nr_refs - 1]));
+		return 0;
+	case KAPI_CMD_BADKEY:
+		if (kstrtou32(argv[1], 0, &n) || n > KBLOOM_KEY_MAX + 1)
+			return kapi_usage(cmd, "LEN is 0 to 4097");
+		return kapi_badkey(n);
+	case KAPI_CMD_NULL:
+		return kapi_bad_calls(NULL, (const u8 *)"null-key", 8);
+	case KAPI_CMD_CHURN_START:
+		return kapi_churn_start(argv[1]);
+	case KAPI_CMD_CHURN_STOP:
+		return kapi_churn_stop();
+	default:
+		return kapi_range_cmd(cmd, argc, argv);
+	}
+}
+
+static int kapi_cmd_set(const char *val, const struct kernel_param *kp)
+{
+	char buf[KAPI_CMD_BYTES], *s, *tok, *argv[KAPI_ARGS];
+	const struct kapi_cmd *cmd = NULL;
+	int argc = 0, ret;
+	unsigned int i;
+
+	mutex_lock(&kapi_lock);
+	if (!kapi_ready) {
+		pr_err("cmd: commands are taken once the module is loaded, not as insmod parameters\n");
+		ret = -EINVAL;
+		goto unlock;
+	}
+	if (strscpy(buf, val, sizeof(buf)) < 0) {
+		kapi_emit("error=a command is at most %d bytes",
+			  KAPI_CMD_BYTES - 1);
+		ret = -EINVAL;
+		goto unlock;
+	}
+	s = strim(buf);
+	while ((tok = strsep(&s, " \t"))) {
+		if (!*tok)
+			continue;
+		if (argc == KAPI_ARGS) {
+			kapi_emit("error=more than %d words", KAPI_ARGS);
+			ret = -EINVAL;
+			goto unlock;
+		}
+		argv[argc++] = tok;
+	}
+	for (i = 0; argc && i < ARRAY_SIZE(kapi_cmds); i++)
+		if (!strcmp(argv[0], kapi_cmds[i].name))
+			cmd = &kapi_cmds[i];
+	if (!cmd) {
+		kapi_unknown(argc ? argv[0] : "");
+		ret = -EINVAL;
+	} else if (argc - 1 < cmd->min_args || argc - 1 > cmd->max_args) {
+		ret = kapi_usage(cmd, "wrong number of arguments");
+	} else {
+		ret = kapi_run(cmd, argc, argv);
+	}
+unlock:
+	mutex_unlock(&kapi_lock);
+	return ret;
+}
+
+static int kapi_result_get(char *buffer, const struct kernel_param *kp)
+{
+	int n;
+
+	mutex_lock(&kapi_lock);
+	n = scnprintf(buffer, PAGE_SIZE, "%s\n", kapi_result);
+	mutex_unlock(&kapi_lock);
+	return n;
+}
+
+static const struct kernel_param_ops kapi_cmd_ops = {
+	.set = kapi_cmd_set,
+};
+
+static const struct kernel_param_ops kapi_result_ops = {
+	.get = kapi_result_get,
+};
+
+module_param_cb(cmd, &kapi_cmd_ops, NULL, 0200);
+MODULE_PARM_DESC(cmd, "a command (see the source's top comment); write only");
+module_param_cb(result, &kapi_result_ops, NULL, 0400);
+MODULE_PARM_DESC(result, "the answer to the last command; read only");
+
+static int __init kapi_init(void)
+{
+	timer_setup(&kapi_timer, kapi_defer_timer, 0);
+	timer_setup(&kapi_churn_timer, kapi_churn_tick, 0);
+	mutex_lock(&kapi_lock);
+	kapi_ready = true;
+	mutex_unlock(&kapi_lock);
+	return 0;
+}
+
+static void __exit kapi_exit(void)
+{
+	mutex_lock(&kapi_lock);
+	kapi_ready = false;
+	kapi_churn_halt();
+	kapi_release();
+	mutex_unlock(&kapi_lock);
+	timer_delete_sync(&kapi_timer);
+}
+
+module_init(kapi_init);
+module_exit(kapi_exit);
+
+MODULE_DESCRIPTION("kbloom's in-kernel API under test, driven from sysfs");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KBLOOM);
