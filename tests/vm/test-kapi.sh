@@ -1,0 +1,378 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# kbloom's in-kernel API (include/linux/kbloom_api.h), used by the
+# companion module tests/kmod/kbloom_kapi_test.ko (its top comment lists
+# its commands) on filters that kbloomctl made and filled, for each filter
+# type: a million checks of the keys kbloomctl added find all of them;
+# checks of a million others hit at the exact rate of the cells and answer
+# key by key as kbloomctl check does; batches answer as single calls do;
+# checks and adds run in process and softirq context, under
+# rcu_read_lock() and with a spinlock held, while adds with interrupts off
+# or from a hard interrupt get EDEADLK and change nothing; every errno the
+# header names; a destroyed filter's references get ENODEV and its memory
+# goes at the last put, from process, softirq or hardirq context; gets,
+# checks, adds and puts race create and destroy from a timer and an
+# irq_work.  Last, a reference is counted in kbloom's refcnt and rmmod is
+# refused (EAGAIN) until the companion is gone, then works.
+#
+# Usage: test-kapi.sh [KEYS [CTX_KEYS]]: KEYS present and as many absent
+# keys in the big checks (1000000), CTX_KEYS in each other context (KEYS).
+
+suite=kapi
+# shellcheck source=tests/vm/check-lib.sh
+. /tests/check-lib.sh
+
+n=${1:-1000000}
+ctx_keys=${2:-$n}
+# scripts/vm-initramfs puts it here: not at /, where test-module.sh takes
+# the first /*.ko for kbloom's.
+ko=${KBLOOM_KAPI_KO:-/kmod/kbloom_kapi_test.ko}
+kbloom_ko=${KBLOOM_VM_MODULE:-/kbloom.ko}
+params=/sys/module/kbloom_kapi_test/parameters
+class=/sys/class/kbloom
+EDEADLK=35
+ENODEV=19
+EINVAL=22
+ENOENT=2
+
+if [ ! -f "$ko" ]; then
+	echo "SKIP: $suite: no $ko in the VM: make module builds" \
+		"tests/kmod/kbloom_kapi_test.ko beside kbloom.ko"
+	exit 0
+fi
+if [ ! -d /sys/module/kbloom ]; then
+	fail setup "kbloom is not loaded"
+	exit 1
+fi
+tmp=$(mktemp -d) || exit 2
+# Whatever happens, the companion goes, so that the harness can unload kbloom.
+trap 'if [ -d "$params" ]; then
+		echo release >"$params/cmd"
+		rmmod kbloom_kapi_test
+	fi
+	rm -rf "$tmp"' EXIT
+
+refcnt() {
+	cat /sys/module/kbloom/refcnt
+}
+
+total_bytes() {
+	cat "$class/total_bytes"
+}
+
+# kapi CMD...: one command to the companion; $res is its answer.
+kapi() {
+	echo "$*" >"$params/cmd" 2>/dev/null
+	res=$(cat "$params/result")
+}
+
+# COND; verdict $? CASE WHY: PASS when COND succeeded.  $? comes first, so
+# that no command substitution in WHY can change it.
+verdict() {
+	if [ "$1" -eq 0 ]; then
+		pass "$2"
+	else
+		fail "$2" "$3"
+	fi
+}
+
+# field NAME: the value of NAME= in $res.
+field() {
+	echo " $res" | sed -n "s/.* $1=\([^ ]*\).*/\1/p"
+}
+
+# has NAME=VALUE...: $res says each of them.
+has() {
+	for pair in "$@"; do
+		case " $res " in
+		*" $pair "*) ;;
+		*) return 1 ;;
+		esac
+	done
+}
+
+# near_theory HITS QUERIES THEORY_PPB: HITS/QUERIES is within max(5 sigma,
+# 2 % relative) of the exact rate, sigma = sqrt(p/Q) (anchors.md, section
+# 1); squared, as busybox awk has no sqrt.  The same test as
+# test-kbloomctl-bulk.sh's.
+near_theory() {
+	echo "$1 $2 $3" | awk '{
+		m = $1 / $2; p = $3 / 1e9; d = (m - p) * (m - p);
+		b = 25 * p / $2; if (0.0004 * p * p > b) b = 0.0004 * p * p;
+		exit (d <= b ? 0 : 1) }'
+}
+
+# bytes_back TARGET: total_bytes returns to TARGET within 10 s (a last put
+# outside process context leaves the freeing to a work item).
+bytes_back() {
+	tries=0
+	while [ "$(total_bytes)" -ne "$1" ]; do
+		tries=$((tries + 1))
+		[ "$tries" -gt 100 ] && return 1
+		sleep 0.1
+	done
+}
+
+# keys FIRST COUNT: the keys the companion makes of those numbers.
+keys() {
+	seq "$1" $(($1 + $2 - 1))
+}
+
+# Generated once: busybox seq under an emulated CPU takes ~15 s a million.
+keys 1 "$n" >"$tmp/present"
+keys $((n + 1)) "$n" >"$tmp/absent"
+
+r0=$(refcnt)
+if ! out=$(insmod "$ko" 2>&1); then
+	fail load "insmod $ko: $out"
+	exit 1
+fi
+check load-uses-kbloom "kbloom refcnt $r0 -> $(refcnt), wanted +1" \
+	[ "$(refcnt)" -eq $((r0 + 1)) ]
+
+# --- errors that need no filter ----------------------------------------------
+kapi null
+check null-filter "$res" has check=-$EINVAL add=-$EINVAL \
+	check_keys=-$EINVAL add_keys=-$EINVAL mixed_check=-$EINVAL \
+	mixed_add=-$EINVAL
+for bad in a/b 'a*b' . .. 0123456789012345678901234567890123; do
+	kapi hold "$bad"
+	has ret=-$EINVAL refs=0 || break
+done
+check get-bad-name "name '$bad': $res" has ret=-$EINVAL refs=0
+kapi hold kapi-nosuch
+check get-unknown-name "$res" has ret=-$ENOENT refs=0
+kapi hold-id 4294967295
+check get-unknown-id "$res" has ret=-$ENOENT refs=0
+! echo check process 1 1 >"$params/cmd" 2>/dev/null
+verdict $? cmd-needs-reference "a check without a reference was taken"
+res=$(cat "$params/result")
+check cmd-says-why "$res" has "error=check" "needs"
+
+for type in bits counting; do
+	fname=kapi-$type
+	flag=
+	[ "$type" = counting ] && flag=--counting
+	kbloomctl destroy -f -q "$fname" "$fname-e" "$fname-d" "$fname-c" \
+		2>/dev/null
+	kbloomctl create -q "$fname" --capacity "$n" --fp 1% $flag
+	kbloomctl add -q "$fname" -f "$tmp/present"
+
+	kapi hold "$fname"
+	check "$type/get" "$res, sysfs id $(sysfs "$fname" id)" \
+		has ret=0 "id=$(sysfs "$fname" id)" refs=1
+
+	# --- the keys kbloomctl added: no false negatives, anywhere --------
+	calls=$(sysfs "$fname" check_calls)
+	kapi check process 1 "$n"
+	check "$type/present-process" "$res" \
+		has "keys=$n" "yes=$n" no=0 errors=0 ctx=ok
+	echo "kapi: $type: $n checks in process context: $(field ns) ns"
+	calls=$(($(sysfs "$fname" check_calls) - calls))
+	check "$type/present-counted" "check_calls moved by $calls for $n" \
+		[ "$calls" -eq "$n" ]
+	for ctx in rcu spinlock softirq irqoff hardirq; do
+		kapi check "$ctx" 1 "$ctx_keys"
+		check "$type/present-$ctx" "$res" \
+			has "keys=$ctx_keys" "yes=$ctx_keys" no=0 errors=0 ctx=ok
+		echo "kapi: $type: $ctx_keys checks in $ctx context: $(field ns) ns"
+	done
+	for ctx in process softirq hardirq; do
+		kapi check-keys "$ctx" 1 "$ctx_keys"
+		check "$type/present-batch-$ctx" "$res" \
+			has "keys=$ctx_keys" "yes=$ctx_keys" no=0 errors=0 \
+			badret=0 ctx=ok
+		echo "kapi: $type: $ctx_keys checks in batches of 4096 in $ctx" \
+			"context: $(field ns) ns"
+	done
+
+	# --- a million absent keys: the exact model's rate, kbloomctl's answers
+	kapi check process $((n + 1)) "$n"
+	maybe=$(field yes)
+	sum=$(field sum)
+	theory=$(sysfs "$fname" fp_now_ppb)
+	check "$type/absent-errors" "$res" has "keys=$n" errors=0 ctx=ok
+	check "$type/absent-rate" "$maybe of $n may be present, exact $theory ppb" \
+		near_theory "$maybe" "$n" "$theory"
+	echo "kapi: $type: $maybe false positives in $n absent keys, exact" \
+		"model $theory ppb"
+	kbloomctl check -m "$fname" -f "$tmp/absent" >"$tmp/maybe"
+	kc=$(wc -l <"$tmp/maybe")
+	ks=$(awk '{ s += $1 } END { printf "%.0f\n", s }' "$tmp/maybe")
+	[ "$kc" -eq "$maybe" ] && [ "$ks" = "$sum" ]
+	verdict $? "$type/absent-as-kbloomctl" \
+		"module: $maybe keys, sum $sum; kbloomctl: $kc keys, sum $ks"
+	# Batches of every size answer as the single checks did.
+	for batch in 4096 65536 1000 1; do
+		q=$n
+		want="yes=$maybe sum=$sum"
+		if [ "$batch" -lt 4096 ]; then
+			q=50000
+			kapi check process $((n + 1)) "$q"
+			want="yes=$(field yes) sum=$(field sum)"
+		fi
+		kapi check-keys process $((n + 1)) "$q" "$batch"
+		# shellcheck disable=SC2086
+		check "$type/absent-batch-$batch" "$res, wanted $want" \
+			has "keys=$q" $want errors=0 badret=0 ctx=ok
+	done
+
+	# --- adds where they are allowed: kbloomctl then finds them -----------
+	step=10000
+	next=$((2 * n + 1))
+	for op in add add-keys; do
+		for ctx in process rcu spinlock softirq; do
+			calls=$(sysfs "$fname" add_calls)
+			new=$(sysfs "$fname" add_new)
+			kapi "$op" "$ctx" "$next" "$step"
+			check "$type/$op-$ctx" "$res" has "keys=$step" errors=0 \
+				missing=0 badret=0 ctx=ok
+			calls=$(($(sysfs "$fname" add_calls) - calls))
+			new=$(($(sysfs "$fname" add_new) - new))
+			keys "$next" "$step" >"$tmp/added"
+			[ "$calls" -eq "$step" ] && [ "$new" -eq "$(field yes)" ] &&
+				kbloomctl check -q "$fname" -f "$tmp/added"
+			verdict $? "$type/$op-$ctx-seen" \
+				"add_calls +$calls add_new +$new for $res"
+			next=$((next + step))
+		done
+	done
+
+	# --- adds with interrupts off or from a hard interrupt: EDEADLK -----
+	for op in add add-keys; do
+		for ctx in irqoff hardirq; do
+			kapi check process "$next" "$step"
+			before="yes=$(field yes) sum=$(field sum)"
+			calls=$(sysfs "$fname" add_calls)
+			bits=$(sysfs "$fname" bits_set)
+			kapi "$op" "$ctx" "$next" "$step"
+			check "$type/$op-$ctx-edeadlk" "$res" has "keys=$step" \
+				yes=0 no=0 "errors=$step" "err=-$EDEADLK" ctx=ok
+			kapi check process "$next" "$step"
+			# shellcheck disable=SC2086
+			has $before &&
+				[ "$(sysfs "$fname" add_calls)" -eq "$calls" ] &&
+				[ "$(sysfs "$fname" bits_set)" -eq "$bits" ]
+			verdict $? "$type/$op-$ctx-unchanged" \
+				"$res (before: $before), add_calls $calls -> $(sysfs "$fname" add_calls), bits_set $bits -> $(sysfs "$fname" bits_set)"
+			next=$((next + step))
+		done
+	done
+	kapi put
+	check "$type/put" "$res" has ret=0 refs=0
+
+	# --- keys of 0 and of more than KBLOOM_KEY_MAX bytes: EINVAL, nothing done
+	e=$fname-e
+	kbloomctl create -q "$e" --capacity 1000 $flag
+	kapi hold "$e"
+	for len in 0 4097; do
+		kapi badkey "$len"
+		check "$type/key-length-$len" "$res" has check=-$EINVAL \
+			add=-$EINVAL check_keys=-$EINVAL add_keys=-$EINVAL \
+			mixed_check=-$EINVAL mixed_add=-$EINVAL
+	done
+	check "$type/bad-keys-did-nothing" \
+		"add_calls $(sysfs "$e" add_calls) check_calls $(sysfs "$e" check_calls) bits_set $(sysfs "$e" bits_set)" \
+		[ "$(sysfs "$e" add_calls) $(sysfs "$e" check_calls) $(sysfs "$e" bits_set)" = "0 0 0" ]
+	# KBLOOM_KEY_MAX itself is a key: absent, added (a new bit), found,
+	# added again (nothing new); with the good key, one found, one new.
+	kapi badkey 4096
+	check "$type/key-length-4096" "$res" has check=0 add=1 check_keys=1 \
+		add_keys=0 mixed_check=1 mixed_add=1
+	kapi put
+	kbloomctl destroy -q "$e"
+
+	# --- destroy while held: ENODEV, memory kept until the last put ------
+	d=$fname-d
+	for how in process softirq hardirq; do
+		bytes0=$(total_bytes)
+		filters0=$(cat "$class/total_filters")
+		kbloomctl create -q "$d" --capacity 100000 $flag
+		kbloomctl add -q "$d" -f "$tmp/added"
+		kapi hold "$d"
+		id=$(field id)
+		bytes1=$(total_bytes)
+		kbloomctl destroy -q "$d"
+		[ "$bytes1" -gt "$bytes0" ] &&
+			[ "$(total_bytes)" -eq "$bytes1" ] &&
+			[ "$(cat "$class/total_filters")" -eq "$filters0" ]
+		verdict $? "$type/destroyed-$how-memory-kept" \
+			"total_bytes $bytes0 -> $bytes1 -> $(total_bytes), total_filters $filters0 -> $(cat "$class/total_filters")"
+		# The name and the id are free again at once.
+		kapi hold-id "$id"
+		check "$type/destroyed-$how-id-free" "$res" has ret=-$ENOENT
+		kbloomctl create -q "$d" --capacity 1000 $flag
+		kapi hold "$d"
+		has ret=0 refs=2 && [ "$(field id)" != "$id" ]
+		verdict $? "$type/destroyed-$how-name-free" "$res, old id $id"
+		kapi put
+		kbloomctl destroy -q "$d"
+		for op in check add check-keys add-keys; do
+			kapi "$op" process "$next" 100
+			check "$type/destroyed-$how-$op-enodev" "$res" \
+				has keys=100 yes=0 errors=100 "err=-$ENODEV"
+		done
+		kapi id
+		check "$type/destroyed-$how-id" "$res" has ret=0 "id=$id"
+		if [ "$how" = process ]; then
+			kapi put
+		else
+			kapi "put-$how"
+		fi
+		check "$type/destroyed-$how-last-put" "$res" has ret=0 refs=0 ctx=ok
+		check "$type/destroyed-$how-memory-freed" \
+			"total_bytes $(total_bytes), wanted $bytes0 again" \
+			bytes_back "$bytes0"
+	done
+
+	# --- gets, checks, adds and puts from a timer and an irq_work while
+	# userspace creates and destroys the filter (the puts may be the last).
+	c=$fname-c
+	bytes0=$(total_bytes)
+	kapi churn-start "$c"
+	i=0
+	while [ "$i" -lt 20 ]; do
+		kbloomctl create -q "$c" --capacity 10000 $flag
+		sleep 0.1
+		kbloomctl destroy -q "$c"
+		i=$((i + 1))
+	done
+	kapi churn-stop
+	echo "kapi: $type: churn: $res"
+	has bad=0 ctx=ok &&
+		[ "$(field got)" -gt 0 ] && [ "$(field worked)" -gt 0 ] &&
+		[ "$(field enoent)" -gt 0 ] && [ "$(field hgot)" -gt 0 ] &&
+		[ "$(field edeadlk)" -gt 0 ]
+	verdict $? "$type/churn" "$res"
+	check "$type/churn-memory-freed" \
+		"total_bytes $(total_bytes), wanted $bytes0 again" \
+		bytes_back "$bytes0"
+done
+
+# --- references pin kbloom ---------------------------------------------------
+kapi hold kapi-bits
+kapi hold-id "$(sysfs kapi-bits id)"
+check refcnt-counts-references "kbloom refcnt $(refcnt) with 2 held, wanted $((r0 + 3))" \
+	[ "$(refcnt)" -eq $((r0 + 3)) ]
+out=$(rmmod kbloom 2>&1)
+rc=$?
+[ "$rc" -ne 0 ] && [ -d /sys/module/kbloom ] &&
+	echo "$out" | grep -q 'Resource temporarily unavailable'
+verdict $? rmmod-refused "rmmod exit $rc: $out"
+# The filter may even go while its references keep the module.
+kbloomctl destroy -q kapi-bits kapi-counting
+kapi put
+kapi put
+check refcnt-after-puts "kbloom refcnt $(refcnt), wanted $((r0 + 1))" \
+	[ "$(refcnt)" -eq $((r0 + 1)) ]
+out=$(rmmod kbloom_kapi_test 2>&1)
+check rmmod-companion "$out" [ ! -d /sys/module/kbloom_kapi_test ]
+check refcnt-after-companion "kbloom refcnt $(refcnt), wanted $r0" \
+	[ "$(refcnt)" -eq "$r0" ]
+out=$(rmmod kbloom 2>&1)
+check rmmod-kbloom-after "$out" [ ! -d /sys/module/kbloom ]
+# Loaded again, as the harness expects.
+insmod "$kbloom_ko"
+check reload "insmod $kbloom_ko failed" [ -d /sys/module/kbloom ]
+exit "$status"
