@@ -76,6 +76,11 @@ kb_ok destdir-complete
 kb_why="modules.dep: $(cat "$dest/lib/modules/$kver/modules.dep" 2>&1)"
 grep -q '^extra/kbloom.ko:' "$dest/lib/modules/$kver/modules.dep" 2>/dev/null
 kb_ok destdir-depmod
+# The companion test module is built beside kbloom.ko but is the tests'.
+extra=$(find "$dest" -name 'kbloom_kapi_test*' 2>/dev/null)
+kb_why="installed: $extra"
+[ -z "$extra" ]
+kb_ok destdir-no-test-module
 
 # One version everywhere.
 kb_run modinfo -F version "$top/kbloom.ko"
