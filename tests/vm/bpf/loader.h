@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace side of the BPF tests (tests/vm/test-bpf.c) and bench
+ * (tests/vm/bench-bpf.c): the embedded objects (bpf/objects.S), libbpf's
+ * messages kept for failure reports, what the machine lacks for kfuncs,
+ * the globals of a loaded object, the test keys and packets.
+ */
+#ifndef KBLOOM_TEST_BPF_LOADER_H
+#define KBLOOM_TEST_BPF_LOADER_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "test_shared.h"
+
+#define KB_BTF_VMLINUX	"/sys/kernel/btf/vmlinux"
+#define KB_BTF_KBLOOM	"/sys/kernel/btf/kbloom"
+
+#define KB_OBJECT(name)							\
+	extern const char kbloom_bpf_##name[], kbloom_bpf_##name##_end[]
+KB_OBJECT(test);
+KB_OBJECT(reject);
+KB_OBJECT(bench);
+
+/* The end of what libbpf said last, for the reason of a failure. */
+static char kb_libbpf_said[2048];
+
+static int kb_libbpf_print(enum libbpf_print_level level, const char *fmt,
+			   va_list ap)
+{
+	size_t have = strlen(kb_libbpf_said), room;
+	char line[512];
+	int n;
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	if (n <= 0)
+		return n;
+	n = strlen(line);
+	room = sizeof(kb_libbpf_said) - 1;
+	if (have + n > room) {
+		/* Keep the newest: drop from the front. */
+		size_t drop = have + n - room;
+
+		if (drop > have)
+			drop = have;
+		memmove(kb_libbpf_said, kb_libbpf_said + drop, have - drop + 1);
+		have -= drop;
+	}
+	snprintf(kb_libbpf_said + have, sizeof(kb_libbpf_said) - have, "%s",
+		 line);
+	return n;
+}
+
+/* libbpf's last words on one line, for a FAIL message. */
+static inline const char *kb_libbpf_last(void)
+{
+	static char flat[256];
+	size_t len = strlen(kb_libbpf_said), i, from;
+
+	while (len && kb_libbpf_said[len - 1] == '\n')
+		len--;
+	from = len > sizeof(flat) - 1 ? len - (sizeof(flat) - 1) : 0;
+	for (i = from; i < len; i++)
+		flat[i - from] = kb_libbpf_said[i] == '\n' ? '|'
+							  : kb_libbpf_said[i];
+	flat[len - from] = 0;
+	return len ? flat : "(libbpf said nothing)";
+}
+
+static inline void kb_libbpf_init(void)
+{
+	libbpf_set_print(kb_libbpf_print);
+}
+
+/*
+ * NULL when kfuncs of kbloom can work here, else why not: the kernel has
+ * no BTF at all, or the module was built without it (then it registered
+ * no kfunc; its load log says so).
+ */
+static inline const char *kb_btf_missing(void)
+{
+	if (access(KB_BTF_VMLINUX, R_OK))
+		return "the kernel has no BTF (no " KB_BTF_VMLINUX
+		       "): no kfuncs at all";
+	if (access(KB_BTF_KBLOOM, R_OK))
+		return "kbloom.ko was built without BTF (no " KB_BTF_KBLOOM
+		       "), so it registered no kfuncs; build it against a "
+		       "kernel tree with vmlinux and resolve_btfids "
+		       "(scripts/kdir)";
+	return NULL;
+}
+
+/* Opens an embedded object (not yet loaded); NULL with errno set. */
+static inline struct bpf_object *kb_open(const char *name, const char *start,
+					 const char *end)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = name);
+	struct bpf_object *obj;
+
+	obj = bpf_object__open_mem(start, end - start, &opts);
+	if (!obj && !errno)
+		errno = EINVAL;
+	return obj;
+}
+
+#define KB_OPEN(name) kb_open(#name, kbloom_bpf_##name, kbloom_bpf_##name##_end)
+
+/*
+ * The object's .bss after load, mapped from the map itself (libbpf remaps
+ * its own copy only for skeletons): the one struct of size bytes each
+ * object keeps its globals in (test_shared.h).  NULL with errno set if it
+ * cannot be mapped or the layout differs from what this program was
+ * compiled with (EPROTO).
+ */
+static inline void *kb_globals(struct bpf_object *obj, size_t size)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, ".bss");
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (!map || bpf_map__fd(map) < 0) {
+		errno = ENOENT;
+		return NULL;
+	}
+	if (bpf_map__value_size(map) != size) {
+		errno = EPROTO;
+		return NULL;
+	}
+	p = mmap(NULL, (size + page - 1) / page * page,
+		 PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static inline int kb_prog_fd(struct bpf_object *obj, const char *name)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(obj, name);
+
+	return prog ? bpf_program__fd(prog) : -ENOENT;
+}
+
+/* One test_run over data (XDP, tc); the program's return value or -errno. */
+static inline long kb_run_pkt(int prog_fd, const void *data, uint32_t len,
+			      uint32_t repeat)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = data,
+		    .data_size_in = len, .repeat = repeat);
+
+	if (bpf_prog_test_run_opts(prog_fd, &opts))
+		return -errno;
+	return opts.retval;
+}
+
+/* One test_run of a SYSCALL program with ctx; its return value or -errno. */
+static inline long kb_run_ctx(int prog_fd, void *ctx, uint32_t len)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = ctx,
+		    .ctx_size_in = len);
+
+	if (bpf_prog_test_run_opts(prog_fd, &opts))
+		return -errno;
+	return (int32_t)opts.retval;
+}
+
+static inline uint64_t kb_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* Key i of a set: KBT_KEY_BYTES pseudo-random bytes from (set, i). */
+static inline void kb_key(uint8_t *key, uint64_t set, uint64_t i)
+{
+	uint64_t w[2] = {
+		kb_mix(set * 0x100000001b3ULL + 2 * i),
+		kb_mix(set * 0x100000001b3ULL + 2 * i + 1),
+	};
+
+	memcpy(key, w, KBT_KEY_BYTES);
+}
+
+/* An IPv6 packet whose source address is key (test_shared.h's layout). */
+static inline void kb_packet(uint8_t *pkt, const uint8_t *key)
+{
+	memset(pkt, 0, KBT_PKT_BYTES);
+	memset(pkt, 0xff, 6);			/* destination MAC */
+	pkt[6] = 0x02;				/* a local source MAC */
+	pkt[12] = 0x86;				/* ETH_P_IPV6 */
+	pkt[13] = 0xdd;
+	pkt[14] = 0x60;				/* version 6 */
+	pkt[14 + 6] = 59;			/* no next header */
+	pkt[14 + 7] = 64;			/* hop limit */
+	memcpy(pkt + KBT_PKT_KEY_OFF, key, KBT_KEY_BYTES);
+	pkt[KBT_PKT_KEY_OFF + 16 + 15] = 1;	/* destination ::1 */
+}
+
+#endif /* KBLOOM_TEST_BPF_LOADER_H */

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the BPF objects of tests/vm/bpf/ and the programs that load them
+ * (tests/vm/test-bpf.c, tests/vm/bench-bpf.c) agree on: the test packet's
+ * layout, the verdicts, the contexts of the SYSCALL programs and each
+ * object's globals.  Each object keeps all of its globals in one struct,
+ * its only .bss variable, so that the loader finds every field at the
+ * struct's offset in the mapped .bss (it checks the sizes match).
+ */
+#ifndef KBLOOM_TEST_BPF_SHARED_H
+#define KBLOOM_TEST_BPF_SHARED_H
+
+#include <linux/types.h>
+
+/*
+ * The packet: Ethernet (14 bytes), then an IPv6 header (40) whose source
+ * address (16 bytes at 8 into it) is the key, as a blocklist of addresses
+ * would use it.
+ */
+#define KBT_KEY_BYTES		16
+#define KBT_PKT_KEY_OFF		(14 + 8)
+#define KBT_PKT_BYTES		(14 + 40)
+#define KBT_NAME_BYTES		32
+
+/*
+ * Verdicts.  XDP: DROP for a key that may be present, PASS for an absent
+ * one (and for a packet too short to hold a key), ABORTED when acquire
+ * found no filter or check returned an error.  tc the same with SHOT, OK
+ * and UNSPEC.
+ */
+
+/* test.bpf.c */
+#define KBT_ADD_MAX		1024
+#define KBT_HOLD_CHECKS		8192	/* tc_hold's checks per acquire */
+
+struct kbt_globals {
+	__u32 filter_id;	/* what the *_by_id programs acquire */
+	__u32 key_len;		/* xdp_var_len's key size, 1..KBT_KEY_BYTES */
+	char filter_name[KBT_NAME_BYTES];	/* the *_by_name programs' */
+	/* Counted by the programs (atomically: test_run may run on any CPU) */
+	__u64 nulls;		/* acquire gave NULL */
+	__u64 errors;		/* check or add returned < 0 */
+	__u64 enodev;		/* ... of which -ENODEV */
+	__s64 last_error;
+	__u64 checks;		/* check calls made */
+	__u64 added_new;	/* tc_learn: adds that set a new bit */
+	__u32 holding;		/* tc_hold is between acquire and release */
+	__u32 pad;
+	/* The SYSCALL program's keys and its answer for each */
+	__u8 add_keys[KBT_ADD_MAX][KBT_KEY_BYTES];
+	__s32 add_ret[KBT_ADD_MAX];
+};
+
+/* syscall_add's context: add keys [0, n) of add_keys to filter id. */
+struct kbt_add_ctx {
+	__u32 id;
+	__u32 n;
+	__u32 new_bits;		/* out: adds that returned 1 */
+	__s32 error;		/* out: first negative return, or 0 */
+};
+
+/* reject.bpf.c */
+struct kbt_reject_globals {
+	__u32 filter_id;
+	__u32 len;		/* a size the verifier knows nothing of */
+};
+
+/*
+ * bench.bpf.c: KBB_RUN keys per test_run, from keys[first].  XDP programs,
+ * not SYSCALL ones: those are sleepable, and sleepable programs may not
+ * use a bloom filter map (6.1's verifier: "Sleepable programs can only
+ * use array, hash, and ringbuf maps").
+ */
+#define KBB_KEYS		65536	/* a power of two */
+#define KBB_RUN			4096	/* keys per test_run */
+
+struct kbb_globals {
+	__u32 filter_id;
+	__u32 first;		/* of the window, a multiple of KBB_RUN */
+	__u32 hits;		/* out: keys found (may be present) */
+	__s32 error;		/* out: a negative return, or 0 */
+	__u8 keys[KBB_KEYS][KBT_KEY_BYTES];
+};
+
+#endif /* KBLOOM_TEST_BPF_SHARED_H */
