@@ -22,7 +22,13 @@ deps:
 # Then the companion test module of the in-kernel API (tests/kmod/), against
 # kbloom's symbols; only tests/vm/test-kapi.sh loads it, `make install`
 # leaves it out.
+# kbuild makes a module's BTF only when it relinks the .ko: one built
+# earlier against headers without a vmlinux is dropped so it is relinked.
 module:
+	@for ko in kbloom.ko tests/kmod/kbloom_kapi_test.ko; do \
+		if [ -f $(KDIR)/vmlinux ] && [ -f $$ko ] && \
+		   ! readelf -S -W $$ko | grep -q ' \.BTF '; then rm -f $$ko; fi; \
+	done
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod \
 		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules

@@ -15,7 +15,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 version=$(cat "$top/VERSION")
 kdir=$(cd "$top" && sh scripts/kdir)
-kver=${KVER:-${kdir#/usr/src/linux-headers-}}
+kver=${KVER:-$(basename "$kdir" | sed -n 's/^linux-headers-//p')}
 live=/lib/modules/$kver
 dest=$kb_tmp/root
 mkdir -p "$dest"
