@@ -10,8 +10,8 @@
 # each kind of call in turn (fault-nth, mmap and its page faults among
 # them), then the in-kernel API's test (test-kapi.sh: every context,
 # destroy while held, last puts from softirq and hardirq) with KAPI_KEYS
-# keys, and finally a kmemleak scan that
-# must find nothing.  The kernel log is judged by
+# keys, BPF programs calling the kfuncs (test-bpf), and finally a
+# kmemleak scan that must find nothing.  The kernel log is judged by
 # scripts/vm-run (KASAN, lockdep, WARN, ...).
 # Usage: fuzz-full.sh [SEED] [OPS_PER_PROCESS] [FUZZ_SECONDS] [TORTURE_SECONDS]
 #                     [FAULT_OPS_PER_PROCESS] [KAPI_KEYS]
