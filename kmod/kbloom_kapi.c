@@ -64,25 +64,30 @@ static bool kbloom_kapi_key_valid(const void *key, u32 len)
 	return key && len && len <= KBLOOM_KEY_MAX;
 }
 
-int kbloom_kapi_check(struct kbloom_filter *f, const void *key, u32 len)
+/* What a single-key check or add must pass, in the errno order of both. */
+static int kbloom_kapi_one(const struct kbloom_filter *f, const void *key,
+			   u32 len)
 {
 	int err = kbloom_kapi_usable(f);
 
 	if (err)
 		return err;
-	if (!kbloom_kapi_key_valid(key, len))
-		return -EINVAL;
-	return kbloom_check(f, key, len);
+	return kbloom_kapi_key_valid(key, len) ? 0 : -EINVAL;
+}
+
+int kbloom_kapi_check(struct kbloom_filter *f, const void *key, u32 len)
+{
+	int err = kbloom_kapi_one(f, key, len);
+
+	return err ?: kbloom_check(f, key, len);
 }
 
 int kbloom_kapi_add(struct kbloom_filter *f, const void *key, u32 len)
 {
-	int err = kbloom_kapi_usable(f);
+	int err = kbloom_kapi_one(f, key, len);
 
 	if (err)
 		return err;
-	if (!kbloom_kapi_key_valid(key, len))
-		return -EINVAL;
 	if (!kbloom_kapi_may_write())
 		return -EDEADLK;
 	return kbloom_add(f, key, len);

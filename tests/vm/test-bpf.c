@@ -103,6 +103,18 @@ static int filter_id(const char *name, uint32_t *id)
 	return 0;
 }
 
+/* NAME afresh with capacity keys, open in *fd; its sysfs id in *id. */
+static const char *fresh_with_id(const struct vt_type *t, uint64_t capacity,
+				 int *fd, uint32_t *id)
+{
+	*fd = vt_fresh(NAME, t->type, capacity, 0, 0, SEED);
+	EXPECT(*fd >= 0, "create %s: %s", NAME, vt_errno_name(errno));
+	if (filter_id(NAME, id))
+		return vt_done(*fd, NAME, vt_fail("read %s/id: %s", NAME,
+						  vt_errno_name(errno)));
+	return NULL;
+}
+
 static void target(uint32_t id, const char *name)
 {
 	g->filter_id = id;
@@ -230,11 +242,7 @@ static const char *verdicts_vs_check(const struct vt_type *t,
 	int fd, p;
 
 	EXPECT_NULL(need_test_obj());
-	fd = vt_fresh(NAME, t->type, n / 2, 0, 0, SEED);
-	EXPECT(fd >= 0, "create %s: %s", NAME, vt_errno_name(errno));
-	if (filter_id(NAME, &id))
-		return vt_done(fd, NAME, vt_fail("read %s/id: %s", NAME,
-						 vt_errno_name(errno)));
+	EXPECT_NULL(fresh_with_id(t, n / 2, &fd, &id));
 	ret = keys_op(fd, KBLOOM_IOC_ADD, set, 0, n / 2, KBT_KEY_BYTES, NULL);
 	if (ret < 0)
 		return vt_done(fd, NAME, vt_fail("ADD: %s",
@@ -472,11 +480,7 @@ static const char *syscall_add(const struct vt_type *t)
 	long ret;
 
 	EXPECT_NULL(need_test_obj());
-	fd = vt_fresh(NAME, t->type, 10 * KBT_ADD_MAX, 0, 0, SEED);
-	EXPECT(fd >= 0, "create %s: %s", NAME, vt_errno_name(errno));
-	if (filter_id(NAME, &id))
-		return vt_done(fd, NAME, vt_fail("read %s/id: %s", NAME,
-						 vt_errno_name(errno)));
+	EXPECT_NULL(fresh_with_id(t, 10 * KBT_ADD_MAX, &fd, &id));
 	for (i = 0; i < KBT_ADD_MAX; i++)
 		kb_key(g->add_keys[i], 5, i);
 	msg = stats_read(NAME, &s0);
@@ -537,11 +541,7 @@ static const char *tc_learn_case(const struct vt_type *t)
 	int fd;
 
 	EXPECT_NULL(need_test_obj());
-	fd = vt_fresh(NAME, t->type, 10 * KBT_ADD_MAX, 0, 0, SEED);
-	EXPECT(fd >= 0, "create %s: %s", NAME, vt_errno_name(errno));
-	if (filter_id(NAME, &id))
-		return vt_done(fd, NAME, vt_fail("read %s/id: %s", NAME,
-						 vt_errno_name(errno)));
+	EXPECT_NULL(fresh_with_id(t, 10 * KBT_ADD_MAX, &fd, &id));
 	target(id, NAME);
 	msg = stats_read(NAME, &s0);
 	added0 = g->added_new;
