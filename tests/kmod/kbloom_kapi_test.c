@@ -20,7 +20,7 @@
  *   id                       kbloom_filter_id() of the newest reference
  *   check CTX START COUNT    kbloom_filter_check() of COUNT keys from
  *                            START on, key i being the decimal digits of i
- *                            (what seq(1) prints)
+ *                            (what seq(1) prints), or TAG-i after prefix
  *   add CTX START COUNT      kbloom_filter_add() of them, each followed by
  *                            a check of its key
  *   check-keys CTX START COUNT [BATCH]
@@ -30,6 +30,12 @@
  *   badkey LEN               each call with one key of LEN bytes, and the
  *                            batch calls with a good key and that one
  *   null                     each call with a NULL filter
+ *   prefix [TAG]             key i of the later key ranges is TAG-i, the
+ *                            keys tests/vm/stress.h's st_keys_fill()
+ *                            makes, so that the fuzzer and the torture
+ *                            check their own keys; without TAG, back to
+ *                            the decimal digits.  TAG is at most
+ *                            KAPI_PREFIX_MAX bytes: "ret=0 prefix=TAG"
  *   churn-start NAME         every timer tick, until churn-stop: get NAME,
  *                            check and add a key, put (softirq); and an
  *                            irq_work the same in hard interrupt context,
@@ -69,14 +75,16 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/stringify.h>
 #include <linux/timer.h>
 
 #define KAPI_REFS		8
 #define KAPI_CHUNK		1024
 #define KAPI_BATCH_DEFAULT	4096
 #define KAPI_BATCH_MAX		65536
-/* "4294967295" and its NUL. */
-#define KAPI_KEY_BYTES		11
+#define KAPI_PREFIX_MAX		16
+/* A prefix, "-4294967295" and the NUL. */
+#define KAPI_KEY_BYTES		(KAPI_PREFIX_MAX + 12)
 #define KAPI_CMD_BYTES		128
 #define KAPI_ARGS		6
 #define KAPI_RESULT_BYTES	512
@@ -138,6 +146,12 @@ static DEFINE_SPINLOCK(kapi_spinlock);
 static struct kbloom_filter *kapi_refs[KAPI_REFS];
 static unsigned int kapi_nr_refs;
 static char kapi_result[KAPI_RESULT_BYTES] = "none";
+/*
+ * The key ranges' prefix, "" for bare numbers; under kapi_lock, which a
+ * range's command holds until its last chunk, softirq or hardirq, is done.
+ * The churn keeps to bare numbers.
+ */
+static char kapi_prefix[KAPI_PREFIX_MAX + 1];
 /* Commands given with insmod would run before the module is set up. */
 static bool kapi_ready;
 
@@ -246,8 +260,10 @@ static bool kapi_in_ctx(enum kapi_ctx ctx)
 	}
 }
 
-static u32 kapi_key(char *buf, u32 i)
+static u32 kapi_key(char *buf, const char *prefix, u32 i)
 {
+	if (*prefix)
+		return snprintf(buf, KAPI_KEY_BYTES, "%s-%u", prefix, i);
 	return snprintf(buf, KAPI_KEY_BYTES, "%u", i);
 }
 
@@ -277,7 +293,7 @@ static void kapi_single(struct kapi_range *r)
 	int ret;
 
 	for (i = 0; i < r->n; i++) {
-		len = kapi_key(key, r->first + i);
+		len = kapi_key(key, kapi_prefix, r->first + i);
 		if (r->op == KAPI_CHECK) {
 			ret = kbloom_filter_check(r->f, key, len);
 		} else {
@@ -396,7 +412,7 @@ static int kapi_do_range(enum kapi_op op, enum kapi_ctx ctx, u32 start,
 			char *buf = r.bufs + (size_t)i * KAPI_KEY_BYTES;
 
 			r.keys[i].data = buf;
-			r.keys[i].len = kapi_key(buf, r.first + i);
+			r.keys[i].len = kapi_key(buf, kapi_prefix, r.first + i);
 		}
 		kapi_run_chunk(&r);
 		if (fatal_signal_pending(current)) {
@@ -538,7 +554,7 @@ static void kapi_churn_tick(struct timer_list *t)
 			kapi_churn_fail(PTR_ERR(f));
 	} else {
 		atomic_long_inc(&kapi_churn_got);
-		len = kapi_key(key, kapi_churn_key++);
+		len = kapi_key(key, "", kapi_churn_key++);
 		ret = kbloom_filter_add(f, key, len);
 		if (ret >= 0)
 			ret = kbloom_filter_check(f, key, len) == 1 ? 0 : -EIO;
@@ -670,6 +686,7 @@ enum kapi_cmd_id {
 	KAPI_CMD_ADD_KEYS,
 	KAPI_CMD_BADKEY,
 	KAPI_CMD_NULL,
+	KAPI_CMD_PREFIX,
 	KAPI_CMD_CHURN_START,
 	KAPI_CMD_CHURN_STOP,
 };
@@ -699,6 +716,7 @@ static const struct kapi_cmd kapi_cmds[] = {
 	  KAPI_CMD_ADD_KEYS, 3, 4, true },
 	{ "badkey", "badkey LEN", KAPI_CMD_BADKEY, 1, 1, true },
 	{ "null", "null", KAPI_CMD_NULL, 0, 0, false },
+	{ "prefix", "prefix [TAG]", KAPI_CMD_PREFIX, 0, 1, false },
 	{ "churn-start", "churn-start NAME", KAPI_CMD_CHURN_START, 1, 1,
 	  false },
 	{ "churn-stop", "churn-stop", KAPI_CMD_CHURN_STOP, 0, 0, false },
@@ -791,6 +809,14 @@ static int kapi_run(const struct kapi_cmd *cmd, int argc, char **argv)
 		return kapi_badkey(n);
 	case KAPI_CMD_NULL:
 		return kapi_bad_calls(NULL, (const u8 *)"null-key", 8);
+	case KAPI_CMD_PREFIX:
+		if (argc > 1 && strlen(argv[1]) > KAPI_PREFIX_MAX)
+			return kapi_usage(cmd, "TAG is at most "
+					  __stringify(KAPI_PREFIX_MAX) " bytes");
+		strscpy(kapi_prefix, argc > 1 ? argv[1] : "",
+			sizeof(kapi_prefix));
+		kapi_emit("ret=0 prefix=%s", kapi_prefix);
+		return 0;
 	case KAPI_CMD_CHURN_START:
 		return kapi_churn_start(argv[1]);
 	case KAPI_CMD_CHURN_STOP:
