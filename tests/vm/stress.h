@@ -2,8 +2,9 @@
 /*
  * Shared by the multi-process VM stress programs (fuzz-ioctl.c, torture.c):
  * a seeded generator, clocks, memory shared across fork(), raw control-node
- * calls and the image CRC.  Everything a run does follows from its seed, so
- * a failure can be replayed with the same -s.
+ * calls, the image CRC and the in-kernel API's companion module.
+ * Everything a run does follows from its seed, so a failure can be
+ * replayed with the same -s.
  */
 #ifndef KBLOOM_STRESS_H
 #define KBLOOM_STRESS_H
@@ -13,6 +14,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -216,6 +219,103 @@ static inline int st_batch(int fd, unsigned long cmd, const struct st_keys *k,
 	if (hits)
 		*hits = b.hits;
 	return 0;
+}
+
+/*
+ * The companion module of the in-kernel API (tests/kmod/kbloom_kapi_test.c,
+ * whose top comment lists its commands), which scripts/vm-initramfs puts
+ * at ST_KAPI_KO.
+ */
+#define ST_KAPI_MODULE	"kbloom_kapi_test"
+#define ST_KAPI_PARAMS	"/sys/module/" ST_KAPI_MODULE "/parameters"
+#define ST_KAPI_KO	"/kmod/" ST_KAPI_MODULE ".ko"
+
+/*
+ * Loads the companion from ko unless it is loaded: 0, with *loaded true
+ * when this call loaded it, or the errno (ENOENT: no such file).
+ */
+static inline int st_kapi_load(const char *ko, bool *loaded)
+{
+	int fd, e = 0;
+
+	*loaded = false;
+	if (!access(ST_KAPI_PARAMS "/cmd", W_OK))
+		return 0;
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (syscall(SYS_finit_module, fd, "", 0))
+		e = errno;
+	close(fd);
+	*loaded = !e;
+	return e == EEXIST ? 0 : e;
+}
+
+static inline int st_kapi_unload(void)
+{
+	return syscall(SYS_delete_module, ST_KAPI_MODULE, O_NONBLOCK) ? errno : 0;
+}
+
+/*
+ * One command to the companion through its open cmd and result files;
+ * the answer, newline gone, in res.  Returns the write's errno (the
+ * answer then says why), or the read's.
+ */
+static inline int st_kapi_cmd(int cmd_fd, int res_fd, char *res, size_t size,
+			      const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static inline int st_kapi_cmd(int cmd_fd, int res_fd, char *res, size_t size,
+			      const char *fmt, ...)
+{
+	char cmd[256];
+	ssize_t n;
+	va_list ap;
+	int len, e;
+
+	va_start(ap, fmt);
+	len = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	e = pwrite(cmd_fd, cmd, len, 0) < 0 ? errno : 0;
+	n = pread(res_fd, res, size - 1, 0);
+	if (n < 0) {
+		res[0] = 0;
+		return e ? e : errno;
+	}
+	while (n && res[n - 1] == '\n')
+		n--;
+	res[n] = 0;
+	return e;
+}
+
+/* The number after " NAME=" (or at the start) in a companion's answer. */
+static inline bool st_kapi_num(const char *res, const char *name,
+			       long long *v)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = res; (p = strstr(p, name)); p++)
+		if ((p == res || p[-1] == ' ') && p[n] == '=')
+			return sscanf(p + n + 1, "%lld", v) == 1;
+	return false;
+}
+
+/* The id sysfs shows for a filter, or 0. */
+static inline uint32_t st_filter_id(const char *name)
+{
+	char path[96], buf[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/class/kbloom/%s/id", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return strtoul(buf, NULL, 10);
 }
 
 #endif /* KBLOOM_STRESS_H */
