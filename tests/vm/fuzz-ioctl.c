@@ -19,12 +19,17 @@
  *
  * The mapping operations (mmap, partial munmap, mprotect, mremap, reads
  * of mapped pages, checks of the good filter's keys through its mapping)
- * are in fuzz/mmap.c.
+ * are in fuzz/mmap.c; the in-kernel API's (through the companion module,
+ * which the fuzzer loads from KO and unloads at the end) and the BPF
+ * kfuncs' (programs run with BPF_PROG_TEST_RUN, when kbloom has BTF) in
+ * fuzz/kernel.c.
  *
  * Usage: fuzz-ioctl [-s SEED] [-p PROCS] [-n OPS] [-t SECONDS] [-m MIN_OPS]
- *                   [-H HANG_SECONDS] [-F] [-N SUITE]
+ *                   [-H HANG_SECONDS] [-F] [-N SUITE] [-K KO]
  * OPS is per process; the run also stops after SECONDS.  Everything a worker
- * does follows from SEED and its index, so a failure can be replayed.
+ * does follows from SEED and its index, so a failure can be replayed.  KO
+ * is the companion module, /kmod/kbloom_kapi_test.ko by default ("" for
+ * none: its operations are then skipped, and said so).
  * Prints per-operation counts with the errnos seen, then PASS:/FAIL: lines.
  */
 #include <dirent.h>
@@ -40,7 +45,8 @@
 #define MAX_PROCS	16
 
 const char *const op_names[NR_SLOTS] = { OPS(OP_NAME) "final" };
-static const unsigned int op_weights[NR_OPS] = { OPS(OP_WEIGHT) };
+/* fz_kernel_init() sets those of the operations the kernel lacks to 0. */
+static unsigned int op_weights[NR_OPS] = { OPS(OP_WEIGHT) };
 const char *const fail_names[NR_FAIL_KINDS] = {
 	"errno-classes", "no-false-negatives", "results", "unload-refused",
 	"usable-after", "no-hang", "mapped-reads",
@@ -127,7 +133,7 @@ static void *bad_ptr(struct worker *w, size_t size, bool output)
 
 /* ---- names and requests ---- */
 
-static void pool_name(char *name, int slot)
+void pool_name(char *name, int slot)
 {
 	memset(name, 0, KBLOOM_NAME_MAX);
 	if (slot == SHARED_SLOT)
@@ -1529,7 +1535,10 @@ static void run_op(struct worker *w, enum op op)
 	case OP_good_bad_image: do_good_bad_image(w); break;
 	case OP_good_merge: do_good_merge(w); break;
 	case OP_good_delete: do_good_delete(w); break;
-	default: fz_map_op(w, op); break;
+	default:
+		if (!fz_kernel_op(w, op))
+			fz_map_op(w, op);
+		break;
 	}
 }
 
@@ -1625,6 +1634,18 @@ static int make_it_fail(int fd, int on)
 	return -1;
 }
 
+/*
+ * Fault injection off for a moment (pause) and on again, around what is
+ * no part of the test, such as the lock of fuzz/kernel.c's turns.  Not
+ * before it is on, nor after the run turned it off.
+ */
+void fz_fault_pause(struct worker *w, bool pause)
+{
+	if (w->fault && w->fail_fd >= 0 && make_it_fail(w->fail_fd, !pause))
+		record_fail(w, F_USABLE, "worker %d: cannot turn fault injection %s",
+			    w->id, pause ? "off" : "on");
+}
+
 /* Maps the stack the run will need, so mlockall() covers it. */
 static void __attribute__((noinline)) touch_stack(void)
 {
@@ -1636,7 +1657,7 @@ static void __attribute__((noinline)) touch_stack(void)
 static void worker_main(struct worker *w, uint64_t seed, uint64_t max_ops,
 			uint64_t deadline_ms, int shared_fd)
 {
-	int i, fail_fd = -1;
+	int i;
 	uint64_t n;
 
 	w->rng.s = seed * 0x9e3779b97f4a7c15ULL + w->id + 1;
@@ -1654,12 +1675,14 @@ static void worker_main(struct worker *w, uint64_t seed, uint64_t max_ops,
 		shared_fd, SHARED_SLOT, O_RDWR, KBLOOM_TYPE_BITS, true,
 		st_map_pages(TEMPLATE_BITS / 512) };
 	fz_map_setup(w);
+	w->fail_fd = -1;
+	fz_kernel_setup(w);
 	if (w->fault) {
 		/* No page fault of ours may need an allocation that fails. */
 		touch_stack();
-		fail_fd = open("/proc/self/make-it-fail", O_RDWR | O_CLOEXEC);
-		if (fail_fd < 0 || mlockall(MCL_CURRENT | MCL_FUTURE) ||
-		    make_it_fail(fail_fd, 1)) {
+		w->fail_fd = open("/proc/self/make-it-fail", O_RDWR | O_CLOEXEC);
+		if (w->fail_fd < 0 || mlockall(MCL_CURRENT | MCL_FUTURE) ||
+		    make_it_fail(w->fail_fd, 1)) {
 			record_fail(w, F_USABLE, "worker %d: fault setup: %s",
 				    w->id, st_errname(errno));
 			return;
@@ -1674,13 +1697,14 @@ static void worker_main(struct worker *w, uint64_t seed, uint64_t max_ops,
 		w->st->op_started_ms = 0;
 		w->st->ops[op]++;
 	}
-	if (w->fault && make_it_fail(fail_fd, 0))
+	if (w->fault && make_it_fail(w->fail_fd, 0))
 		record_fail(w, F_USABLE, "worker %d: cannot turn fault injection off",
 			    w->id);
 	w->st->cur_op = OP_final;
 	w->st->op_started_ms = st_now_ms();
 	final_checks(w);
 	fz_map_final(w);
+	fz_kernel_final(w);
 	w->st->op_started_ms = 0;
 	for (i = 0; i < w->nfds; i++)
 		close(w->fds[i].fd);
@@ -1739,6 +1763,7 @@ static void print_counts(double secs)
 	printf("opens that reached a filter created after the path's was destroyed (reused minor): %llu\n",
 	       (unsigned long long)other);
 	fz_map_print(stats, nprocs);
+	fz_kernel_print(stats, nprocs);
 }
 
 static uint64_t total_ops(void)
@@ -1754,7 +1779,7 @@ static uint64_t total_ops(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fuzz-ioctl [-s SEED] [-p PROCS] [-n OPS] [-t SECONDS] [-m MIN_OPS] [-H HANG_SECONDS] [-F] [-N SUITE]\n");
+	fprintf(stderr, "usage: fuzz-ioctl [-s SEED] [-p PROCS] [-n OPS] [-t SECONDS] [-m MIN_OPS] [-H HANG_SECONDS] [-F] [-N SUITE] [-K KO]\n");
 	exit(2);
 }
 
@@ -1762,12 +1787,12 @@ int main(int argc, char **argv)
 {
 	uint64_t seed = 1, max_ops = 10000, min_ops = 0, start, deadline;
 	unsigned int seconds = 60, hang_s = 60;
-	const char *suite = "fuzz-ioctl";
+	const char *suite = "fuzz-ioctl", *ko = "/kmod/kbloom_kapi_test.ko";
 	pid_t pids[MAX_PROCS];
 	bool fault = false, hung = false;
 	int c, p, ctl, good_fds[MAX_PROCS], kind, failed = 0, alive, shared_fd;
 
-	while ((c = getopt(argc, argv, "s:p:n:t:m:H:FN:")) != -1) {
+	while ((c = getopt(argc, argv, "s:p:n:t:m:H:FN:K:")) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'p': nprocs = atoi(optarg); break;
@@ -1777,6 +1802,7 @@ int main(int argc, char **argv)
 		case 'H': hang_s = atoi(optarg); break;
 		case 'F': fault = true; break;
 		case 'N': suite = optarg; break;
+		case 'K': ko = optarg; break;
 		default: usage();
 		}
 	}
@@ -1834,6 +1860,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+
+	fz_kernel_init(suite, ko, nprocs, op_weights);
 
 	start = st_now_ms();
 	deadline = start + seconds * 1000ULL;
@@ -1931,6 +1959,8 @@ int main(int argc, char **argv)
 			failed++;
 		}
 	}
+	if (!hung)
+		failed += fz_kernel_finish(suite, stats, nprocs);
 	if (total_ops() < min_ops) {
 		printf("FAIL: %s/operations: %llu, wanted at least %llu\n",
 		       suite, (unsigned long long)total_ops(),

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the parts of the fuzzer share (fuzz-ioctl.c: the driver, the
- * control and ioctl operations; fuzz/mmap.c: the mapping operations): the
- * operation table, the per-worker state and statistics, and the outcome
- * accounting every operation goes through.
+ * control and ioctl operations; fuzz/mmap.c: the mapping operations;
+ * fuzz/kernel.c: the in-kernel API and the BPF kfuncs): the operation
+ * table, the per-worker state and statistics, and the outcome accounting
+ * every operation goes through.
  */
 #ifndef KBLOOM_FUZZ_IOCTL_H
 #define KBLOOM_FUZZ_IOCTL_H
@@ -48,6 +49,51 @@
 	X(map, 12) X(map_unmap, 6) X(map_protect, 6) X(map_remap, 5)	\
 	X(map_touch, 15) X(good_map_check, 12)
 
+/*
+ * The kernel-side operations (fuzz/kernel.c): the in-kernel API through
+ * the companion module, then BPF programs calling the kfuncs.
+ */
+#define FZ_KERNEL_OPS(X)						\
+	X(kapi_hold, 6) X(kapi_hold_id, 5) X(kapi_put, 6) X(kapi_range, 10) \
+	X(kapi_bad, 3) X(kapi_churn, 2) X(kapi_garbage, 4) X(kapi_stale, 1) \
+	X(good_kapi, 6) X(bpf_run, 10) X(bpf_load, 1) X(good_bpf, 5)
+#define FZ_KAPI_FIRST	OP_kapi_hold
+#define FZ_BPF_FIRST	OP_bpf_run
+#define FZ_KERNEL_LAST	OP_good_bpf
+
+struct fz_kernel_stats {
+	uint64_t cmds;		/* commands written to the companion */
+	uint64_t companion_nomem;	/* ... that its allocations failed */
+	uint64_t keys;		/* keys its key ranges did */
+	uint64_t holds;		/* references it took */
+	uint64_t enodev;	/* key ranges that met a destroyed filter */
+	uint64_t edeadlk;	/* key ranges of adds refused */
+	uint64_t dead_held;	/* filters destroyed while it held them */
+	uint64_t good_added;	/* good keys added through it */
+	uint64_t good_checked;	/* good keys it checked */
+	uint64_t churn_rounds;	/* timer rounds of the churns stopped */
+	uint64_t bpf_runs;	/* test_runs of programs calling kfuncs */
+	uint64_t bpf_nulls;	/* acquires that found no filter */
+	uint64_t bpf_enodev;	/* kfunc calls that met a destroyed one */
+	uint64_t bpf_loads;	/* objects loaded during the run */
+	uint64_t bpf_good_added, bpf_good_checked;
+};
+
+struct bpf_object;
+struct kbt_globals;
+
+/* A worker's side of fuzz/kernel.c. */
+struct fz_kernel {
+	int cmd_fd, res_fd;	/* the companion's cmd and result */
+	int lock_fd;		/* its turn, see fuzz/kernel.c */
+	uint64_t kapi_added;	/* good keys "k<worker>-<i>", i below this */
+	uint32_t stale[8];	/* ids of filters it destroyed */
+	int nstale;
+	struct bpf_object *obj;	/* bpf/test.bpf.c, loaded */
+	struct kbt_globals *g;	/* its globals, mapped */
+	uint64_t bpf_added;	/* good keys added by syscall_add */
+};
+
 /* A live mapping of a pool filter: pages [off, off + len / PAGE). */
 struct fz_map {
 	uint8_t *addr;
@@ -74,7 +120,7 @@ struct fz_map_stats {
 	X(write, 10) X(write_mutated, 20) X(seek, 20) X(dev_random, 30) \
 	X(sysfs, 5) X(unload, 1) X(good_add, 20) X(good_check, 30)	\
 	X(good_restore, 3) X(good_bad_image, 5) X(good_merge, 2)	\
-	X(good_delete, 10) FZ_MAP_OPS(X)
+	X(good_delete, 10) FZ_MAP_OPS(X) FZ_KERNEL_OPS(X)
 
 #define OP_ENUM(name, weight) OP_##name,
 #define OP_NAME(name, weight) #name,
@@ -109,6 +155,7 @@ struct wstats {
 	uint64_t images_loaded, images_rejected;
 	uint64_t opened_other;	/* a node's open reached another filter */
 	struct fz_map_stats map;	/* fuzz/mmap.c */
+	struct fz_kernel_stats kern;	/* fuzz/kernel.c */
 };
 
 struct pool_fd {
@@ -128,6 +175,7 @@ struct pool_fd {
 struct worker {
 	int id;
 	bool fault;
+	int fail_fd;		/* /proc/self/make-it-fail, under -F */
 	struct st_rng rng;
 	struct wstats *st;
 	int ctl, ctl_ro;
@@ -150,6 +198,7 @@ struct worker {
 	struct fz_map maps[MAX_MAPS];	/* live mappings of pool filters */
 	int nmaps;
 	struct st_map good_map;	/* the good filter, mapped on demand */
+	struct fz_kernel kern;	/* fuzz/kernel.c */
 };
 
 /* A set of errnos (all below 128), 0 meaning success. */
@@ -177,11 +226,23 @@ bool can_read(const struct pool_fd *p);
 bool can_write(const struct pool_fd *p);
 void random_keys(struct worker *w, struct st_keys *k);
 void do_open(struct worker *w);
+void pool_name(char *name, int slot);
+void fz_fault_pause(struct worker *w, bool pause);
 
 /* fuzz/mmap.c */
 void fz_map_setup(struct worker *w);
 void fz_map_op(struct worker *w, enum op op);
 void fz_map_final(struct worker *w);
 void fz_map_print(const struct wstats *stats, int nprocs);
+
+/* fuzz/kernel.c */
+void fz_kernel_init(const char *suite, const char *ko, int nprocs,
+		    unsigned int *weights);
+void fz_kernel_setup(struct worker *w);
+bool fz_kernel_op(struct worker *w, enum op op);
+void fz_kernel_final(struct worker *w);
+void fz_kernel_print(const struct wstats *stats, int nprocs);
+int fz_kernel_finish(const char *suite, const struct wstats *stats,
+		     int nprocs);
 
 #endif /* KBLOOM_FUZZ_IOCTL_H */
