@@ -3,16 +3,18 @@
 #
 # The full fuzz run, for the debug kernel (`make check-debug`): at least a
 # million fuzzed operations across four processes with rmmod refused while
-# they run, the concurrency torture on a bits and on a counting filter,
-# then the fuzzer again under fault injection (failslab and
-# fail_page_alloc, only for the fuzzer's own processes through task-filter
-# and /proc/self/make-it-fail), a sweep that fails every allocation point of
-# each kind of call in turn (fault-nth, mmap and its page faults among
-# them), then the in-kernel API's test (test-kapi.sh: every context,
-# destroy while held, last puts from softirq and hardirq) with KAPI_KEYS
-# keys, BPF programs calling the kfuncs (test-bpf), and finally a
-# kmemleak scan that must find nothing.  The kernel log is judged by
-# scripts/vm-run (KASAN, lockdep, WARN, ...).
+# they run (the in-kernel API's through the companion module and the BPF
+# kfuncs' among them: fuzz-ioctl loads the companion for its run), the
+# concurrency torture on a bits and on a counting filter (with readers
+# through the API and through BPF), then the fuzzer again under fault
+# injection (failslab and fail_page_alloc, only for the fuzzer's own
+# processes through task-filter and /proc/self/make-it-fail), a sweep
+# that fails every allocation point of each kind of call in turn
+# (fault-nth, mmap and its page faults among them), then the in-kernel
+# API's test (test-kapi.sh: every context, destroy while held, last puts
+# from softirq and hardirq) with KAPI_KEYS keys, BPF programs calling the
+# kfuncs (test-bpf), and finally a kmemleak scan that must find nothing.
+# The kernel log is judged by scripts/vm-run (KASAN, lockdep, WARN, ...).
 # Usage: fuzz-full.sh [SEED] [OPS_PER_PROCESS] [FUZZ_SECONDS] [TORTURE_SECONDS]
 #                     [FAULT_OPS_PER_PROCESS] [KAPI_KEYS]
 # shellcheck source=tests/vm/fuzz-lib.sh
@@ -64,7 +66,12 @@ echo "fuzz-full: phase 2 took $(($(date +%s) - phase)) s"
 # Allocations fail at random, only in the fuzzer's workers (task-filter
 # plus their /proc/self/make-it-fail): first often, so that nearly every
 # call takes an error path, then rarely, so that calls also succeed with
-# some of their allocations having failed before.
+# some of their allocations having failed before.  The kernel-side
+# operations run there too: what fails for them is the companion's
+# allocations (a batch's keys and answers, the bad key), kernfs' copy of
+# each command and seq_file's buffer for its answer, and for BPF
+# test_run's data, skb and context, and a program's load (verifier, BTF,
+# maps); the fuzzer's table counts their ENOMEMs per operation.
 # A page fault of a mapping that cannot allocate its page table is retried
 # by the kernel ("Huh VM_FAULT_OOM leaked out to the #PF handler. Retrying
 # PF" in the log, 5 to 6 times per run here), never a SIGBUS so far: the
@@ -103,6 +110,8 @@ echo "fuzz-full: phase 3 took $(($(date +%s) - phase)) s"
 
 # The companion module's checks, adds and puts from every context, under
 # KASAN, lockdep and DEBUG_ATOMIC_SLEEP; it reloads kbloom at its end.
+# It loads the companion itself: the runs before must have unloaded it.
+fz_kapi_gone fuzz-full
 phase=$(date +%s)
 echo "fuzz-full: phase 4: the in-kernel API, $kapi_keys keys"
 fz_run kapi sh /tests/test-kapi.sh "$kapi_keys"

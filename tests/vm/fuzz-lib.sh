@@ -72,6 +72,18 @@ fz_wait_open() {
 	return 1
 }
 
+# fuzz-ioctl and torture load the in-kernel API's companion module for
+# their run and unload it at its end.  One left loaded (a run killed, an
+# rmmod refused) fails here, and goes, so that the next test that loads it
+# fails for its own reasons only.
+fz_kapi_gone() {
+	[ -d /sys/module/kbloom_kapi_test ] || return 0
+	fz_fail "$1/companion-unloaded" "kbloom_kapi_test is still loaded"
+	echo churn-stop >/sys/module/kbloom_kapi_test/parameters/cmd 2>/dev/null
+	echo release >/sys/module/kbloom_kapi_test/parameters/cmd
+	rmmod kbloom_kapi_test
+}
+
 fz_debugfs() {
 	[ -d /sys/kernel/debug/failslab ] || [ -e /sys/kernel/debug/kmemleak ] ||
 		mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
