@@ -26,19 +26,37 @@
  * main through the mappings, also after destroying them: a destroyed
  * filter's mapping keeps its cells and says KBLOOM_MAP_DEAD.
  *
+ * Kernel readers check the same published keys from inside the kernel,
+ * where kbloom_api.h promises that a check sees every add that returned
+ * before it began, and every key present both before and after a rewrite
+ * of the whole filter (the intersects above).  In-kernel API readers (-K)
+ * go through the companion module (loaded from /kmod/ for the run): take
+ * a reference to main by name or by id, check a window with
+ * kbloom_filter_check() or _check_keys() in process, rcu, spinlock,
+ * softirq, irqoff or hardirq context, and put it from process, softirq or
+ * hardirq context; the companion's key prefix makes its keys the
+ * writers'.  BPF readers (-B, when kbloom has BTF) send each key of a
+ * window as an XDP packet through bpf/test.bpf.c's xdp_var_len, which
+ * acquires main by id and checks the key: the verdict must be XDP_DROP.
+ * The companion is one global state: its readers take turns (flock).
+ *
  * Usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-m MAPPED_READERS]
- *                [-c CHAOS]
+ *                [-c CHAOS] [-K KAPI_READERS] [-B BPF_READERS]
  *                [-t SECONDS] [-H HANG_SECONDS] [-k KEYS_PER_WRITER]
  *                [-T bits|counting]
- * By default the writers add one key per 10 cells of main in all.
+ * By default the writers add one key per 10 cells of main in all; one
+ * reader of each kernel kind runs when the machine has what it needs
+ * (else SKIP says why).
  * Prints counts of everything done, then PASS:/FAIL: lines.
  */
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 
 #include "stress-map.h"
+#include "bpf/loader.h"
 
 #define MAX_WRITERS	8
 #define MAX_PROCS	32
@@ -50,13 +68,16 @@
 #define BATCH_KEYS	256
 #define CHECK_KEYS	4096
 #define IMAGE_BYTES	(MAIN_BITS / 8 + 4096)
+#define KAPI_LOCK_FILE	"/tmp/tt-kapi.lock"
+#define BPF_WINDOW	64	/* keys a BPF reader checks in a row */
 
 enum count {
 	C_ADD_CALLS, C_KEYS_ADDED, C_CHECK_CALLS, C_KEYS_CHECKED, C_MERGE_IN,
 	C_MERGE_OUT, C_INTERSECT, C_SAVE, C_SAVE_STALE, C_RESTORE, C_CLEAR,
 	C_DESTROY, C_CREATE, C_SELF_RESTORE, C_INFO, C_REOPEN, C_COPY_KEYS,
 	C_CHURN, C_MAP_CHECKS, C_MAP_KEYS, C_MAP_RETRIES, C_MAIN_REWRITE,
-	C_OWN_MAP_KEYS, C_DEAD_MAP_KEYS, C_REMAP, NR_COUNTS
+	C_OWN_MAP_KEYS, C_DEAD_MAP_KEYS, C_REMAP, C_KAPI_CHECKS, C_KAPI_KEYS,
+	C_KAPI_IRQ, C_BPF_KEYS, NR_COUNTS
 };
 static const char *const count_names[NR_COUNTS] = {
 	"add calls", "keys added", "check calls", "keys checked",
@@ -67,16 +88,19 @@ static const char *const count_names[NR_COUNTS] = {
 	"mapped checks of main", "keys checked through a mapping",
 	"mapped checks retried (sequence)", "main rewritten in place",
 	"copy keys checked mapped", "copy keys in dead mappings",
-	"own filters re-mapped",
+	"own filters re-mapped", "in-kernel API checks of main",
+	"keys checked through the API",
+	"... in softirq, irqoff or hardirq", "keys checked by BPF programs",
 };
 
 enum fail_kind {
 	F_FALSE_NEG, F_COPY, F_DELETE, F_ERRNO, F_MONOTONIC, F_MAPPING,
-	F_CRASH, F_HANG, NR_FAIL_KINDS
+	F_KERNEL, F_CRASH, F_HANG, NR_FAIL_KINDS
 };
 static const char *const fail_names[NR_FAIL_KINDS] = {
 	"no-false-negatives", "copies-complete", "deletes-exact", "errnos",
-	"main-monotonic", "mappings", "no-crash", "no-deadlock",
+	"main-monotonic", "mappings", "kernel-readers", "no-crash",
+	"no-deadlock",
 };
 
 struct shared {
@@ -88,10 +112,12 @@ struct shared {
 	char fail_msg[NR_FAIL_KINDS][240];
 	volatile int stop;
 	uint64_t start_ms, run_ms;
+	uint32_t main_id;	/* sysfs id of main, for the kernel readers */
 };
 
 static struct shared *sh;
 static int nwriters = 2, nreaders = 2, nmapped = 1, nchaos = 3;
+static int nkapi = -1, nbpf = -1;	/* -1: one, if the machine can */
 static uint32_t main_type = KBLOOM_TYPE_BITS;
 static uint64_t max_keys;
 
@@ -402,6 +428,195 @@ static void mapped_reader(struct proc *p)
 		end(p);
 	}
 	st_map_close(&m);
+}
+
+/* ---- kernel readers ---- */
+
+static const char *const kapi_ctx[] = {
+	"process", "rcu", "spinlock", "softirq", "irqoff", "hardirq",
+};
+
+static const char *const kapi_puts[] = { "put", "put-softirq", "put-hardirq" };
+
+/* The companion's answer has each of want's NAME=VALUE pairs. */
+static bool kapi_has(const char *res, const char *want)
+{
+	char padded[640], pair[64];
+	const char *p = want;
+	int len;
+
+	snprintf(padded, sizeof(padded), " %s ", res);
+	pair[0] = ' ';
+	while (sscanf(p, "%60s%n", pair + 1, &len) == 1) {
+		strcat(pair, " ");
+		if (!strstr(padded, pair))
+			return false;
+		p += len;
+	}
+	return true;
+}
+
+/*
+ * One round of an in-kernel API reader, the companion to itself: hold
+ * main, check a window of published keys of writer w in ctx, put.
+ */
+static void kapi_round(struct proc *p, int cmd_fd, int res_fd)
+{
+	uint64_t upto[MAX_WRITERS], first, n;
+	long long yes, keys, errors, id;
+	char res[600], want[64];
+	int w, ctx, e;
+	bool batch;
+
+	snapshot(upto);
+	if (!pick_window(p, upto, &w, &first, &n)) {
+		usleep(2000);
+		return;
+	}
+	ctx = st_below(&p->rng, 6);
+	batch = st_one_in(&p->rng, 2);
+	e = st_one_in(&p->rng, 2) ?
+	    st_kapi_cmd(cmd_fd, res_fd, res, sizeof(res), "hold %s", MAIN_NAME) :
+	    st_kapi_cmd(cmd_fd, res_fd, res, sizeof(res), "hold-id %u",
+			sh->main_id);
+	if (e || !kapi_has(res, "ret=0") || !st_kapi_num(res, "id", &id) ||
+	    id != sh->main_id) {
+		fail(F_KERNEL, "kapi reader: hold main (id %u): %s: '%s'",
+		     sh->main_id, st_errname(e), res);
+		return;
+	}
+	e = st_kapi_cmd(cmd_fd, res_fd, res, sizeof(res), "prefix w%d", w);
+	snprintf(want, sizeof(want), "ret=0 prefix=w%d", w);
+	if (e || strcmp(res, want))
+		fail(F_KERNEL, "kapi reader: prefix w%d: %s: '%s'", w,
+		     st_errname(e), res);
+	e = st_kapi_cmd(cmd_fd, res_fd, res, sizeof(res), "%s %s %llu %llu",
+			batch ? "check-keys" : "check", kapi_ctx[ctx],
+			(unsigned long long)first, (unsigned long long)n);
+	if (e || !st_kapi_num(res, "keys", &keys) ||
+	    !st_kapi_num(res, "yes", &yes) ||
+	    !st_kapi_num(res, "errors", &errors) || keys != (long long)n ||
+	    errors || !kapi_has(res, "badret=0 ctx=ok")) {
+		fail(F_KERNEL, "kapi reader: %s in %s: %s: '%s'",
+		     batch ? "check-keys" : "check", kapi_ctx[ctx],
+		     st_errname(e), res);
+	} else {
+		count(p, C_KAPI_CHECKS, 1);
+		count(p, C_KAPI_KEYS, n);
+		count(p, C_KAPI_IRQ, ctx >= 3 ? n : 0);
+		if (yes != keys)
+			fail(F_FALSE_NEG, "kapi reader: %s in %s context: %lld of %llu published keys missing, in w%d-%llu..%llu",
+			     batch ? "kbloom_filter_check_keys()" :
+			     "kbloom_filter_check()", kapi_ctx[ctx],
+			     keys - yes, (unsigned long long)n, w,
+			     (unsigned long long)first,
+			     (unsigned long long)(first + n - 1));
+	}
+	e = st_kapi_cmd(cmd_fd, res_fd, res, sizeof(res), "%s",
+			kapi_puts[st_below(&p->rng, 3)]);
+	if (e || !kapi_has(res, "ret=0 ctx=ok"))
+		fail(F_KERNEL, "kapi reader: put: %s: '%s'", st_errname(e), res);
+}
+
+static void kapi_reader(struct proc *p)
+{
+	int cmd_fd = open(ST_KAPI_PARAMS "/cmd", O_WRONLY | O_CLOEXEC);
+	int res_fd = open(ST_KAPI_PARAMS "/result", O_RDONLY | O_CLOEXEC);
+	int lock_fd = open(KAPI_LOCK_FILE, O_RDWR | O_CLOEXEC);
+
+	if (cmd_fd < 0 || res_fd < 0 || lock_fd < 0) {
+		fail(F_KERNEL, "kapi reader: open the companion's parameters or %s: %s",
+		     KAPI_LOCK_FILE, st_errname(errno));
+		return;
+	}
+	while (!sh->stop) {
+		flock(lock_fd, LOCK_EX);
+		begin(p, "in-kernel API check");
+		kapi_round(p, cmd_fd, res_fd);
+		end(p);
+		flock(lock_fd, LOCK_UN);
+	}
+	close(cmd_fd);
+	close(res_fd);
+	close(lock_fd);
+}
+
+/*
+ * A BPF reader: each key of a window of published keys in an IPv6
+ * packet's source address (zero-padded; xdp_var_len checks its first
+ * key_len bytes), through xdp_var_len on main by id: XDP_DROP every time.
+ */
+static void bpf_reader(struct proc *p)
+{
+	uint64_t upto[MAX_WRITERS], first, n, i, nulls, errors;
+	uint8_t key[KBT_KEY_BYTES], pkt[KBT_PKT_BYTES];
+	struct kbt_globals *g = NULL;
+	struct bpf_program *bp;
+	struct bpf_object *obj;
+	long ret;
+	int w, prog, err, len;
+
+	/*
+	 * xdp_var_len alone: the verifier's passes over the others (tc_hold's
+	 * 8192 checks above all) take seconds on the debug kernel.
+	 */
+	obj = KB_OPEN(test);
+	if (!obj) {
+		fail(F_KERNEL, "bpf reader: open bpf/test.bpf.o: %s: %s",
+		     st_errname(errno), kb_libbpf_last());
+		return;
+	}
+	bpf_object__for_each_program(bp, obj)
+		bpf_program__set_autoload(bp, !strcmp(bpf_program__name(bp),
+						      "xdp_var_len"));
+	err = bpf_object__load(obj);
+	if (!err) {
+		g = kb_globals(obj, sizeof(*g));
+		err = g ? 0 : -errno;
+	}
+	if (err) {
+		fail(F_KERNEL, "bpf reader: load bpf/test.bpf.o: %s: %s",
+		     st_errname(-err), kb_libbpf_last());
+		return;
+	}
+	prog = kb_prog_fd(obj, "xdp_var_len");
+	g->filter_id = sh->main_id;
+	while (!sh->stop) {
+		snapshot(upto);
+		if (!pick_window(p, upto, &w, &first, &n)) {
+			usleep(2000);
+			continue;
+		}
+		if (n > BPF_WINDOW)
+			n = BPF_WINDOW;
+		begin(p, "BPF check");
+		for (i = first; i < first + n; i++) {
+			memset(key, 0, sizeof(key));
+			len = snprintf((char *)key, sizeof(key), "w%d-%llu", w,
+				       (unsigned long long)i);
+			g->key_len = len;
+			kb_packet(pkt, key);
+			nulls = g->nulls;
+			errors = g->errors;
+			ret = kb_run_pkt(prog, pkt, sizeof(pkt), 1);
+			if (ret < 0 || g->nulls != nulls || g->errors != errors) {
+				fail(F_KERNEL, "bpf reader: xdp_var_len on main: test_run %s, %llu NULL acquires, %llu errors (last %lld)",
+				     ret < 0 ? st_errname(-ret) : "ok",
+				     (unsigned long long)(g->nulls - nulls),
+				     (unsigned long long)(g->errors - errors),
+				     (long long)g->last_error);
+				break;
+			}
+			if (ret != XDP_DROP) {
+				fail(F_FALSE_NEG, "bpf reader: xdp_var_len judged published key w%d-%llu absent (verdict %ld)",
+				     w, (unsigned long long)i, ret);
+				break;
+			}
+			count(p, C_BPF_KEYS, 1);
+		}
+		end(p);
+	}
+	bpf_object__close(obj);
 }
 
 /* ---- chaos ---- */
@@ -805,8 +1020,52 @@ static void setup_proc(struct proc *p, int id, uint64_t seed)
 	}
 }
 
+/*
+ * How many kernel readers of each kind run: -1 (the default) is one when
+ * the machine can, 0 with *why set when not; the companion is loaded for
+ * the run (*loaded) unless it already was.  What was asked for and
+ * cannot be is a failure.
+ */
+static void kernel_readers(bool *loaded, const char **kapi_why,
+			   const char **bpf_why)
+{
+	int e, fd;
+
+	*loaded = false;
+	*kapi_why = *bpf_why = NULL;
+	if (nkapi) {
+		e = st_kapi_load(ST_KAPI_KO, loaded);
+		if (e == ENOENT && nkapi < 0) {
+			*kapi_why = "no " ST_KAPI_KO ": make module builds it beside kbloom.ko";
+			nkapi = 0;
+		} else if (e) {
+			fail(F_KERNEL, "load %s: %s", ST_KAPI_KO, st_errname(e));
+			nkapi = 0;
+		} else {
+			fd = open(KAPI_LOCK_FILE, O_RDWR | O_CREAT | O_CLOEXEC,
+				  0600);
+			if (fd >= 0)
+				close(fd);
+			if (nkapi < 0)
+				nkapi = 1;
+		}
+	}
+	if (nbpf) {
+		*bpf_why = kb_btf_missing();
+		if (*bpf_why && nbpf > 0) {
+			fail(F_KERNEL, "-B %d: %s", nbpf, *bpf_why);
+			*bpf_why = NULL;
+		}
+		nbpf = kb_btf_missing() ? 0 : nbpf < 0 ? 1 : nbpf;
+		if (nbpf)
+			kb_libbpf_init();
+	}
+}
+
 int main(int argc, char **argv)
 {
+	const char *kapi_why, *bpf_why;
+	bool kapi_loaded;
 	unsigned int seconds = 60, hang_s = 60;
 	uint64_t seed = 1, sums[NR_COUNTS] = { 0 }, upto[MAX_WRITERS], start;
 	pid_t pids[MAX_PROCS], pid;
@@ -815,13 +1074,15 @@ int main(int argc, char **argv)
 	struct proc self;
 	const char *suite;
 
-	while ((c = getopt(argc, argv, "s:w:r:m:c:t:H:k:T:")) != -1) {
+	while ((c = getopt(argc, argv, "s:w:r:m:c:K:B:t:H:k:T:")) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'w': nwriters = atoi(optarg); break;
 		case 'r': nreaders = atoi(optarg); break;
 		case 'm': nmapped = atoi(optarg); break;
 		case 'c': nchaos = atoi(optarg); break;
+		case 'K': nkapi = atoi(optarg); break;
+		case 'B': nbpf = atoi(optarg); break;
 		case 't': seconds = atoi(optarg); break;
 		case 'H': hang_s = atoi(optarg); break;
 		case 'k': max_keys = strtoull(optarg, NULL, 0); break;
@@ -830,13 +1091,21 @@ int main(int argc, char **argv)
 				    KBLOOM_TYPE_COUNTING : KBLOOM_TYPE_BITS;
 			break;
 		default:
-			fprintf(stderr, "usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-m MAPPED_READERS] [-c CHAOS] [-t SECONDS] [-H HANG_SECONDS] [-k KEYS_PER_WRITER] [-T bits|counting]\n");
+			fprintf(stderr, "usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-m MAPPED_READERS] [-c CHAOS] [-K KAPI_READERS] [-B BPF_READERS] [-t SECONDS] [-H HANG_SECONDS] [-k KEYS_PER_WRITER] [-T bits|counting]\n");
 			return 2;
 		}
 	}
-	nprocs = nwriters + nreaders + nmapped + nchaos;
 	suite = main_type == KBLOOM_TYPE_COUNTING ? "torture-counting" :
 						    "torture";
+	if (nkapi < -1 || nbpf < -1) {
+		fprintf(stderr, "torture: bad process counts or times\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	sh = st_shared(sizeof(*sh));
+	/* As many kernel readers as there may be. */
+	nprocs = nwriters + nreaders + nmapped + nchaos +
+		 (nkapi < 0 ? 1 : nkapi) + (nbpf < 0 ? 1 : nbpf);
 	/* Ten cells per key: few enough false positives to see a loss. */
 	if (!max_keys && nwriters > 0)
 		max_keys = (main_type == KBLOOM_TYPE_COUNTING ? MAIN_BITS / 4 :
@@ -847,13 +1116,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "torture: bad process counts or times\n");
 		return 2;
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("torture: seed %llu, %s main, %d writers of %llu keys, %d readers, %d mapped readers, %d chaos, %u s\n",
+	kernel_readers(&kapi_loaded, &kapi_why, &bpf_why);
+	nprocs = nwriters + nreaders + nmapped + nchaos + nkapi + nbpf;
+	printf("torture: seed %llu, %s main, %d writers of %llu keys, %d readers, %d mapped readers, %d in-kernel API readers, %d BPF readers, %d chaos, %u s\n",
 	       (unsigned long long)seed,
 	       main_type == KBLOOM_TYPE_COUNTING ? "counting" : "bits",
 	       nwriters, (unsigned long long)max_keys, nreaders, nmapped,
-	       nchaos, seconds);
-	sh = st_shared(sizeof(*sh));
+	       nkapi, nbpf, nchaos, seconds);
 	ctl = st_open_ctl();
 	if (ctl < 0) {
 		printf("FAIL: %s/setup: open %s: %s\n", suite, ST_CONTROL,
@@ -868,6 +1137,7 @@ int main(int argc, char **argv)
 		       st_errname(e));
 		return 1;
 	}
+	sh->main_id = st_filter_id(MAIN_NAME);
 
 	fflush(NULL);
 	start = st_now_ms();
@@ -890,8 +1160,13 @@ int main(int argc, char **argv)
 				reader(&p);
 			else if (i < nwriters + nreaders + nmapped)
 				mapped_reader(&p);
+			else if (i < nwriters + nreaders + nmapped + nkapi)
+				kapi_reader(&p);
+			else if (i < nwriters + nreaders + nmapped + nkapi + nbpf)
+				bpf_reader(&p);
 			else
-				chaos(&p, i - nwriters - nreaders - nmapped);
+				chaos(&p, i - nwriters - nreaders - nmapped -
+					  nkapi - nbpf);
 			_exit(0);
 		}
 	}
@@ -960,6 +1235,9 @@ int main(int argc, char **argv)
 		printf("  %-34s %llu\n", count_names[i],
 		       (unsigned long long)sums[i]);
 	for (i = 0; i < NR_FAIL_KINDS; i++) {
+		/* No kernel reader ran: the SKIP lines below say why. */
+		if (i == F_KERNEL && !nkapi && !nbpf && !sh->fails[i])
+			continue;
 		if (i == F_HANG) {
 			if (hung)
 				failed++;
@@ -980,6 +1258,8 @@ int main(int argc, char **argv)
 	if (!sums[C_KEYS_CHECKED] || !sums[C_KEYS_ADDED] ||
 	    (main_type == KBLOOM_TYPE_COUNTING && !sums[C_CHURN]) ||
 	    (nmapped && !sums[C_MAP_KEYS]) ||
+	    (nkapi && (!sums[C_KAPI_KEYS] || !sums[C_KAPI_IRQ])) ||
+	    (nbpf && !sums[C_BPF_KEYS]) ||
 	    (nchaos && (!sums[C_MERGE_IN] || !sums[C_RESTORE] ||
 			!sums[C_COPY_KEYS] || !sums[C_DESTROY] ||
 			!sums[C_MAIN_REWRITE] || !sums[C_OWN_MAP_KEYS]))) {
@@ -988,6 +1268,17 @@ int main(int argc, char **argv)
 		failed++;
 	} else {
 		printf("PASS: %s/coverage\n", suite);
+	}
+	if (kapi_why)
+		printf("SKIP: %s/kapi-readers: %s\n", suite, kapi_why);
+	if (bpf_why)
+		printf("SKIP: %s/bpf-readers: %s\n", suite, bpf_why);
+	/* Its readers put what they held; it must go as it came. */
+	e = kapi_loaded && !hung ? st_kapi_unload() : 0;
+	if (e) {
+		printf("FAIL: %s/kernel-readers: rmmod %s: %s\n", suite,
+		       ST_KAPI_MODULE, st_errname(e));
+		failed++;
 	}
 	if (!hung)
 		st_destroy(ctl, MAIN_NAME);
