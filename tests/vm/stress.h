@@ -256,10 +256,59 @@ static inline int st_kapi_unload(void)
 	return syscall(SYS_delete_module, ST_KAPI_MODULE, O_NONBLOCK) ? errno : 0;
 }
 
+/* Where the companion runs a key range; adds fail from ST_KAPI_IRQOFF on. */
+enum {
+	ST_KAPI_PROCESS, ST_KAPI_RCU, ST_KAPI_SPINLOCK, ST_KAPI_SOFTIRQ,
+	ST_KAPI_IRQOFF, ST_KAPI_HARDIRQ, ST_KAPI_NR_CTX
+};
+
+/* The companion's word for a context of the enum above. */
+static inline const char *st_kapi_ctx(int ctx)
+{
+	static const char *const names[ST_KAPI_NR_CTX] = {
+		"process", "rcu", "spinlock", "softirq", "irqoff", "hardirq",
+	};
+
+	return names[ctx];
+}
+
+/* The put of the newest reference from process, softirq or hardirq (how). */
+static inline const char *st_kapi_put(int how)
+{
+	static const char *const puts[] = {
+		"put", "put-softirq", "put-hardirq",
+	};
+
+	return puts[how];
+}
+
+/* The companion's cmd and result files, opened; 0 or the errno. */
+static inline int st_kapi_open(int *cmd_fd, int *res_fd)
+{
+	*cmd_fd = open(ST_KAPI_PARAMS "/cmd", O_WRONLY | O_CLOEXEC);
+	*res_fd = open(ST_KAPI_PARAMS "/result", O_RDONLY | O_CLOEXEC);
+	return *cmd_fd < 0 || *res_fd < 0 ? errno : 0;
+}
+
+/* The answer to the last command in res, newline gone; 0 or the errno. */
+static inline int st_kapi_read(int res_fd, char *res, size_t size)
+{
+	ssize_t n = pread(res_fd, res, size - 1, 0);
+
+	if (n < 0) {
+		res[0] = 0;
+		return errno;
+	}
+	while (n && res[n - 1] == '\n')
+		n--;
+	res[n] = 0;
+	return 0;
+}
+
 /*
  * One command to the companion through its open cmd and result files;
- * the answer, newline gone, in res.  Returns the write's errno (the
- * answer then says why), or the read's.
+ * the answer in res.  Returns the write's errno (the answer then says
+ * why), or the read's.
  */
 static inline int st_kapi_cmd(int cmd_fd, int res_fd, char *res, size_t size,
 			      const char *fmt, ...)
@@ -269,7 +318,6 @@ static inline int st_kapi_cmd(int cmd_fd, int res_fd, char *res, size_t size,
 			      const char *fmt, ...)
 {
 	char cmd[256];
-	ssize_t n;
 	va_list ap;
 	int len, e;
 
@@ -277,15 +325,8 @@ static inline int st_kapi_cmd(int cmd_fd, int res_fd, char *res, size_t size,
 	len = vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	e = pwrite(cmd_fd, cmd, len, 0) < 0 ? errno : 0;
-	n = pread(res_fd, res, size - 1, 0);
-	if (n < 0) {
-		res[0] = 0;
-		return e ? e : errno;
-	}
-	while (n && res[n - 1] == '\n')
-		n--;
-	res[n] = 0;
-	return e;
+	len = st_kapi_read(res_fd, res, size);
+	return e ?: len;
 }
 
 /* The number after " NAME=" (or at the start) in a companion's answer. */
@@ -301,20 +342,48 @@ static inline bool st_kapi_num(const char *res, const char *name,
 	return false;
 }
 
-/* The id sysfs shows for a filter, or 0. */
-static inline uint32_t st_filter_id(const char *name)
+/* The companion's answer res has each of want's NAME=VALUE words. */
+static inline bool st_kapi_has(const char *res, const char *want)
+{
+	const char *p;
+	size_t n;
+
+	for (;; want += n) {
+		want += strspn(want, " ");
+		n = strcspn(want, " ");
+		if (!n)
+			return true;
+		for (p = res; p; p = strchr(p, ' '), p = p ? p + 1 : NULL)
+			if (!strncmp(p, want, n) && (!p[n] || p[n] == ' '))
+				break;
+		if (!p)
+			return false;
+	}
+}
+
+/*
+ * The id sysfs shows for a filter, or 0 with *err (when given) the errno
+ * of its open or read.
+ */
+static inline uint32_t st_filter_id(const char *name, int *err)
 {
 	char path[96], buf[32];
-	ssize_t n;
-	int fd;
+	ssize_t n = -1;
+	int fd, e;
 
 	snprintf(path, sizeof(path), "/sys/class/kbloom/%s/id", name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		e = errno;
+		close(fd);
+		errno = e;
+	}
+	if (err)
+		*err = n < 0 ? errno : 0;
+	if (n < 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
+	buf[n] = 0;
 	return strtoul(buf, NULL, 10);
 }
 

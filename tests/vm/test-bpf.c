@@ -62,27 +62,12 @@ static const char *need_test_obj(void)
 		return NULL;
 	if (test_obj_error[0])
 		return vt_fail("%s", test_obj_error);
-	kb_libbpf_said[0] = 0;
-	test_obj = KB_OPEN(test);
-	if (!test_obj) {
+	err = kb_load_test(&test_obj, &g, NULL);
+	if (err) {
 		snprintf(test_obj_error, sizeof(test_obj_error),
-			 "open test.bpf.o: %s: %s", vt_errno_name(errno),
+			 "load test.bpf.o: %s: %s", vt_errno_name(err),
+			 err == EPROTO ? ".bss is not struct kbt_globals" :
 			 kb_libbpf_last());
-		return vt_fail("%s", test_obj_error);
-	}
-	err = bpf_object__load(test_obj);
-	if (!err) {
-		g = kb_globals(test_obj, sizeof(*g));
-		if (!g)
-			err = -errno;
-	}
-	if (err || !g) {
-		snprintf(test_obj_error, sizeof(test_obj_error),
-			 "load test.bpf.o: %s: %s", vt_errno_name(-err),
-			 err == -EPROTO ? ".bss is not struct kbt_globals" :
-			 kb_libbpf_last());
-		bpf_object__close(test_obj);
-		test_obj = NULL;
 		return vt_fail("%s", test_obj_error);
 	}
 	return NULL;
@@ -1030,8 +1015,7 @@ static const char *module_unpinned(void)
 	EXPECT(loaded > refcnt_start, "kbloom refcnt %llu with programs "
 	       "loaded, %llu before: they do not pin the module",
 	       (unsigned long long)loaded, (unsigned long long)refcnt_start);
-	munmap(g, sizeof(*g));
-	bpf_object__close(test_obj);
+	kb_close_test(test_obj, g);
 	test_obj = NULL;
 	g = NULL;
 	snprintf(test_obj_error, sizeof(test_obj_error), "closed");

@@ -432,30 +432,6 @@ static void mapped_reader(struct proc *p)
 
 /* ---- kernel readers ---- */
 
-static const char *const kapi_ctx[] = {
-	"process", "rcu", "spinlock", "softirq", "irqoff", "hardirq",
-};
-
-static const char *const kapi_puts[] = { "put", "put-softirq", "put-hardirq" };
-
-/* The companion's answer has each of want's NAME=VALUE pairs. */
-static bool kapi_has(const char *res, const char *want)
-{
-	char padded[640], pair[64];
-	const char *p = want;
-	int len;
-
-	snprintf(padded, sizeof(padded), " %s ", res);
-	pair[0] = ' ';
-	while (sscanf(p, "%60s%n", pair + 1, &len) == 1) {
-		strcat(pair, " ");
-		if (!strstr(padded, pair))
-			return false;
-		p += len;
-	}
-	return true;
-}
-
 /*
  * One round of an in-kernel API reader, the companion to itself: hold
  * main, check a window of published keys of writer w in ctx, put.
@@ -473,13 +449,13 @@ static void kapi_round(struct proc *p, int cmd_fd, int res_fd)
 		usleep(2000);
 		return;
 	}
-	ctx = st_below(&p->rng, 6);
+	ctx = st_below(&p->rng, ST_KAPI_NR_CTX);
 	batch = st_one_in(&p->rng, 2);
 	e = st_one_in(&p->rng, 2) ?
 	    st_kapi_cmd(cmd_fd, res_fd, res, sizeof(res), "hold %s", MAIN_NAME) :
 	    st_kapi_cmd(cmd_fd, res_fd, res, sizeof(res), "hold-id %u",
 			sh->main_id);
-	if (e || !kapi_has(res, "ret=0") || !st_kapi_num(res, "id", &id) ||
+	if (e || !st_kapi_has(res, "ret=0") || !st_kapi_num(res, "id", &id) ||
 	    id != sh->main_id) {
 		fail(F_KERNEL, "kapi reader: hold main (id %u): %s: '%s'",
 		     sh->main_id, st_errname(e), res);
@@ -491,40 +467,38 @@ static void kapi_round(struct proc *p, int cmd_fd, int res_fd)
 		fail(F_KERNEL, "kapi reader: prefix w%d: %s: '%s'", w,
 		     st_errname(e), res);
 	e = st_kapi_cmd(cmd_fd, res_fd, res, sizeof(res), "%s %s %llu %llu",
-			batch ? "check-keys" : "check", kapi_ctx[ctx],
+			batch ? "check-keys" : "check", st_kapi_ctx(ctx),
 			(unsigned long long)first, (unsigned long long)n);
 	if (e || !st_kapi_num(res, "keys", &keys) ||
 	    !st_kapi_num(res, "yes", &yes) ||
 	    !st_kapi_num(res, "errors", &errors) || keys != (long long)n ||
-	    errors || !kapi_has(res, "badret=0 ctx=ok")) {
+	    errors || !st_kapi_has(res, "badret=0 ctx=ok")) {
 		fail(F_KERNEL, "kapi reader: %s in %s: %s: '%s'",
-		     batch ? "check-keys" : "check", kapi_ctx[ctx],
+		     batch ? "check-keys" : "check", st_kapi_ctx(ctx),
 		     st_errname(e), res);
 	} else {
 		count(p, C_KAPI_CHECKS, 1);
 		count(p, C_KAPI_KEYS, n);
-		count(p, C_KAPI_IRQ, ctx >= 3 ? n : 0);
+		count(p, C_KAPI_IRQ, ctx >= ST_KAPI_SOFTIRQ ? n : 0);
 		if (yes != keys)
 			fail(F_FALSE_NEG, "kapi reader: %s in %s context: %lld of %llu published keys missing, in w%d-%llu..%llu",
 			     batch ? "kbloom_filter_check_keys()" :
-			     "kbloom_filter_check()", kapi_ctx[ctx],
+			     "kbloom_filter_check()", st_kapi_ctx(ctx),
 			     keys - yes, (unsigned long long)n, w,
 			     (unsigned long long)first,
 			     (unsigned long long)(first + n - 1));
 	}
 	e = st_kapi_cmd(cmd_fd, res_fd, res, sizeof(res), "%s",
-			kapi_puts[st_below(&p->rng, 3)]);
-	if (e || !kapi_has(res, "ret=0 ctx=ok"))
+			st_kapi_put(st_below(&p->rng, 3)));
+	if (e || !st_kapi_has(res, "ret=0 ctx=ok"))
 		fail(F_KERNEL, "kapi reader: put: %s: '%s'", st_errname(e), res);
 }
 
 static void kapi_reader(struct proc *p)
 {
-	int cmd_fd = open(ST_KAPI_PARAMS "/cmd", O_WRONLY | O_CLOEXEC);
-	int res_fd = open(ST_KAPI_PARAMS "/result", O_RDONLY | O_CLOEXEC);
-	int lock_fd = open(KAPI_LOCK_FILE, O_RDWR | O_CLOEXEC);
+	int cmd_fd, res_fd, lock_fd = open(KAPI_LOCK_FILE, O_RDWR | O_CLOEXEC);
 
-	if (cmd_fd < 0 || res_fd < 0 || lock_fd < 0) {
+	if (st_kapi_open(&cmd_fd, &res_fd) || lock_fd < 0) {
 		fail(F_KERNEL, "kapi reader: open the companion's parameters or %s: %s",
 		     KAPI_LOCK_FILE, st_errname(errno));
 		return;
@@ -549,34 +523,21 @@ static void kapi_reader(struct proc *p)
 static void bpf_reader(struct proc *p)
 {
 	uint64_t upto[MAX_WRITERS], first, n, i, nulls, errors;
-	uint8_t key[KBT_KEY_BYTES], pkt[KBT_PKT_BYTES];
-	struct kbt_globals *g = NULL;
-	struct bpf_program *bp;
-	struct bpf_object *obj;
-	long ret;
-	int w, prog, err, len;
-
 	/*
 	 * xdp_var_len alone: the verifier's passes over the others (tc_hold's
 	 * 8192 checks above all) take seconds on the debug kernel.
 	 */
-	obj = KB_OPEN(test);
-	if (!obj) {
-		fail(F_KERNEL, "bpf reader: open bpf/test.bpf.o: %s: %s",
-		     st_errname(errno), kb_libbpf_last());
-		return;
-	}
-	bpf_object__for_each_program(bp, obj)
-		bpf_program__set_autoload(bp, !strcmp(bpf_program__name(bp),
-						      "xdp_var_len"));
-	err = bpf_object__load(obj);
-	if (!err) {
-		g = kb_globals(obj, sizeof(*g));
-		err = g ? 0 : -errno;
-	}
+	static const char *const progs[] = { "xdp_var_len", NULL };
+	uint8_t key[KBT_KEY_BYTES], pkt[KBT_PKT_BYTES];
+	struct kbt_globals *g = NULL;
+	struct bpf_object *obj = NULL;
+	long ret;
+	int w, prog, err, len;
+
+	err = kb_load_test(&obj, &g, progs);
 	if (err) {
 		fail(F_KERNEL, "bpf reader: load bpf/test.bpf.o: %s: %s",
-		     st_errname(-err), kb_libbpf_last());
+		     st_errname(err), kb_libbpf_last());
 		return;
 	}
 	prog = kb_prog_fd(obj, "xdp_var_len");
@@ -616,7 +577,7 @@ static void bpf_reader(struct proc *p)
 		}
 		end(p);
 	}
-	bpf_object__close(obj);
+	kb_close_test(obj, g);
 }
 
 /* ---- chaos ---- */
@@ -1137,7 +1098,7 @@ int main(int argc, char **argv)
 		       st_errname(e));
 		return 1;
 	}
-	sh->main_id = st_filter_id(MAIN_NAME);
+	sh->main_id = st_filter_id(MAIN_NAME, NULL);
 
 	fflush(NULL);
 	start = st_now_ms();

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Userspace side of the BPF tests (tests/vm/test-bpf.c) and bench
- * (tests/vm/bench-bpf.c): the embedded objects (bpf/objects.S), libbpf's
+ * Userspace side of the BPF tests (tests/vm/test-bpf.c, the fuzzer's
+ * fuzz/kernel.c, torture.c) and bench (tests/vm/bench-bpf.c): the
+ * embedded objects (bpf/objects.S), loading bpf/test.bpf.o, libbpf's
  * messages kept for failure reports, what the machine lacks for kfuncs,
  * the globals of a loaded object, the test keys and packets.
  */
@@ -139,6 +140,57 @@ static inline void *kb_globals(struct bpf_object *obj, size_t size)
 	p = mmap(NULL, (size + page - 1) / page * page,
 		 PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(map), 0);
 	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * The embedded bpf/test.bpf.o opened and loaded into *objp: only the
+ * programs that progs names (NULL-terminated; progs NULL: the default
+ * ones), its globals mapped into *g when g is given.  0, or the errno
+ * (EPROTO: .bss is not struct kbt_globals), with kb_libbpf_last() saying
+ * more; nothing stays open then.
+ */
+static inline int kb_load_test(struct bpf_object **objp,
+			       struct kbt_globals **g,
+			       const char *const *progs)
+{
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	int err, i;
+
+	kb_libbpf_said[0] = 0;
+	obj = KB_OPEN(test);
+	if (!obj)
+		return errno;
+	bpf_object__for_each_program(prog, obj) {
+		for (i = 0; progs && progs[i]; i++)
+			if (!strcmp(bpf_program__name(prog), progs[i]))
+				break;
+		if (progs)
+			bpf_program__set_autoload(prog, !!progs[i]);
+	}
+	err = -bpf_object__load(obj);
+	if (!err && g) {
+		*g = kb_globals(obj, sizeof(**g));
+		if (!*g)
+			err = errno ? errno : EINVAL;
+	}
+	if (err) {
+		bpf_object__close(obj);
+		return err;
+	}
+	*objp = obj;
+	return 0;
+}
+
+/* The object and its globals' mapping (g may be NULL) gone. */
+static inline void kb_close_test(struct bpf_object *obj,
+				 struct kbt_globals *g)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (g)
+		munmap(g, (sizeof(*g) + page - 1) / page * page);
+	bpf_object__close(obj);
 }
 
 static inline int kb_prog_fd(struct bpf_object *obj, const char *name)

@@ -60,16 +60,6 @@
 #define KF_BPF_SET	0x6b660000ULL	/* + worker: its BPF keys' set */
 #define KF_INT_MAX	0x7fffffffU	/* ids are 1..INT_MAX */
 
-/* Where the companion runs a key range; adds fail from KF_IRQOFF on. */
-enum {
-	KF_PROCESS, KF_RCU, KF_SPINLOCK, KF_SOFTIRQ, KF_IRQOFF, KF_HARDIRQ,
-	KF_NR_CTX
-};
-
-static const char *const kf_ctx[KF_NR_CTX] = {
-	"process", "rcu", "spinlock", "softirq", "irqoff", "hardirq",
-};
-
 /* Key range commands: odd ones add, from 2 on batches. */
 static const char *const kf_ranges[] = {
 	"check", "add", "check-keys", "add-keys",
@@ -142,30 +132,22 @@ static void kf_unlock(struct worker *w)
  */
 static int kf_read(struct worker *w, enum op op)
 {
-	ssize_t n = -1;
 	int tries, e;
 
 	for (tries = 0; tries < 100; tries++) {
-		n = pread(w->kern.res_fd, kf_res, sizeof(kf_res) - 1, 0);
-		if (n >= 0 || errno != ENOMEM)
+		e = st_kapi_read(w->kern.res_fd, kf_res, sizeof(kf_res));
+		if (e != ENOMEM)
 			break;
 		outcome(w, op, ENOMEM, ALLOW(0), "read the answer");
 	}
-	if (n < 0 && errno == ENOMEM) {
+	if (e == ENOMEM) {
 		fz_fault_pause(w, true);
-		n = pread(w->kern.res_fd, kf_res, sizeof(kf_res) - 1, 0);
+		e = st_kapi_read(w->kern.res_fd, kf_res, sizeof(kf_res));
 		fz_fault_pause(w, false);
 	}
-	e = sys_err(n);
-	if (e) {
+	if (e)
 		outcome(w, op, e, ALLOW(0), "read the answer");
-		kf_res[0] = 0;
-		return e;
-	}
-	while (n && kf_res[n - 1] == '\n')
-		n--;
-	kf_res[n] = 0;
-	return 0;
+	return e;
 }
 
 /*
@@ -234,15 +216,9 @@ static bool kf_num(const char *name, long long *v)
 	return st_kapi_num(kf_res, name, v);
 }
 
-static bool kf_has(const char *pair)
+static bool kf_has(const char *pairs)
 {
-	size_t n = strlen(pair);
-	const char *p;
-
-	for (p = kf_res; (p = strstr(p, pair)); p++)
-		if ((p == kf_res || p[-1] == ' ') && (!p[n] || p[n] == ' '))
-			return true;
-	return false;
+	return st_kapi_has(kf_res, pairs);
 }
 
 static void kf_bad_answer(struct worker *w, enum op op)
@@ -336,14 +312,12 @@ static uint32_t kf_hold(struct worker *w, enum op op, const char *arg,
 	return id;
 }
 
-static const char *const kf_puts[] = { "put", "put-softirq", "put-hardirq" };
-
 /* put, put-softirq or put-hardirq (how) of the newest reference. */
 static void kf_put(struct worker *w, enum op op, int how)
 {
 	long long refs;
 
-	if (kf_cmd(w, op, ALLOW(kf->nrefs ? 0 : EINVAL), "%s", kf_puts[how]) ||
+	if (kf_cmd(w, op, ALLOW(kf->nrefs ? 0 : EINVAL), "%s", st_kapi_put(how)) ||
 	    !kf->nrefs)
 		return;
 	if (!kf_num("refs", &refs) || refs != kf->nrefs - 1 ||
@@ -386,7 +360,7 @@ static int kf_range(struct worker *w, enum op op, int cmd, int ctx,
 		    struct kf_range *r)
 {
 	const struct kf_ref *ref = kf_top();
-	bool refused = (cmd & 1) && ctx >= KF_IRQOFF, all;
+	bool refused = (cmd & 1) && ctx >= ST_KAPI_IRQOFF, all;
 	char tail[16] = "";
 	errset allowed;
 	int e;
@@ -394,7 +368,7 @@ static int kf_range(struct worker *w, enum op op, int cmd, int ctx,
 	if (batch)
 		snprintf(tail, sizeof(tail), " %u", batch);
 	e = kf_cmd(w, op, ALLOW(ref ? 0 : EINVAL), "%s %s %u %u%s",
-		   kf_ranges[cmd], kf_ctx[ctx], start, count, tail);
+		   kf_ranges[cmd], st_kapi_ctx(ctx), start, count, tail);
 	if (e || !ref)
 		return e ? e : -1;
 	if (!kf_num("keys", &r->keys) || !kf_num("yes", &r->yes) ||
@@ -467,24 +441,12 @@ static void kf_bad_name(struct worker *w, char *name, size_t size)
 /* The id sysfs shows for a filter; 0 (and the errno judged) if none. */
 static uint32_t kf_sysfs_id(struct worker *w, enum op op, const char *name)
 {
-	char path[96], buf[32];
-	ssize_t n;
-	int fd, e;
+	int e;
+	uint32_t id = st_filter_id(name, &e);
 
-	snprintf(path, sizeof(path), "/sys/class/kbloom/%s/id", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		/* ENODEV: kernfs refuses a node being removed. */
-		outcome(w, op, errno, ALLOW(ENOENT, ENODEV), "open sysfs id");
-		return 0;
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	e = sys_err(n);
-	close(fd);
-	if (outcome(w, op, e, ALLOW(0, ENODEV), "read sysfs id"))
-		return 0;
-	buf[n] = 0;
-	return strtoul(buf, NULL, 10);
+	/* ENOENT: no such filter; ENODEV: kernfs refuses a node being removed. */
+	outcome(w, op, e, ALLOW(0, ENOENT, ENODEV), "sysfs id");
+	return id;
 }
 
 /*
@@ -628,7 +590,7 @@ static void do_kapi_range(struct worker *w)
 {
 	enum op op = OP_kapi_range;
 	uint64_t r = st_below(&w->rng, 10), lo = 0, hi = 0;
-	int cmd = st_below(&w->rng, 4), ctx = st_below(&w->rng, KF_NR_CTX);
+	int cmd = st_below(&w->rng, 4), ctx = st_below(&w->rng, ST_KAPI_NR_CTX);
 	uint32_t start, count, batch = 0;
 	struct kf_range res;
 	char tag[KF_PREFIX_MAX + 1];
@@ -886,7 +848,7 @@ static void do_kapi_garbage(struct worker *w)
 		break;
 	case 1: {
 		const char *f[4] = {
-			kf_ctx[st_below(&w->rng, KF_NR_CTX)], "1", "10", "",
+			st_kapi_ctx(st_below(&w->rng, ST_KAPI_NR_CTX)), "1", "10", "",
 		};
 
 		c = st_below(&w->rng, 4);
@@ -1031,7 +993,7 @@ static void do_kapi_stale(struct worker *w)
 	by_id = st_one_in(&w->rng, 2);
 	if (!kf_hold(w, op, by_id ? arg : name, by_id, ALLOW(0), KF_OWN, id))
 		goto unlock;
-	kf_range(w, op, 3, KF_PROCESS, 0, 64, 0, &res);
+	kf_range(w, op, 3, ST_KAPI_PROCESS, 0, 64, 0, &res);
 	e = st_destroy(w->ctl, name);
 	if (outcome(w, op, e, ALLOW(0), "destroy own while held")) {
 		kf_put(w, op, 0);
@@ -1042,7 +1004,7 @@ static void do_kapi_stale(struct worker *w)
 	w->st->kern.dead_held++;
 	for (i = 0; i < 2; i++)
 		kf_range(w, op, st_below(&w->rng, 4),
-			 st_below(&w->rng, KF_NR_CTX), st_below(&w->rng, 100000),
+			 st_below(&w->rng, ST_KAPI_NR_CTX), st_below(&w->rng, 100000),
 			 1 + st_below(&w->rng, 300), 0, &res);
 	if (st_one_in(&w->rng, 2)) {
 		uint32_t len = st_below(&w->rng, KBLOOM_KEY_MAX + 2);
@@ -1148,7 +1110,7 @@ static void do_good_kapi(struct worker *w)
 	if (kf_prefix(w, op, tag))
 		goto put;
 	if (added + n <= KF_GOOD_MAX) {
-		if (!kf_range(w, op, cmd, st_below(&w->rng, KF_IRQOFF), added, n,
+		if (!kf_range(w, op, cmd, st_below(&w->rng, ST_KAPI_IRQOFF), added, n,
 			      cmd == 3 && st_one_in(&w->rng, 2) ?
 			      1 + st_below(&w->rng, n) : 0, &res) &&
 		    !res.errors) {
@@ -1157,7 +1119,7 @@ static void do_good_kapi(struct worker *w)
 		}
 		/* The next keys, refused: judged by kf_range(). */
 		if (st_one_in(&w->rng, 4))
-			kf_range(w, op, cmd, KF_IRQOFF + st_below(&w->rng, 2),
+			kf_range(w, op, cmd, ST_KAPI_IRQOFF + st_below(&w->rng, 2),
 				 w->kern.kapi_added, n, 0, &res);
 	}
 	added = w->kern.kapi_added;
@@ -1165,7 +1127,7 @@ static void do_good_kapi(struct worker *w)
 		first = st_below(&w->rng, added);
 		m = added - first > 256 ? 256 : added - first;
 		kf_good_check(w, op, tag, first, m,
-			      st_below(&w->rng, KF_NR_CTX));
+			      st_below(&w->rng, ST_KAPI_NR_CTX));
 	}
 	if (w->good_added > w->good_deleted) {
 		uint64_t g = w->good_deleted +
@@ -1174,7 +1136,7 @@ static void do_good_kapi(struct worker *w)
 		kf_good_tag(tag, sizeof(tag), 'g', w->id);
 		kf_good_check(w, op, tag, g,
 			      w->good_added - g > 256 ? 256 : w->good_added - g,
-			      st_below(&w->rng, KF_NR_CTX));
+			      st_below(&w->rng, ST_KAPI_NR_CTX));
 	}
 put:
 	kf_put(w, op, st_below(&w->rng, 3));
@@ -1185,15 +1147,6 @@ unlock:
 
 /* ---- BPF ---- */
 
-static void kf_bpf_close(struct bpf_object *obj, struct kbt_globals *g)
-{
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (g)
-		munmap(g, (sizeof(*g) + page - 1) / page * page);
-	bpf_object__close(obj);
-}
-
 /*
  * The programs of bpf/test.bpf.c the workers run: 0.17 to 0.24 s each to
  * load on the debug kernel under TCG, measured here.  Not tc_hold (1.4 s:
@@ -1203,41 +1156,6 @@ static void kf_bpf_close(struct bpf_object *obj, struct kbt_globals *g)
 static const char *const kf_progs[] = {
 	"xdp_by_id", "xdp_by_name", "tc_by_id", "tc_learn", NULL,
 };
-
-/*
- * Opens bpf/test.bpf.o and loads the programs of progs, its globals
- * mapped when g; 0 or errno.
- */
-static int kf_bpf_load(struct bpf_object **objp, struct kbt_globals **g,
-		       const char *const *progs)
-{
-	struct bpf_program *prog;
-	struct bpf_object *obj;
-	int err, i;
-
-	kb_libbpf_said[0] = 0;
-	obj = KB_OPEN(test);
-	if (!obj)
-		return errno ? errno : EINVAL;
-	bpf_object__for_each_program(prog, obj) {
-		for (i = 0; progs[i]; i++)
-			if (!strcmp(bpf_program__name(prog), progs[i]))
-				break;
-		bpf_program__set_autoload(prog, !!progs[i]);
-	}
-	err = -bpf_object__load(obj);
-	if (!err && g) {
-		*g = kb_globals(obj, sizeof(**g));
-		if (!*g)
-			err = errno ? errno : EINVAL;
-	}
-	if (err) {
-		bpf_object__close(obj);
-		return err;
-	}
-	*objp = obj;
-	return 0;
-}
 
 /* What a program's acquire may meet. */
 enum kf_target {
@@ -1454,7 +1372,7 @@ static void do_bpf_load(struct worker *w)
 	 */
 	if (!w->fault && !st_one_in(&w->rng, 16))
 		return;
-	e = kf_bpf_load(&obj, NULL, progs);
+	e = kb_load_test(&obj, NULL, progs);
 	snprintf(what, sizeof(what), "load %s of bpf/test.bpf.o (libbpf: %s)",
 		 progs[0], e ? kb_libbpf_last() : "ok");
 	/*
@@ -1470,7 +1388,7 @@ static void do_bpf_load(struct worker *w)
 	if (e)
 		return;
 	w->st->kern.bpf_loads++;
-	kf_bpf_close(obj, NULL);
+	kb_close_test(obj, NULL);
 }
 
 /* Its BPF keys [first, first + n) by CHECK: all there. */
@@ -1565,18 +1483,16 @@ void fz_kernel_setup(struct worker *w)
 	w->kern.res_fd = -1;
 	w->kern.lock_fd = -1;
 	if (kf_kapi) {
-		w->kern.cmd_fd = open(ST_KAPI_PARAMS "/cmd", O_WRONLY | O_CLOEXEC);
-		w->kern.res_fd = open(ST_KAPI_PARAMS "/result", O_RDONLY | O_CLOEXEC);
 		/* Its own open file: an flock of a shared one locks nothing. */
 		w->kern.lock_fd = open(KF_LOCK_FILE, O_RDWR | O_CLOEXEC);
-		if (w->kern.cmd_fd < 0 || w->kern.res_fd < 0 ||
+		if (st_kapi_open(&w->kern.cmd_fd, &w->kern.res_fd) ||
 		    w->kern.lock_fd < 0)
 			record_fail(w, F_USABLE, "worker %d: open the companion's parameters or %s: %s",
 				    w->id, KF_LOCK_FILE, st_errname(errno));
 	}
 	if (kf_bpf) {
 		kf_self = w;
-		e = kf_bpf_load(&w->kern.obj, &w->kern.g, kf_progs);
+		e = kb_load_test(&w->kern.obj, &w->kern.g, kf_progs);
 		if (e)
 			record_fail(w, F_USABLE, "worker %d: load bpf/test.bpf.o: %s: %s",
 				    w->id, st_errname(e), kb_libbpf_last());
@@ -1606,7 +1522,7 @@ void fz_kernel_final(struct worker *w)
 			    kf->good_id[w->id])) {
 			if (added)
 				kf_good_check(w, OP_final, tag, 0, added,
-					      KF_PROCESS);
+					      ST_KAPI_PROCESS);
 			kf_put(w, OP_final, 0);
 		}
 		kf_unlock(w);
@@ -1622,7 +1538,7 @@ void fz_kernel_final(struct worker *w)
 			kf_bpf_packet(w, OP_final, "xdp_by_id", key, KF_T_GOOD,
 				      true);
 		}
-		kf_bpf_close(w->kern.obj, w->kern.g);
+		kb_close_test(w->kern.obj, w->kern.g);
 		w->kern.g = NULL;
 	}
 }
@@ -1631,9 +1547,7 @@ void fz_kernel_final(struct worker *w)
 
 static int kf_parent_cmd(const char *cmd)
 {
-	int cmd_fd = open(ST_KAPI_PARAMS "/cmd", O_WRONLY | O_CLOEXEC);
-	int res_fd = open(ST_KAPI_PARAMS "/result", O_RDONLY | O_CLOEXEC);
-	int e = cmd_fd < 0 || res_fd < 0 ? errno :
+	int cmd_fd, res_fd, e = st_kapi_open(&cmd_fd, &res_fd) ?:
 		st_kapi_cmd(cmd_fd, res_fd, kf_res, sizeof(kf_res), "%s", cmd);
 
 	if (cmd_fd >= 0)
@@ -1694,13 +1608,13 @@ void fz_kernel_init(const char *suite, const char *ko, int nprocs,
 		char name[KBLOOM_NAME_MAX];
 
 		snprintf(name, sizeof(name), "fzgood-%d", p);
-		kf->good_id[p] = st_filter_id(name);
+		kf->good_id[p] = st_filter_id(name, NULL);
 	}
 	kf_bpf_why = kb_btf_missing();
 	if (!kf_bpf_why) {
 		kb_libbpf_init();
 		t0 = st_now_ms();
-		e = kf_bpf_load(&obj, NULL, kf_progs);
+		e = kb_load_test(&obj, NULL, kf_progs);
 		t0 = st_now_ms() - t0;
 		if (e) {
 			printf("FAIL: %s/bpf: load bpf/test.bpf.o: %s: %s\n",
@@ -1708,7 +1622,7 @@ void fz_kernel_init(const char *suite, const char *ko, int nprocs,
 			kf_bpf_failed = true;
 			kf_bpf_why = "bpf/test.bpf.o did not load";
 		} else {
-			kf_bpf_close(obj, NULL);
+			kb_close_test(obj, NULL);
 			kf_bpf = true;
 		}
 	}
@@ -1739,30 +1653,43 @@ static struct fz_kernel_stats kf_sum(const struct wstats *stats, int nprocs)
 	return s;
 }
 
+/* What struct fz_kernel_stats counts, field by field: the API's first. */
+static const char *const kf_stat_names[] = {
+	"commands", "commands that failed for want of memory in the companion",
+	"keys in ranges", "references taken", "filters destroyed while held",
+	"ranges that met ENODEV", "ranges of adds refused (EDEADLK)",
+	"good keys added", "good keys checked through it", "churn rounds",
+	"test_runs", "NULL acquires", "calls that met ENODEV", "loads",
+	"good keys added", "good keys checked by CHECK",
+};
+#define KF_BPF_STATS	10	/* the first of the kfuncs' */
+
 void fz_kernel_print(const struct wstats *stats, int nprocs)
 {
 	struct fz_kernel_stats s = kf_sum(stats, nprocs);
+	const uint64_t *v = (const uint64_t *)&s;
+	size_t i;
 
-	if (kf_kapi)
-		printf("in-kernel API: %llu commands (%llu failed for want of memory in the companion), %llu keys in ranges, %llu references taken, %llu destroyed while held; ranges that met ENODEV %llu, adds refused (EDEADLK) %llu; good keys: %llu added, %llu checked through it; %llu churn rounds\n",
-		       (unsigned long long)s.cmds,
-		       (unsigned long long)s.companion_nomem,
-		       (unsigned long long)s.keys,
-		       (unsigned long long)s.holds,
-		       (unsigned long long)s.dead_held,
-		       (unsigned long long)s.enodev,
-		       (unsigned long long)s.edeadlk,
-		       (unsigned long long)s.good_added,
-		       (unsigned long long)s.good_checked,
-		       (unsigned long long)s.churn_rounds);
-	if (kf_bpf)
-		printf("BPF kfuncs: %llu test_runs, %llu NULL acquires, %llu calls that met ENODEV, %llu loads; good keys: %llu added, %llu checked by CHECK\n",
-		       (unsigned long long)s.bpf_runs,
-		       (unsigned long long)s.bpf_nulls,
-		       (unsigned long long)s.bpf_enodev,
-		       (unsigned long long)s.bpf_loads,
-		       (unsigned long long)s.bpf_good_added,
-		       (unsigned long long)s.bpf_good_checked);
+	_Static_assert(sizeof(kf_stat_names) / sizeof(*kf_stat_names) ==
+		       sizeof(s) / sizeof(uint64_t), "a name for each count");
+	for (i = 0; i < sizeof(s) / sizeof(uint64_t); i++) {
+		if (!(i < KF_BPF_STATS ? kf_kapi : kf_bpf))
+			continue;
+		if (!i || i == KF_BPF_STATS)
+			printf("%s:", i ? "BPF kfuncs" : "in-kernel API");
+		printf(" %llu %s%s", (unsigned long long)v[i], kf_stat_names[i],
+		       i == KF_BPF_STATS - 1 || i == sizeof(s) / sizeof(uint64_t) - 1 ? "\n" : ",");
+	}
+}
+
+/* One verdict line: PASS with what was done, else FAIL with why. */
+static int kf_verdict(const char *suite, const char *name, const char *why,
+		      const char *detail)
+{
+	printf("%s: %s/%s%s%s%s%s\n", why ? "FAIL" : "PASS", suite, name,
+	       why ? ": " : " (", why ? why : detail, why ? ": " : ")",
+	       why ? detail : "");
+	return !!why;
 }
 
 /*
@@ -1777,7 +1704,7 @@ int fz_kernel_finish(const char *suite, const struct wstats *stats,
 	int failed = kf_kapi_failed + kf_bpf_failed;
 	long long bad = 0, lost = 0;
 	const char *why = NULL;
-	char answer[128] = "";
+	char detail[128] = "";
 	int e;
 
 	if (kf_kapi) {
@@ -1788,44 +1715,34 @@ int fz_kernel_finish(const char *suite, const struct wstats *stats,
 		else if (kf_parent_cmd("release") ||
 			 strcmp(kf_res, "ret=0 refs=0"))
 			why = "release failed";
-		snprintf(answer, sizeof(answer), "answer '%.100s'", kf_res);
+		snprintf(detail, sizeof(detail), "answer '%.100s'", kf_res);
 		/* Gone even so: kbloom must unload after the run. */
 		e = kf->loaded_here ? st_kapi_unload() : 0;
 		if (e && !why) {
 			why = "rmmod " ST_KAPI_MODULE " failed after the run";
-			snprintf(answer, sizeof(answer), "%s", st_errname(e));
+			snprintf(detail, sizeof(detail), "%s", st_errname(e));
 		}
-		if (!why && (!s.holds || !s.keys || !s.good_added)) {
+		if (!why && (!s.holds || !s.keys || !s.good_added))
 			why = "no reference taken, no key done or no good key added";
-			snprintf(answer, sizeof(answer),
-				 "%llu references, %llu keys, %llu good keys",
+		if (!why || !strncmp(why, "no ", 3))
+			snprintf(detail, sizeof(detail),
+				 "%llu commands, %llu references, %llu keys, %llu good keys added",
+				 (unsigned long long)s.cmds,
 				 (unsigned long long)s.holds,
 				 (unsigned long long)s.keys,
 				 (unsigned long long)s.good_added);
-		}
-		if (why) {
-			printf("FAIL: %s/kernel-api: %s: %s\n", suite, why,
-			       answer);
-			failed++;
-		} else {
-			printf("PASS: %s/kernel-api (%llu commands, %llu good keys added)\n",
-			       suite, (unsigned long long)s.cmds,
-			       (unsigned long long)s.good_added);
-		}
+		failed += kf_verdict(suite, "kernel-api", why, detail);
 	} else if (!kf_kapi_failed) {
 		printf("SKIP: %s/kernel-api: %s\n", suite, kf_kapi_why);
 	}
 	if (kf_bpf) {
-		if (!s.bpf_runs || !s.bpf_good_added) {
-			printf("FAIL: %s/bpf: %llu test_runs, %llu good keys added\n",
-			       suite, (unsigned long long)s.bpf_runs,
-			       (unsigned long long)s.bpf_good_added);
-			failed++;
-		} else {
-			printf("PASS: %s/bpf (%llu test_runs, %llu good keys added)\n",
-			       suite, (unsigned long long)s.bpf_runs,
-			       (unsigned long long)s.bpf_good_added);
-		}
+		snprintf(detail, sizeof(detail),
+			 "%llu test_runs, %llu good keys added",
+			 (unsigned long long)s.bpf_runs,
+			 (unsigned long long)s.bpf_good_added);
+		failed += kf_verdict(suite, "bpf", !s.bpf_runs ||
+				     !s.bpf_good_added ? "too little done" :
+				     NULL, detail);
 	} else if (!kf_bpf_failed) {
 		printf("SKIP: %s/bpf: %s\n", suite, kf_bpf_why);
 	}
