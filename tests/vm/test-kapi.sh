@@ -187,6 +187,24 @@ for type in bits counting; do
 			"context: $(field ns) ns"
 	done
 
+	# --- prefix TAG: key i of a range is TAG-i, the keys of the fuzzer and
+	# the torture (tests/vm/stress.h's st_keys_fill()); alone, back to i.
+	seq 1 1000 | sed 's/^/kp-/' | kbloomctl add -q "$fname"
+	kapi prefix kp
+	check "$type/prefix" "$res" has ret=0 prefix=kp
+	kapi check-keys process 1 1000
+	check "$type/prefix-keys-found" "$res" \
+		has keys=1000 yes=1000 no=0 errors=0 badret=0 ctx=ok
+	# Another tag's keys were never added: not found (a prefix ignored
+	# would find the digits 1..1000, which kbloomctl added above).
+	kapi prefix kq
+	kapi check-keys process 1 1000
+	check "$type/prefix-other-absent" "$res" [ "$(field yes)" -lt 500 ]
+	kapi prefix
+	check "$type/prefix-back" "$res" has ret=0 prefix=
+	kapi check process 1 1
+	check "$type/prefix-back-digits" "$res" has keys=1 yes=1 sum=1
+
 	# --- a million absent keys: the exact model's rate, kbloomctl's answers
 	kapi check process $((n + 1)) "$n"
 	maybe=$(field yes)
