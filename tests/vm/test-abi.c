@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The ioctl ABI through the real device: every command round-trips, and
- * every rejection path returns its documented errno with the filter left
- * exactly as it was (GET_INFO and the image compared byte for byte).
+ * The ioctl contract through the real device: the control node's CREATE
+ * and DESTROY, and the filter node's CLEAR, MERGE, INTERSECT, GET_INFO and
+ * REPORT, access modes and lifetime, the filter-node cases once per filter
+ * type.  Every command round-trips, and every rejection returns its
+ * documented errno with the filter left exactly as it was (GET_INFO and
+ * the image compared byte for byte).  Batched ADD, CHECK and DELETE are
+ * test-batch's.
  */
-#include <sys/mman.h>
 #include <sys/sysmacros.h>
 
 #include "vmtest.h"
@@ -12,40 +15,38 @@
 #define SEED	0x5eed5eed12345678ULL
 #define FP_1PC	10000000U
 
-/* A fresh filter for one case, opened read-write; -1 on failure. */
-static int fresh_sized(const char *name, uint64_t capacity)
+/* A fresh filter of type t for one case, opened read-write; -1 on failure. */
+static int fresh(const char *name, const struct vt_type *t)
 {
+	return vt_fresh(name, t->type, 1000, 0, 0, SEED);
+}
+
+/* A filter of type t made from req, opened read-write, and its info. */
+static const char *create_info(const char *name, const struct vt_type *t,
+			       struct kbloom_create *req,
+			       struct kbloom_info *info)
+{
+	int fd;
+
 	vt_destroy(name);
-	if (vt_create(name, capacity, FP_1PC, SEED))
-		return -1;
-	return vt_open(name, O_RDWR);
-}
-
-static int fresh(const char *name)
-{
-	return fresh_sized(name, 1000);
-}
-
-/* A filter holding some keys, and a snapshot of it. */
-static const char *fresh_with_keys(const char *name, int *fd,
-				   struct vt_snap *snap)
-{
-	*fd = fresh(name);
-	if (*fd < 0)
-		return vt_fail("create %s: %s", name, vt_errno_name(errno));
-	if (vt_add_prefix(*fd, "base", 0, 100) < 0)
-		return vt_fail("add: %s", vt_errno_name(errno));
-	return vt_snap_take(*fd, snap);
+	req->type = t->type;
+	EXPECT_OK(vt_create_raw(req));
+	fd = vt_open(name, O_RDWR);
+	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
+	EXPECT_OK(vt_info(fd, info));
+	close(fd);
+	return NULL;
 }
 
 /* ---- control node: create ---- */
 
-static const char *create_by_rate(void)
+static const char *create_by_rate(const struct vt_type *t)
 {
-	struct kbloom_info info;
+	struct kbloom_info info, bits_info;
+	uint64_t v;
 	int fd;
 
-	fd = fresh("abi-rate");
+	fd = fresh("abi-rate", t);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_info(fd, &info));
 	EXPECT(!strcmp(info.name, "abi-rate"), "name %s", info.name);
@@ -62,74 +63,89 @@ static const char *create_by_rate(void)
 	EXPECT(info.fp_design_ppb <= FP_1PC && info.fp_design_ppb > 0,
 	       "design %u", info.fp_design_ppb);
 	EXPECT(info.node_mode == 0600, "mode %o", info.node_mode);
-	EXPECT(info.type == KBLOOM_TYPE_BITS, "type %u", info.type);
+	EXPECT(info.type == t->type, "type %u", info.type);
+	EXPECT_OK(vt_sysfs_u64("abi-rate", "type", &v));
+	EXPECT(v == t->type, "sysfs type %llu", (unsigned long long)v);
 	EXPECT(!info.add_calls && !info.bits_set && !info.saturated &&
 	       !info.delete_calls && !info.delete_hits,
 	       "new filter not empty");
 	EXPECT(!info.pad && !info.reserved[0] && !info.reserved[4],
 	       "padding not zeroed");
+	close(fd);
+
+	/*
+	 * Cells of vt_cell_bits() bits, and fewer in a block: at least that
+	 * many times the bytes of a bits filter for the same rate.
+	 */
+	fd = fresh("abi-rate", vt_types);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT_OK(vt_info(fd, &bits_info));
+	EXPECT(info.bytes >= vt_cell_bits(t) * bits_info.bytes &&
+	       info.bytes < (vt_cell_bits(t) + 1) * bits_info.bytes,
+	       "%llu bytes, bits filter %llu", (unsigned long long)info.bytes,
+	       (unsigned long long)bits_info.bytes);
 	return vt_done(fd, "abi-rate", NULL);
 }
 
-static const char *create_by_bits(void)
+static const char *create_by_bits(const struct vt_type *t)
 {
 	struct kbloom_create req;
 	struct kbloom_info info;
-	int fd;
 
-	vt_destroy("abi-bits");
 	vt_create_req(&req, "abi-bits", 0, 0);
-	req.bits = 1000;	/* rounds up to two blocks */
+	req.bits = 1000;	/* bits of memory: round up to two blocks */
 	req.k = 3;
-	EXPECT_OK(vt_create_raw(&req));
-	fd = vt_open("abi-bits", O_RDWR);
-	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
-	EXPECT_OK(vt_info(fd, &info));
+	EXPECT_NULL(create_info("abi-bits", t, &req, &info));
 	EXPECT(info.nblocks == 2 && info.bits == 1024 && info.k == 3,
 	       "nblocks %llu k %u", (unsigned long long)info.nblocks, info.k);
 	EXPECT(info.capacity == 0 && info.fp_target_ppb == 0,
 	       "capacity/target set");
-	return vt_done(fd, "abi-bits", NULL);
+	EXPECT_OK(vt_destroy("abi-bits"));
+	return NULL;
 }
 
-static const char *create_by_bits_best_k(void)
+/* 10 cells a key: the best k of the type's table row. */
+static const char *create_by_bits_best_k(const struct vt_type *t)
 {
 	struct kbloom_create req;
 	struct kbloom_info info;
-	int fd;
 
-	vt_destroy("abi-bits-k0");
 	vt_create_req(&req, "abi-bits-k0", 1000, 0);
-	req.bits = 10240;	/* 10 bits per key: best k is 6 or 7 */
-	EXPECT_OK(vt_create_raw(&req));
-	fd = vt_open("abi-bits-k0", O_RDWR);
-	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
-	EXPECT_OK(vt_info(fd, &info));
-	EXPECT(info.nblocks == 20 && (info.k == 6 || info.k == 7),
+	req.bits = 10240 * vt_cell_bits(t);
+	EXPECT_NULL(create_info("abi-bits-k0", t, &req, &info));
+	EXPECT(info.nblocks == 20 * vt_cell_bits(t) &&
+	       info.k >= t->k10_min && info.k <= t->k10_max,
 	       "nblocks %llu k %u", (unsigned long long)info.nblocks, info.k);
 	EXPECT(info.capacity == 1000, "capacity %llu",
 	       (unsigned long long)info.capacity);
-	return vt_done(fd, "abi-bits-k0", NULL);
+	EXPECT_OK(vt_destroy("abi-bits-k0"));
+	return NULL;
 }
 
-static const char *create_by_bits_per_key(void)
+static const char *create_by_bits_per_key(const struct vt_type *t)
 {
+	uint64_t want = (16000 * vt_cell_bits(t) + 511) / 512;
 	struct kbloom_create req;
 	struct kbloom_info info;
-	int fd;
 
-	vt_destroy("abi-bpk");
+	/* 10 cells a key, k chosen: the best k again. */
 	vt_create_req(&req, "abi-bpk", 1000, 0);
-	req.bits_per_key = 16;
+	req.bits_per_key = 10 * vt_cell_bits(t);
+	EXPECT_NULL(create_info("abi-bpk", t, &req, &info));
+	EXPECT(info.nblocks == (10000 * vt_cell_bits(t) + 511) / 512 &&
+	       info.k >= t->k10_min && info.k <= t->k10_max &&
+	       info.capacity == 1000, "nblocks %llu k %u",
+	       (unsigned long long)info.nblocks, info.k);
+	/* 16 cells a key round up to whole blocks; k as asked. */
+	vt_create_req(&req, "abi-bpk", 1000, 0);
+	req.bits_per_key = 16 * vt_cell_bits(t);
 	req.k = 9;
-	EXPECT_OK(vt_create_raw(&req));
-	fd = vt_open("abi-bpk", O_RDWR);
-	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
-	EXPECT_OK(vt_info(fd, &info));
-	/* 16000 bits round up to 32 blocks. */
-	EXPECT(info.nblocks == 32 && info.k == 9 && info.capacity == 1000,
-	       "nblocks %llu k %u", (unsigned long long)info.nblocks, info.k);
-	return vt_done(fd, "abi-bpk", NULL);
+	EXPECT_NULL(create_info("abi-bpk", t, &req, &info));
+	EXPECT(info.nblocks == want && info.k == 9 && info.capacity == 1000,
+	       "nblocks %llu k %u, want %llu", (unsigned long long)info.nblocks,
+	       info.k, (unsigned long long)want);
+	EXPECT_OK(vt_destroy("abi-bpk"));
+	return NULL;
 }
 
 static const char *create_random_seed(void)
@@ -183,7 +199,7 @@ static const char *create_names_valid(void)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		EXPECT_OK(vt_create(names[i], 100, FP_1PC, 0));
 		EXPECT(!access("/dev/kbloom/", F_OK), "no /dev/kbloom");
 		EXPECT_OK(vt_destroy(names[i]));
@@ -223,7 +239,7 @@ static const char *reject_name_chars(void)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		EXPECT_ERRNO(vt_create(bad[i], 1000, FP_1PC, 0), EINVAL);
 	return NULL;
 }
@@ -241,7 +257,7 @@ static const char *reject_name_duplicate(void)
 	const char *msg;
 	int fd;
 
-	msg = fresh_with_keys("abi-dup", &fd, &snap);
+	msg = vt_fresh_with_keys("abi-dup", vt_types, SEED, &fd, &snap);
 	if (msg)
 		return vt_done(fd, "abi-dup", msg);
 	EXPECT_ERRNO(vt_create("abi-dup", 5000, FP_1PC, 0), EEXIST);
@@ -332,14 +348,24 @@ static const char *reject_create_geometry(void)
 
 static const char *reject_create_type(void)
 {
+	const struct vt_type *t;
 	struct kbloom_create req;
+	uint32_t next = 0, bad[4];
+	size_t i;
 
-	/* 0 is bits and 1 counting: the next one is unknown. */
-	vt_create_req(&req, "abi-type", 1000, FP_1PC);
-	req.type = KBLOOM_TYPE_COUNTING + 1;
-	EXPECT_ERRNO(vt_create_raw(&req), EINVAL);
-	req.type = UINT32_MAX;
-	EXPECT_ERRNO(vt_create_raw(&req), EINVAL);
+	/* The types are numbered from 0: the ones past the table's. */
+	vt_for_each_type(t, 0)
+		if (t->type >= next)
+			next = t->type + 1;
+	bad[0] = next;
+	bad[1] = next + 1;
+	bad[2] = 0x80000000U;
+	bad[3] = UINT32_MAX;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		vt_create_req(&req, "abi-type", 1000, FP_1PC);
+		req.type = bad[i];
+		EXPECT_ERRNO(vt_create_raw(&req), EINVAL);
+	}
 	EXPECT(access("/dev/kbloom/abi-type", F_OK), "filter created");
 	return NULL;
 }
@@ -459,7 +485,7 @@ static const char *reject_destroy_reserved(void)
 	const char *msg;
 	int fd, ctl;
 
-	msg = fresh_with_keys("abi-dres", &fd, &snap);
+	msg = vt_fresh_with_keys("abi-dres", vt_types, SEED, &fd, &snap);
 	if (msg)
 		return vt_done(fd, "abi-dres", msg);
 	ctl = vt_ctl(O_RDWR);
@@ -472,404 +498,73 @@ static const char *reject_destroy_reserved(void)
 	return vt_done(fd, "abi-dres", vt_snap_same(fd, &snap));
 }
 
-/* ---- filter node: ADD and CHECK ---- */
-
-static const char *add_check_round_trip(void)
-{
-	uint64_t results[(1000 + 63) / 64];
-	struct kbloom_info info;
-	struct vt_keys k;
-	long hits;
-	int fd;
-
-	fd = fresh("abi-add");
-	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
-	EXPECT_OK(vt_keys_make(&k, "k", 0, 1000));
-	memset(results, 0xff, sizeof(results));
-	hits = vt_keys_op(fd, KBLOOM_IOC_ADD, &k, results);
-	EXPECT(hits > 950 && hits <= 1000, "add hits %ld", hits);
-	EXPECT((long)vt_popcount(results, 1000) == hits,
-	       "add results %zu bits, hits %ld", vt_popcount(results, 1000),
-	       hits);
-	/* Bits past count in the last word are zero. */
-	EXPECT(!(results[15] >> (1000 % 64)), "results past count");
-	/* Adding again sets nothing new. */
-	hits = vt_keys_op(fd, KBLOOM_IOC_ADD, &k, results);
-	EXPECT(hits == 0 && vt_popcount(results, 1000) == 0,
-	       "second add hits %ld", hits);
-	hits = vt_keys_op(fd, KBLOOM_IOC_CHECK, &k, results);
-	EXPECT(hits == 1000 && vt_popcount(results, 1000) == 1000,
-	       "false negatives: check hits %ld", hits);
-	vt_keys_free(&k);
-
-	EXPECT_OK(vt_info(fd, &info));
-	EXPECT(info.add_calls == 2000 && info.check_calls == 1000 &&
-	       info.check_hits == 1000, "counters %llu %llu %llu",
-	       (unsigned long long)info.add_calls,
-	       (unsigned long long)info.check_calls,
-	       (unsigned long long)info.check_hits);
-	EXPECT(info.add_new > 950 && info.add_new <= 1000, "add_new %llu",
-	       (unsigned long long)info.add_new);
-	EXPECT(info.bits_set > 0 && info.fill_ppb > 0 && info.fp_now_ppb > 0,
-	       "stats not updated");
-	EXPECT(info.est_keys > 900 && info.est_keys < 1100, "est_keys %llu",
-	       (unsigned long long)info.est_keys);
-
-	/* Absent keys: about the target rate, 1 %. */
-	hits = vt_check_prefix(fd, "absent", 0, 10000);
-	EXPECT(hits >= 0 && hits < 300, "false positives %ld / 10000", hits);
-	return vt_done(fd, "abi-add", NULL);
-}
-
-/* n keys of lengths 1..KBLOOM_KEY_MAX, bytes derived from salt. */
-static int make_mixed_keys(struct vt_keys *k, uint32_t n, uint32_t salt)
-{
-	uint64_t off, x = 0x9e3779b97f4a7c15ULL + salt;
-	uint32_t i;
-
-	k->count = n;
-	k->lens = calloc(n, 4);
-	if (!k->lens)
-		return -1;
-	/* Full-length keys first, then short ones of every length. */
-	for (k->keys_len = 0, i = 0; i < n; i++) {
-		k->lens[i] = i < 64 ? KBLOOM_KEY_MAX : 1 + (i * 389u) % 64;
-		k->keys_len += k->lens[i];
-	}
-	k->bytes = malloc(k->keys_len);
-	if (!k->bytes)
-		return -1;
-	for (off = 0; off < k->keys_len; off++) {
-		/* xorshift64: keys distinct across salts, unlike a ramp. */
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		k->bytes[off] = (char)(x >> 32);
-	}
-	return 0;
-}
-
-/* Is key i of k, checked alone, maybe present? -1 on error. */
-static int check_one(int fd, const struct vt_keys *k, uint32_t i)
-{
-	struct vt_keys one;
-	uint64_t off = 0, result = 0;
-	uint32_t j;
-
-	for (j = 0; j < i; j++)
-		off += k->lens[j];
-	one.bytes = k->bytes + off;
-	one.lens = &k->lens[i];
-	one.keys_len = k->lens[i];
-	one.count = 1;
-	if (vt_keys_op(fd, KBLOOM_IOC_CHECK, &one, &result) < 0)
-		return -1;
-	return result == 1;
-}
-
-/*
- * The largest batch, with keys of every length, crosses every chunk seam
- * inside the module: no false negative, and the answer for each key is the
- * one it gets alone (a misplaced result bit would show here).
- */
-static const char *add_check_large_batches(void)
-{
-	uint32_t n = KBLOOM_BATCH_MAX, i, maybe = 0;
-	uint64_t *results = calloc(n / 64, 8);
-	struct vt_keys in, out;
-	long hits;
-	int fd, alone;
-
-	EXPECT(results, "malloc");
-	EXPECT_OK(make_mixed_keys(&in, n, 0));
-	EXPECT_OK(make_mixed_keys(&out, n, 12345));
-	fd = fresh_sized("abi-big", 200000);
-	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
-	hits = vt_keys_op(fd, KBLOOM_IOC_ADD, &in, NULL);
-	EXPECT(hits > 0, "add: %ld (%s)", hits, vt_errno_name(errno));
-	hits = vt_keys_op(fd, KBLOOM_IOC_CHECK, &in, results);
-	EXPECT(hits == n && vt_popcount(results, n) == n,
-	       "false negatives: %ld of %u found", hits, n);
-
-	hits = vt_keys_op(fd, KBLOOM_IOC_CHECK, &out, results);
-	EXPECT(hits >= 0 && (size_t)hits == vt_popcount(results, n),
-	       "hits %ld, results %zu", hits, vt_popcount(results, n));
-	EXPECT(hits < n / 50, "%ld false positives of %u", hits, n);
-	for (i = 0; i < n; i++) {
-		bool batch = (results[i / 64] >> (i % 64)) & 1;
-
-		/* Every "maybe", and the keys next to each chunk seam. */
-		if (!batch && i % 997 && (i % 1024) > 2 && (i % 1024) < 1021)
-			continue;
-		alone = check_one(fd, &out, i);
-		EXPECT(alone == batch, "key %u: batch %d, alone %d", i, batch,
-		       alone);
-		maybe += batch;
-	}
-	EXPECT(maybe == hits, "maybe %u", maybe);
-	vt_keys_free(&in);
-	vt_keys_free(&out);
-	free(results);
-	return vt_done(fd, "abi-big", NULL);
-}
-
-static const char *add_key_length_limits(void)
-{
-	static char key[KBLOOM_KEY_MAX];
-	struct kbloom_batch b;
-	uint32_t len;
-	int fd;
-
-	fd = fresh("abi-keylen");
-	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
-	memset(key, 'k', sizeof(key));
-	memset(&b, 0, sizeof(b));
-	b.keys = (uintptr_t)key;
-	b.lens = (uintptr_t)&len;
-	b.count = 1;
-	len = 1;
-	b.keys_len = 1;
-	EXPECT_OK(ioctl(fd, KBLOOM_IOC_ADD, &b));
-	EXPECT(b.hits == 1, "1-byte key hits %u", b.hits);
-	len = KBLOOM_KEY_MAX;
-	b.keys_len = KBLOOM_KEY_MAX;
-	EXPECT_OK(ioctl(fd, KBLOOM_IOC_ADD, &b));
-	EXPECT_OK(ioctl(fd, KBLOOM_IOC_CHECK, &b));
-	EXPECT(b.hits == 1, "max-length key not found");
-	return vt_done(fd, "abi-keylen", NULL);
-}
-
-/* Each malformed batch: ADD and CHECK fail with errno, filter unchanged. */
-static const char *batch_rejected(const char *name,
-				  void (*spoil)(struct kbloom_batch *b,
-						uint32_t *lens),
-				  int want)
-{
-	static const unsigned long cmds[] = { KBLOOM_IOC_ADD,
-					      KBLOOM_IOC_CHECK };
-	uint64_t results[2];
-	struct kbloom_batch b;
-	struct vt_keys k;
-	struct vt_snap snap;
-	const char *msg;
-	size_t c;
-	int fd;
-
-	msg = fresh_with_keys(name, &fd, &snap);
-	if (msg)
-		return vt_done(fd, name, msg);
-	for (c = 0; c < 2; c++) {
-		if (vt_keys_make(&k, "bad", 0, 100))
-			return vt_done(fd, name, "malloc");
-		vt_batch(&b, &k, results);
-		spoil(&b, k.lens);
-		errno = 0;
-		if (ioctl(fd, cmds[c], &b) != -1 || errno != want) {
-			vt_keys_free(&k);
-			vt_snap_free(&snap);
-			return vt_done(fd, name,
-				    vt_fail("%s: got %s, want %s",
-					    c ? "CHECK" : "ADD",
-					    vt_errno_name(errno),
-					    vt_errno_name(want)));
-		}
-		vt_keys_free(&k);
-	}
-	return vt_done(fd, name, vt_snap_same(fd, &snap));
-}
-
-static void spoil_count_zero(struct kbloom_batch *b,
-			__attribute__((unused)) uint32_t *lens)
-{
-	b->count = 0;
-}
-
-static void spoil_count_over(struct kbloom_batch *b,
-			__attribute__((unused)) uint32_t *lens)
-{
-	b->count = KBLOOM_BATCH_MAX + 1;
-}
-
-static void spoil_empty_key(struct kbloom_batch *b, uint32_t *lens)
-{
-	b->keys_len -= lens[57];
-	lens[57] = 0;
-}
-
-static void spoil_long_key(struct kbloom_batch *b, uint32_t *lens)
-{
-	b->keys_len += KBLOOM_KEY_MAX + 1 - lens[99];
-	lens[99] = KBLOOM_KEY_MAX + 1;
-}
-
-static void spoil_lens_sum(struct kbloom_batch *b,
-			__attribute__((unused)) uint32_t *lens)
-{
-	b->keys_len -= 1;
-}
-
-static void spoil_lens_sum_over(struct kbloom_batch *b,
-			__attribute__((unused)) uint32_t *lens)
-{
-	b->keys_len += 1;
-}
-
-static void spoil_flags(struct kbloom_batch *b,
-			__attribute__((unused)) uint32_t *lens)
-{
-	b->flags = 1;
-}
-
-static void spoil_pad(struct kbloom_batch *b,
-			__attribute__((unused)) uint32_t *lens)
-{
-	b->pad = 0x100;
-}
-
-static void spoil_reserved0(struct kbloom_batch *b,
-			__attribute__((unused)) uint32_t *lens)
-{
-	b->reserved[0] = 1;
-}
-
-static void spoil_reserved1(struct kbloom_batch *b,
-			__attribute__((unused)) uint32_t *lens)
-{
-	b->reserved[1] = 1ULL << 63;
-}
-
-static void spoil_keys_pointer(struct kbloom_batch *b,
-			__attribute__((unused)) uint32_t *lens)
-{
-	b->keys = 16;
-}
-
-static void spoil_keys_kernel_pointer(struct kbloom_batch *b,
-			__attribute__((unused)) uint32_t *lens)
-{
-	b->keys = 0xffffffff81000000ULL;
-}
-
-static void spoil_lens_pointer(struct kbloom_batch *b,
-			__attribute__((unused)) uint32_t *lens)
-{
-	b->lens = 0;
-}
-
-static void spoil_results_pointer(struct kbloom_batch *b,
-			__attribute__((unused)) uint32_t *lens)
-{
-	b->results = 8;
-}
-
-static void *unmapped_page(void)
-{
-	void *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
-
-	return p == MAP_FAILED ? (void *)8 : p;
-}
-
-static void spoil_results_protected(struct kbloom_batch *b,
-			__attribute__((unused)) uint32_t *lens)
-{
-	b->results = (uintptr_t)unmapped_page();
-}
-
-#define BATCH_CASE(fn, spoil, want)					\
-	static const char *fn(void)					\
-	{								\
-		return batch_rejected("b-" #spoil, spoil, want);		\
-	}
-
-BATCH_CASE(reject_batch_count_zero, spoil_count_zero, EINVAL)
-BATCH_CASE(reject_batch_oversized, spoil_count_over, EINVAL)
-BATCH_CASE(reject_batch_empty_key, spoil_empty_key, EINVAL)
-BATCH_CASE(reject_batch_long_key, spoil_long_key, EINVAL)
-BATCH_CASE(reject_batch_lens_short, spoil_lens_sum, EINVAL)
-BATCH_CASE(reject_batch_lens_over, spoil_lens_sum_over, EINVAL)
-BATCH_CASE(reject_batch_flags, spoil_flags, EINVAL)
-BATCH_CASE(reject_batch_pad, spoil_pad, EINVAL)
-BATCH_CASE(reject_batch_reserved0, spoil_reserved0, EINVAL)
-BATCH_CASE(reject_batch_reserved1, spoil_reserved1, EINVAL)
-BATCH_CASE(reject_batch_bad_keys, spoil_keys_pointer, EFAULT)
-BATCH_CASE(reject_batch_kernel_keys, spoil_keys_kernel_pointer, EFAULT)
-BATCH_CASE(reject_batch_bad_lens, spoil_lens_pointer, EFAULT)
-BATCH_CASE(reject_batch_bad_results, spoil_results_pointer, EFAULT)
-BATCH_CASE(reject_batch_unmapped_results, spoil_results_protected, EFAULT)
-
-static const char *reject_batch_bad_struct(void)
-{
-	struct vt_snap snap;
-	const char *msg;
-	int fd;
-
-	msg = fresh_with_keys("abi-bstruct", &fd, &snap);
-	if (msg)
-		return vt_done(fd, "abi-bstruct", msg);
-	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_ADD, NULL), EFAULT);
-	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_CHECK, unmapped_page()), EFAULT);
-	return vt_done(fd, "abi-bstruct", vt_snap_same(fd, &snap));
-}
-
 /* ---- filter node: CLEAR, MERGE, INTERSECT, GET_INFO, REPORT ---- */
 
-static const char *clear_round_trip(void)
+static const char *clear_round_trip(const struct vt_type *t)
 {
 	struct kbloom_report rep = { .false_positives = 3 };
 	struct kbloom_info info;
 	int fd;
 
-	fd = fresh("abi-clear");
+	fd = fresh("abi-clear", t);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(fd, "c", 0, 500) > 0, "add");
 	EXPECT(vt_check_prefix(fd, "c", 0, 10) == 10, "check");
+	if (t->caps & VT_DELETES)
+		EXPECT(vt_delete_prefix(fd, "c", 0, 10) == 10, "delete");
 	EXPECT_OK(ioctl(fd, KBLOOM_IOC_REPORT, &rep));
 	EXPECT_OK(ioctl(fd, KBLOOM_IOC_CLEAR, 0));
 	EXPECT_OK(vt_info(fd, &info));
 	EXPECT(!info.bits_set && !info.add_calls && !info.add_new &&
 	       !info.check_calls && !info.check_hits && !info.reported_fp &&
+	       !info.delete_calls && !info.delete_hits &&
 	       !info.fill_ppb && !info.fp_now_ppb && !info.est_keys,
 	       "counters survive clear");
-	EXPECT(info.seed == SEED && info.capacity == 1000,
-	       "geometry changed");
+	EXPECT(info.seed == SEED && info.capacity == 1000 &&
+	       info.type == t->type, "geometry changed");
 	EXPECT(vt_check_prefix(fd, "c", 0, 500) == 0, "keys survive clear");
 	return vt_done(fd, "abi-clear", NULL);
 }
 
-static const char *reject_clear_argument(void)
-{
-	struct vt_snap snap;
-	const char *msg;
-	int fd;
+/* A rejected call on a filter with keys: errno want, filter unchanged. */
+#define REJECT_ON_KEYS(fn, name, calls)					\
+	static const char *fn(const struct vt_type *t)			\
+	{								\
+		struct vt_snap snap;					\
+		const char *msg;					\
+		int fd;							\
+									\
+		msg = vt_fresh_with_keys(name, t, SEED, &fd, &snap);	\
+		if (msg)						\
+			return vt_done(fd, name, msg);			\
+		calls;							\
+		return vt_done(fd, name, vt_snap_same(fd, &snap));	\
+	}
 
-	msg = fresh_with_keys("abi-clrarg", &fd, &snap);
-	if (msg)
-		return vt_done(fd, "abi-clrarg", msg);
-	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_CLEAR, 1), EINVAL);
-	return vt_done(fd, "abi-clrarg", vt_snap_same(fd, &snap));
-}
+REJECT_ON_KEYS(reject_clear_argument, "abi-clrarg",
+	       EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_CLEAR, 1), EINVAL))
 
-static int combine(int fd, unsigned long cmd, int other)
-{
-	struct kbloom_other o = { .fd = other };
-
-	return ioctl(fd, cmd, &o);
-}
-
-static const char *merge_round_trip(void)
+/*
+ * a holds "a" and "both", b holds "b" and "both": after the merge a has
+ * all three, b is untouched.  Where the type deletes, the union counts
+ * "both" twice, so one delete leaves it in.
+ */
+static const char *merge_round_trip(const struct vt_type *t)
 {
 	struct kbloom_info ia, ib, im;
-	int a = fresh("abi-ma"), b = fresh("abi-mb");
+	int a = fresh("abi-ma", t), b = fresh("abi-mb", t);
 
 	EXPECT(a >= 0 && b >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(a, "a", 0, 400) > 0, "add a");
 	EXPECT(vt_add_prefix(b, "b", 0, 400) > 0, "add b");
+	EXPECT(vt_add_prefix(a, "both", 0, 300) > 0, "add a");
+	EXPECT(vt_add_prefix(b, "both", 0, 300) > 0, "add b");
 	EXPECT_OK(vt_info(a, &ia));
 	EXPECT_OK(vt_info(b, &ib));
-	EXPECT_OK(combine(a, KBLOOM_IOC_MERGE, b));
+	EXPECT_OK(vt_combine(a, KBLOOM_IOC_MERGE, b));
 	EXPECT(vt_check_prefix(a, "a", 0, 400) == 400, "lost a keys");
 	EXPECT(vt_check_prefix(a, "b", 0, 400) == 400, "b keys missing");
+	EXPECT(vt_check_prefix(a, "both", 0, 300) == 300, "lost both");
 	EXPECT_OK(vt_info(a, &im));
 	EXPECT(im.bits_set >= ia.bits_set && im.bits_set >= ib.bits_set &&
 	       im.bits_set <= ia.bits_set + ib.bits_set, "bits_set %llu",
@@ -879,17 +574,30 @@ static const char *merge_round_trip(void)
 	EXPECT(vt_check_prefix(b, "a", 0, 400) < 40, "b changed");
 	/* Merging a filter into itself changes nothing. */
 	EXPECT_OK(vt_info(a, &ia));
-	EXPECT_OK(combine(a, KBLOOM_IOC_MERGE, a));
+	EXPECT_OK(vt_combine(a, KBLOOM_IOC_MERGE, a));
 	EXPECT_OK(vt_info(a, &im));
 	EXPECT(im.bits_set == ia.bits_set, "self merge changed bits");
+	if (t->caps & VT_DELETES) {
+		EXPECT(vt_delete_prefix(a, "a", 0, 400) == 400,
+		       "a's keys not all found");
+		EXPECT(vt_delete_prefix(a, "both", 0, 300) == 300,
+		       "both not found");
+		EXPECT(vt_check_prefix(a, "b", 0, 400) == 400, "b keys lost");
+		EXPECT(vt_check_prefix(a, "both", 0, 300) == 300,
+		       "keys added to both lost after one delete");
+		EXPECT_OK(vt_info(a, &im));
+		EXPECT(im.delete_calls == 700, "merged delete_calls %llu",
+		       (unsigned long long)im.delete_calls);
+	}
 	close(b);
 	vt_destroy("abi-mb");
 	return vt_done(a, "abi-ma", NULL);
 }
 
-static const char *intersect_round_trip(void)
+/* The meet keeps the common keys, at the lower count where counted. */
+static const char *intersect_round_trip(const struct vt_type *t)
 {
-	int a = fresh("abi-ia"), b = fresh("abi-ib");
+	int a = fresh("abi-ia", t), b = fresh("abi-ib", t);
 	long only_a;
 
 	EXPECT(a >= 0 && b >= 0, "create: %s", vt_errno_name(errno));
@@ -897,77 +605,88 @@ static const char *intersect_round_trip(void)
 	EXPECT(vt_add_prefix(a, "a", 0, 300) > 0, "add a");
 	EXPECT(vt_add_prefix(b, "both", 0, 300) > 0, "add b");
 	EXPECT(vt_add_prefix(b, "b", 0, 300) > 0, "add b");
-	EXPECT_OK(combine(a, KBLOOM_IOC_INTERSECT, b));
+	EXPECT(vt_add_prefix(a, "both", 0, 300) == 0, "add a again");
+	EXPECT_OK(vt_combine(a, KBLOOM_IOC_INTERSECT, b));
 	EXPECT(vt_check_prefix(a, "both", 0, 300) == 300,
 	       "keys of both lost");
 	only_a = vt_check_prefix(a, "a", 0, 300);
 	EXPECT(only_a >= 0 && only_a < 30, "%ld of 300 a-only keys remain",
 	       only_a);
+	/* "both" was in a twice, in b once: the meet holds it once. */
+	if (t->caps & VT_DELETES) {
+		EXPECT(vt_delete_prefix(a, "both", 0, 300) == 300,
+		       "delete common");
+		EXPECT(vt_check_prefix(a, "both", 0, 300) < 30,
+		       "common keys held twice after intersect");
+	}
 	close(b);
 	vt_destroy("abi-ib");
 	return vt_done(a, "abi-ia", NULL);
 }
 
-static const char *reject_merge_incompatible(void)
+/* Another seed, another size, or another type with the same geometry. */
+static const char *reject_merge_incompatible(const struct vt_type *t)
 {
-	struct kbloom_create req;
+	static const unsigned long cmds[] = {
+		KBLOOM_IOC_MERGE, KBLOOM_IOC_INTERSECT,
+	};
+	const struct vt_type *u;
+	struct kbloom_info info;
 	struct vt_snap snap;
 	const char *msg;
-	int fd, other, other2;
+	int fd, others[2 + ARRAY_SIZE(vt_types)], n = 0, i;
+	size_t c;
 
-	msg = fresh_with_keys("abi-xdev", &fd, &snap);
+	msg = vt_fresh_with_keys("abi-xdev", t, SEED, &fd, &snap);
 	if (msg)
 		return vt_done(fd, "abi-xdev", msg);
-	/* Same size, other seed. */
-	vt_destroy("abi-xdev-seed");
-	vt_create("abi-xdev-seed", 1000, FP_1PC, SEED + 1);
-	other = vt_open("abi-xdev-seed", O_RDWR);
-	/* Same seed, other size. */
-	vt_destroy("abi-xdev-size");
-	vt_create_req(&req, "abi-xdev-size", 0, 0);
-	req.bits = 512 * 3;
-	req.flags = KBLOOM_CREATE_SEED;
-	req.seed = SEED;
-	vt_create_raw(&req);
-	other2 = vt_open("abi-xdev-size", O_RDWR);
-	EXPECT(other >= 0 && other2 >= 0, "open: %s", vt_errno_name(errno));
-	vt_add_prefix(other, "o", 0, 100);
-	vt_add_prefix(other2, "o", 0, 100);
-	EXPECT_ERRNO(combine(fd, KBLOOM_IOC_MERGE, other), EXDEV);
-	EXPECT_ERRNO(combine(fd, KBLOOM_IOC_INTERSECT, other), EXDEV);
-	EXPECT_ERRNO(combine(fd, KBLOOM_IOC_MERGE, other2), EXDEV);
-	EXPECT_ERRNO(combine(fd, KBLOOM_IOC_INTERSECT, other2), EXDEV);
-	close(other);
-	close(other2);
+	EXPECT_OK(vt_info(fd, &info));
+	others[n++] = vt_fresh("abi-xdev-seed", t->type, 1000, 0, 0, SEED + 1);
+	others[n++] = vt_fresh("abi-xdev-size", t->type, 0, 512 * 3, info.k,
+			       SEED);
+	vt_for_each_type(u, 0)
+		if (u != t)
+			others[n++] = vt_fresh_like("abi-xdev-type", u->type,
+						    &info);
+	for (i = 0; i < n; i++) {
+		EXPECT(others[i] >= 0, "open: %s", vt_errno_name(errno));
+		vt_add_prefix(others[i], "o", 0, 100);
+		for (c = 0; c < ARRAY_SIZE(cmds); c++) {
+			EXPECT_ERRNO(vt_combine(fd, cmds[c], others[i]), EXDEV);
+			/* Neither way round. */
+			EXPECT_ERRNO(vt_combine(others[i], cmds[c], fd), EXDEV);
+		}
+		close(others[i]);
+	}
 	vt_destroy("abi-xdev-seed");
 	vt_destroy("abi-xdev-size");
+	vt_destroy("abi-xdev-type");
 	return vt_done(fd, "abi-xdev", vt_snap_same(fd, &snap));
 }
 
-static const char *reject_merge_bad_fd(void)
+static const char *reject_merge_bad_fd(const struct vt_type *t)
 {
 	struct vt_snap snap;
 	const char *msg;
 	int fd, devnull, other_wo, ctl;
 
-	msg = fresh_with_keys("abi-badfd", &fd, &snap);
+	msg = vt_fresh_with_keys("abi-badfd", t, SEED, &fd, &snap);
 	if (msg)
 		return vt_done(fd, "abi-badfd", msg);
 	devnull = open("/dev/null", O_RDWR);
 	ctl = vt_ctl(O_RDWR);
-	vt_destroy("abi-badfd-wo");
-	vt_create("abi-badfd-wo", 1000, FP_1PC, SEED);
+	vt_create_typed("abi-badfd-wo", t->type, 1000, 0, 0, SEED);
 	other_wo = vt_open("abi-badfd-wo", O_WRONLY);
 	EXPECT(devnull >= 0 && ctl >= 0 && other_wo >= 0, "open: %s",
 	       vt_errno_name(errno));
 	vt_add_prefix(other_wo, "wo", 0, 100);
-	EXPECT_ERRNO(combine(fd, KBLOOM_IOC_MERGE, devnull), EBADF);
-	EXPECT_ERRNO(combine(fd, KBLOOM_IOC_MERGE, ctl), EBADF);
-	EXPECT_ERRNO(combine(fd, KBLOOM_IOC_INTERSECT, 9999), EBADF);
-	EXPECT_ERRNO(combine(fd, KBLOOM_IOC_MERGE, -1), EBADF);
+	EXPECT_ERRNO(vt_combine(fd, KBLOOM_IOC_MERGE, devnull), EBADF);
+	EXPECT_ERRNO(vt_combine(fd, KBLOOM_IOC_MERGE, ctl), EBADF);
+	EXPECT_ERRNO(vt_combine(fd, KBLOOM_IOC_INTERSECT, 9999), EBADF);
+	EXPECT_ERRNO(vt_combine(fd, KBLOOM_IOC_MERGE, -1), EBADF);
 	/* The other filter must be open for reading. */
-	EXPECT_ERRNO(combine(fd, KBLOOM_IOC_MERGE, other_wo), EBADF);
-	EXPECT_ERRNO(combine(fd, KBLOOM_IOC_INTERSECT, other_wo), EBADF);
+	EXPECT_ERRNO(vt_combine(fd, KBLOOM_IOC_MERGE, other_wo), EBADF);
+	EXPECT_ERRNO(vt_combine(fd, KBLOOM_IOC_INTERSECT, other_wo), EBADF);
 	close(devnull);
 	close(ctl);
 	close(other_wo);
@@ -975,19 +694,17 @@ static const char *reject_merge_bad_fd(void)
 	return vt_done(fd, "abi-badfd", vt_snap_same(fd, &snap));
 }
 
-static const char *reject_merge_fields(void)
+static const char *reject_merge_fields(const struct vt_type *t)
 {
 	struct kbloom_other o;
 	struct vt_snap snap;
 	const char *msg;
 	int fd, other;
 
-	msg = fresh_with_keys("abi-mfield", &fd, &snap);
+	msg = vt_fresh_with_keys("abi-mfield", t, SEED, &fd, &snap);
 	if (msg)
 		return vt_done(fd, "abi-mfield", msg);
-	vt_destroy("abi-mfield-o");
-	vt_create("abi-mfield-o", 1000, FP_1PC, SEED);
-	other = vt_open("abi-mfield-o", O_RDWR);
+	other = fresh("abi-mfield-o", t);
 	EXPECT(other >= 0, "open: %s", vt_errno_name(errno));
 	vt_add_prefix(other, "o", 0, 100);
 	memset(&o, 0, sizeof(o));
@@ -1006,24 +723,19 @@ static const char *reject_merge_fields(void)
 	return vt_done(fd, "abi-mfield", vt_snap_same(fd, &snap));
 }
 
-static const char *get_info_bad_pointer(void)
-{
-	int fd = fresh("abi-infoptr");
+REJECT_ON_KEYS(get_info_bad_pointer, "abi-infoptr",
+	       EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_GET_INFO, NULL), EFAULT);
+	       EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_GET_INFO,
+				  vt_unmapped_page()), EFAULT))
 
-	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
-	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_GET_INFO, NULL), EFAULT);
-	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_GET_INFO, unmapped_page()), EFAULT);
-	return vt_done(fd, "abi-infoptr", NULL);
-}
-
-static const char *report_round_trip(void)
+static const char *report_round_trip(const struct vt_type *t)
 {
 	struct kbloom_report rep = {
 		.false_positives = 10, .true_positives = 5,
 		.true_negatives = 90,
 	};
 	struct kbloom_info info;
-	int fd = fresh("abi-report");
+	int fd = fresh("abi-report", t);
 
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_OK(ioctl(fd, KBLOOM_IOC_REPORT, &rep));
@@ -1052,14 +764,14 @@ static const char *report_round_trip(void)
 	return vt_done(fd, "abi-report", NULL);
 }
 
-static const char *reject_report_fields(void)
+static const char *reject_report_fields(const struct vt_type *t)
 {
 	struct kbloom_report rep;
 	struct vt_snap snap;
 	const char *msg;
 	int fd;
 
-	msg = fresh_with_keys("abi-repf", &fd, &snap);
+	msg = vt_fresh_with_keys("abi-repf", t, SEED, &fd, &snap);
 	if (msg)
 		return vt_done(fd, "abi-repf", msg);
 	memset(&rep, 0, sizeof(rep));
@@ -1076,7 +788,7 @@ static const char *reject_report_fields(void)
 	return vt_done(fd, "abi-repf", vt_snap_same(fd, &snap));
 }
 
-static const char *reject_filter_unknown_command(void)
+static const char *reject_filter_unknown_command(const struct vt_type *t)
 {
 	struct kbloom_batch b;
 	struct vt_snap snap;
@@ -1084,11 +796,16 @@ static const char *reject_filter_unknown_command(void)
 	char buf[256] = { 0 };
 	int fd;
 
-	msg = fresh_with_keys("abi-enotty", &fd, &snap);
+	msg = vt_fresh_with_keys("abi-enotty", t, SEED, &fd, &snap);
 	if (msg)
 		return vt_done(fd, "abi-enotty", msg);
 	memset(&b, 0, sizeof(b));
+	/* DELETE's number with another size or direction is no command. */
 	EXPECT_ERRNO(ioctl(fd, _IO(KBLOOM_IOC_MAGIC, 0x17), 0), ENOTTY);
+	EXPECT_ERRNO(ioctl(fd, _IOW(KBLOOM_IOC_MAGIC, 0x17,
+				    struct kbloom_batch), &b), ENOTTY);
+	EXPECT_ERRNO(ioctl(fd, _IOWR(KBLOOM_IOC_MAGIC, 0x17, __u64), &b),
+		     ENOTTY);
 	EXPECT_ERRNO(ioctl(fd, _IOWR(KBLOOM_IOC_MAGIC, 0x18,
 				     struct kbloom_batch), &b), ENOTTY);
 	EXPECT_ERRNO(ioctl(fd, _IOWR(KBLOOM_IOC_MAGIC, 0x10, __u64), &b),
@@ -1103,7 +820,7 @@ static const char *reject_filter_unknown_command(void)
 
 /* ---- access modes of an open file ---- */
 
-static const char *reject_read_only_writes(void)
+static const char *reject_read_only_writes(const struct vt_type *t)
 {
 	struct kbloom_batch b;
 	struct vt_keys k;
@@ -1111,19 +828,20 @@ static const char *reject_read_only_writes(void)
 	const char *msg;
 	int fd, ro;
 
-	msg = fresh_with_keys("abi-rdonly", &fd, &snap);
+	msg = vt_fresh_with_keys("abi-rdonly", t, SEED, &fd, &snap);
 	if (msg)
 		return vt_done(fd, "abi-rdonly", msg);
 	ro = vt_open("abi-rdonly", O_RDONLY);
 	EXPECT(ro >= 0, "open: %s", vt_errno_name(errno));
-	EXPECT_OK(vt_keys_make(&k, "ro", 0, 10));
+	EXPECT_OK(vt_keys_make(&k, "base", 0, 10));
 	vt_batch(&b, &k, NULL);
 	EXPECT_ERRNO(ioctl(ro, KBLOOM_IOC_ADD, &b), EBADF);
-	/* EBADF before EOPNOTSUPP: this is a bits filter. */
+	/* EBADF before EOPNOTSUPP or anything else. */
 	EXPECT_ERRNO(ioctl(ro, KBLOOM_IOC_DELETE, &b), EBADF);
+	EXPECT_ERRNO(ioctl(ro, KBLOOM_IOC_DELETE, NULL), EBADF);
 	EXPECT_ERRNO(ioctl(ro, KBLOOM_IOC_CLEAR, 0), EBADF);
-	EXPECT_ERRNO(combine(ro, KBLOOM_IOC_MERGE, fd), EBADF);
-	EXPECT_ERRNO(combine(ro, KBLOOM_IOC_INTERSECT, fd), EBADF);
+	EXPECT_ERRNO(vt_combine(ro, KBLOOM_IOC_MERGE, fd), EBADF);
+	EXPECT_ERRNO(vt_combine(ro, KBLOOM_IOC_INTERSECT, fd), EBADF);
 	EXPECT_ERRNO(write(ro, "x", 1), EBADF);
 	msg = vt_snap_same(fd, &snap);
 	/* What reading allows still works. */
@@ -1135,9 +853,10 @@ static const char *reject_read_only_writes(void)
 	return vt_done(fd, "abi-rdonly", msg);
 }
 
-static const char *reject_write_only_reads(void)
+static const char *reject_write_only_reads(const struct vt_type *t)
 {
 	struct kbloom_report rep = { .false_positives = 1 };
+	int del = t->caps & VT_DELETES ? 0 : EOPNOTSUPP;
 	struct kbloom_info info;
 	struct kbloom_batch b;
 	struct vt_keys k;
@@ -1146,25 +865,32 @@ static const char *reject_write_only_reads(void)
 	char c;
 	int fd, wo;
 
-	msg = fresh_with_keys("abi-wronly", &fd, &snap);
+	msg = vt_fresh_with_keys("abi-wronly", t, SEED, &fd, &snap);
 	if (msg)
 		return vt_done(fd, "abi-wronly", msg);
 	wo = vt_open("abi-wronly", O_WRONLY);
 	EXPECT(wo >= 0, "open: %s", vt_errno_name(errno));
-	EXPECT_OK(vt_keys_make(&k, "base", 0, 10));
+	EXPECT_OK(vt_keys_make(&k, "base", 0, 100));
 	vt_batch(&b, &k, NULL);
 	EXPECT_ERRNO(ioctl(wo, KBLOOM_IOC_CHECK, &b), EBADF);
 	EXPECT_ERRNO(ioctl(wo, KBLOOM_IOC_GET_INFO, &info), EBADF);
 	EXPECT_ERRNO(ioctl(wo, KBLOOM_IOC_REPORT, &rep), EBADF);
 	EXPECT_ERRNO(read(wo, &c, 1), EBADF);
+	msg = vt_snap_same(fd, &snap);
+	/* DELETE writes: a write-only file may (where the type deletes). */
+	errno = 0;
+	if (!msg && (ioctl(wo, KBLOOM_IOC_DELETE, &b) ? errno != del :
+		     del || b.hits != 100))
+		msg = vt_fail("DELETE on a write-only file: %s, hits %u",
+			      vt_errno_name(errno), b.hits);
 	vt_keys_free(&k);
 	close(wo);
-	return vt_done(fd, "abi-wronly", vt_snap_same(fd, &snap));
+	return vt_done(fd, "abi-wronly", msg);
 }
 
 /* ---- lifetime ---- */
 
-static const char *destroyed_filter_enodev(void)
+static const char *destroyed_filter_enodev(const struct vt_type *t)
 {
 	struct kbloom_report rep = { 0 };
 	struct kbloom_info info;
@@ -1173,12 +899,12 @@ static const char *destroyed_filter_enodev(void)
 	uint8_t buf[64];
 	int fd, live, ro;
 
-	fd = fresh("abi-dead");
+	fd = fresh("abi-dead", t);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	ro = vt_open("abi-dead", O_RDONLY);
 	EXPECT(ro >= 0, "open: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(fd, "d", 0, 100) > 0, "add");
-	live = fresh("abi-live");
+	live = fresh("abi-live", t);
 	EXPECT(live >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_destroy("abi-dead"));
 
@@ -1192,10 +918,10 @@ static const char *destroyed_filter_enodev(void)
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_CLEAR, 0), ENODEV);
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_GET_INFO, &info), ENODEV);
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_REPORT, &rep), ENODEV);
-	EXPECT_ERRNO(combine(fd, KBLOOM_IOC_MERGE, live), ENODEV);
-	EXPECT_ERRNO(combine(fd, KBLOOM_IOC_INTERSECT, live), ENODEV);
+	EXPECT_ERRNO(vt_combine(fd, KBLOOM_IOC_MERGE, live), ENODEV);
+	EXPECT_ERRNO(vt_combine(fd, KBLOOM_IOC_INTERSECT, live), ENODEV);
 	/* A dead filter as the source fails too, and leaves live alone. */
-	EXPECT_ERRNO(combine(live, KBLOOM_IOC_MERGE, ro), ENODEV);
+	EXPECT_ERRNO(vt_combine(live, KBLOOM_IOC_MERGE, ro), ENODEV);
 	EXPECT_ERRNO(read(fd, buf, sizeof(buf)), ENODEV);
 	EXPECT_ERRNO(pread(ro, buf, sizeof(buf), 0), ENODEV);
 	EXPECT_ERRNO(write(fd, buf, sizeof(buf)), ENODEV);
@@ -1211,18 +937,17 @@ static const char *destroyed_filter_enodev(void)
 	return vt_done(live, "abi-live", NULL);
 }
 
-static const char *destroyed_name_reusable_while_open(void)
+static const char *destroyed_name_reusable_while_open(const struct vt_type *t)
 {
 	struct kbloom_info info;
 	int old, new;
 
-	old = fresh("abi-reuse");
+	old = fresh("abi-reuse", t);
 	EXPECT(old >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(old, "old", 0, 100) > 0, "add");
 	EXPECT_OK(vt_destroy("abi-reuse"));
-	EXPECT_OK(vt_create("abi-reuse", 2000, FP_1PC, 0));
-	new = vt_open("abi-reuse", O_RDWR);
-	EXPECT(new >= 0, "open: %s", vt_errno_name(errno));
+	new = vt_fresh("abi-reuse", t->type, 2000, 0, 0, SEED);
+	EXPECT(new >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_info(new, &info));
 	EXPECT(info.capacity == 2000 && !info.add_calls, "got the old one");
 	EXPECT_ERRNO(ioctl(old, KBLOOM_IOC_GET_INFO, &info), ENODEV);
@@ -1265,7 +990,7 @@ static const char *destroyed_minor_not_reused(void)
 
 /* ---- sysfs ---- */
 
-static const char *sysfs_matches_info(void)
+static const char *sysfs_matches_info(const struct vt_type *t)
 {
 	struct kbloom_report rep = { 7, 8, 9, 0, 0, { 0 } };
 	struct kbloom_info info;
@@ -1273,12 +998,27 @@ static const char *sysfs_matches_info(void)
 	int fd;
 
 	EXPECT_OK(vt_read_u64_file(VT_SYSFS "/total_bytes", &bytes_before));
-	fd = fresh("abi-sysfs");
+	fd = fresh("abi-sysfs", t);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(fd, "s", 0, 700) > 0, "add");
 	EXPECT(vt_check_prefix(fd, "s", 0, 50) == 50, "check");
 	EXPECT_OK(ioctl(fd, KBLOOM_IOC_REPORT, &rep));
+	if (t->caps & VT_DELETES) {
+		EXPECT(vt_delete_prefix(fd, "s", 0, 200) == 200, "delete");
+		EXPECT(vt_delete_prefix(fd, "absent", 0, 300) >= 0,
+		       "delete absent");
+	}
 	EXPECT_OK(vt_info(fd, &info));
+	if (t->caps & VT_DELETES)
+		EXPECT(info.delete_calls == 500 && info.delete_hits >= 200 &&
+		       info.delete_hits < 220, "deletes %llu/%llu",
+		       (unsigned long long)info.delete_calls,
+		       (unsigned long long)info.delete_hits);
+	/* Fill is against the type's cells, not the block's bits. */
+	EXPECT(info.fill_ppb == info.bits_set * 1000000000ULL /
+				(info.nblocks * t->cells),
+	       "fill %u for %llu cells set", info.fill_ppb,
+	       (unsigned long long)info.bits_set);
 	EXPECT_NULL(vt_sysfs_matches_info("abi-sysfs", &info));
 	EXPECT_OK(vt_read_u64_file(VT_SYSFS "/total_bytes", &bytes_after));
 	EXPECT(bytes_after == bytes_before + info.bytes,
@@ -1286,78 +1026,61 @@ static const char *sysfs_matches_info(void)
 	       (unsigned long long)bytes_before,
 	       (unsigned long long)bytes_after,
 	       (unsigned long long)info.bytes);
+	/* A clear is seen in sysfs as in GET_INFO. */
+	EXPECT_OK(ioctl(fd, KBLOOM_IOC_CLEAR, 0));
+	EXPECT_OK(vt_info(fd, &info));
+	EXPECT_NULL(vt_sysfs_matches_info("abi-sysfs", &info));
 	return vt_done(fd, "abi-sysfs", NULL);
 }
 
 static const struct vt_case cases[] = {
-#define CASE(fn) { #fn, fn }
-	CASE(create_by_rate),
-	CASE(create_by_bits),
-	CASE(create_by_bits_best_k),
-	CASE(create_by_bits_per_key),
-	CASE(create_random_seed),
-	CASE(create_node_mode),
-	CASE(create_names_valid),
-	CASE(reject_name_empty),
-	CASE(reject_name_too_long),
-	CASE(reject_name_chars),
-	CASE(reject_name_garbage_after_nul),
-	CASE(reject_name_duplicate),
-	CASE(reject_name_reserved),
-	CASE(reject_create_reserved),
-	CASE(reject_create_flags),
-	CASE(reject_create_seed_without_flag),
-	CASE(reject_create_geometry),
-	CASE(reject_create_type),
-	CASE(reject_create_node_mode),
-	CASE(reject_create_too_big),
-	CASE(reject_create_bad_pointer),
-	CASE(reject_control_unknown_command),
-	CASE(reject_control_read_only),
-	CASE(destroy_round_trip),
-	CASE(reject_destroy_unknown),
-	CASE(reject_destroy_bad_name),
-	CASE(reject_destroy_reserved),
-	CASE(add_check_round_trip),
-	CASE(add_check_large_batches),
-	CASE(add_key_length_limits),
-	CASE(reject_batch_count_zero),
-	CASE(reject_batch_oversized),
-	CASE(reject_batch_empty_key),
-	CASE(reject_batch_long_key),
-	CASE(reject_batch_lens_short),
-	CASE(reject_batch_lens_over),
-	CASE(reject_batch_flags),
-	CASE(reject_batch_pad),
-	CASE(reject_batch_reserved0),
-	CASE(reject_batch_reserved1),
-	CASE(reject_batch_bad_keys),
-	CASE(reject_batch_kernel_keys),
-	CASE(reject_batch_bad_lens),
-	CASE(reject_batch_bad_results),
-	CASE(reject_batch_unmapped_results),
-	CASE(reject_batch_bad_struct),
-	CASE(clear_round_trip),
-	CASE(reject_clear_argument),
-	CASE(merge_round_trip),
-	CASE(intersect_round_trip),
-	CASE(reject_merge_incompatible),
-	CASE(reject_merge_bad_fd),
-	CASE(reject_merge_fields),
-	CASE(get_info_bad_pointer),
-	CASE(report_round_trip),
-	CASE(reject_report_fields),
-	CASE(reject_filter_unknown_command),
-	CASE(reject_read_only_writes),
-	CASE(reject_write_only_reads),
-	CASE(destroyed_filter_enodev),
-	CASE(destroyed_name_reusable_while_open),
-	CASE(destroyed_minor_not_reused),
-	CASE(sysfs_matches_info),
-#undef CASE
+	VT_TYPED(create_by_rate),
+	VT_TYPED(create_by_bits),
+	VT_TYPED(create_by_bits_best_k),
+	VT_TYPED(create_by_bits_per_key),
+	VT_CASE(create_random_seed),
+	VT_CASE(create_node_mode),
+	VT_CASE(create_names_valid),
+	VT_CASE(reject_name_empty),
+	VT_CASE(reject_name_too_long),
+	VT_CASE(reject_name_chars),
+	VT_CASE(reject_name_garbage_after_nul),
+	VT_CASE(reject_name_duplicate),
+	VT_CASE(reject_name_reserved),
+	VT_CASE(reject_create_reserved),
+	VT_CASE(reject_create_flags),
+	VT_CASE(reject_create_seed_without_flag),
+	VT_CASE(reject_create_geometry),
+	VT_CASE(reject_create_type),
+	VT_CASE(reject_create_node_mode),
+	VT_CASE(reject_create_too_big),
+	VT_CASE(reject_create_bad_pointer),
+	VT_CASE(reject_control_unknown_command),
+	VT_CASE(reject_control_read_only),
+	VT_CASE(destroy_round_trip),
+	VT_CASE(reject_destroy_unknown),
+	VT_CASE(reject_destroy_bad_name),
+	VT_CASE(reject_destroy_reserved),
+	VT_TYPED(clear_round_trip),
+	VT_TYPED(reject_clear_argument),
+	VT_TYPED(merge_round_trip),
+	VT_TYPED(intersect_round_trip),
+	VT_TYPED(reject_merge_incompatible),
+	VT_TYPED(reject_merge_bad_fd),
+	VT_TYPED(reject_merge_fields),
+	VT_TYPED(get_info_bad_pointer),
+	VT_TYPED(report_round_trip),
+	VT_TYPED(reject_report_fields),
+	VT_TYPED(reject_filter_unknown_command),
+	VT_TYPED(reject_read_only_writes),
+	VT_TYPED(reject_write_only_reads),
+	VT_TYPED(destroyed_filter_enodev),
+	VT_TYPED(destroyed_name_reusable_while_open),
+	VT_CASE(destroyed_minor_not_reused),
+	VT_TYPED(sysfs_matches_info),
 };
 
 int main(void)
 {
-	return vt_run("abi", cases, sizeof(cases) / sizeof(cases[0]));
+	return vt_run("abi", cases, ARRAY_SIZE(cases));
 }

@@ -216,13 +216,11 @@ static const char *allocation_failure(void)
 }
 
 static const struct vt_case cases[] = {
-#define CASE(fn) { #fn, fn }
-	CASE(params_documented_defaults),
-	CASE(per_filter_cap),
-	CASE(total_cap),
-	CASE(filter_count_cap),
-	CASE(allocation_failure),
-#undef CASE
+	VT_CASE(params_documented_defaults),
+	VT_CASE(per_filter_cap),
+	VT_CASE(total_cap),
+	VT_CASE(filter_count_cap),
+	VT_CASE(allocation_failure),
 };
 
 int main(void)
@@ -235,7 +233,7 @@ int main(void)
 		printf("FAIL: caps/setup: cannot read %s\n", VT_PARAMS);
 		return 1;
 	}
-	ret = vt_run("caps", cases, sizeof(cases) / sizeof(cases[0]));
+	ret = vt_run("caps", cases, ARRAY_SIZE(cases));
 	if (caps_restore()) {
 		printf("FAIL: caps/restore: parameters not restored\n");
 		ret = 1;

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "vmtest.h"
+#include "kbloom_core.h"
 
 #define SEED	0x1111222233334444ULL
 #define FP_1PC	10000000U
@@ -537,39 +538,194 @@ static const char *read_racing_adds(void)
 	return vt_done(fd, "img-race", NULL);
 }
 
+/* ---- images of every type, byte for byte the filter core's ---- */
+
+static int sh(const char *cmd)
+{
+	int status = system(cmd);
+
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint8_t *buf;
+	struct stat st;
+	ssize_t got;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	buf = malloc(st.st_size + 1);
+	got = buf ? read(fd, buf, st.st_size + 1) : -1;
+	close(fd);
+	if (got < 0) {
+		free(buf);
+		return NULL;
+	}
+	*len = got;
+	return buf;
+}
+
+/*
+ * The keys of image_round_trip_with_cat: "img-0".."img-2999", the first
+ * five added 25 times more (a counter sticks at its largest count), and,
+ * where the type deletes, "img-1000".."img-1999" deleted again.
+ */
+static const char *feed(int fd, const struct vt_type *t)
+{
+	int j;
+
+	EXPECT(vt_add_prefix(fd, "img", 0, 3000) > 0, "add");
+	for (j = 0; j < 25; j++)
+		EXPECT(vt_add_prefix(fd, "img", 0, 5) >= 0, "add");
+	if (t->caps & VT_DELETES)
+		EXPECT(vt_delete_prefix(fd, "img", 1000, 1000) == 1000,
+		       "delete");
+	return NULL;
+}
+
+/* The core's image of a filter fed as feed() feeds the device's. */
+static uint8_t *core_image(const struct vt_type *t,
+			   const struct kbloom_info *info, size_t *len)
+{
+	struct kbloom_geometry g = {
+		.nblocks = info->nblocks, .capacity = info->capacity,
+		.seed = info->seed, .k = info->k, .type = info->type,
+		.fp_target_ppb = info->fp_target_ppb,
+	};
+	struct kbloom_image_cursor cur;
+	struct kbloom_filter f;
+	char key[32];
+	uint8_t *img;
+	int i, j;
+
+	if (kbloom_filter_init(&f, &g))
+		return NULL;
+	for (i = 0; i < 3000; i++)
+		kbloom_add(&f, key, sprintf(key, "img-%d", i));
+	for (j = 0; j < 25; j++)
+		for (i = 0; i < 5; i++)
+			kbloom_add(&f, key, sprintf(key, "img-%d", i));
+	for (i = 1000; i < 2000 && (t->caps & VT_DELETES); i++)
+		kbloom_delete(&f, key, sprintf(key, "img-%d", i));
+	img = malloc(kbloom_image_bytes(&g));
+	if (img) {
+		kbloom_image_start(&f, &cur);
+		*len = kbloom_image_emit(&f, &cur, img, kbloom_image_bytes(&g));
+	}
+	kbloom_filter_free(&f);
+	return img;
+}
+
+/*
+ * cat out and cat in: the image is the core's, its header names the type,
+ * the restored cells answer (and delete) as the originals, and a filter
+ * of another type with the same blocks, k and seed refuses it.
+ */
+static const char *image_round_trip_with_cat(const struct vt_type *t)
+{
+	struct kbloom_info src, dst;
+	size_t len = 0, core_len = 0;
+	const struct vt_type *u;
+	uint8_t *img, *core;
+	int fd, to, other;
+
+	fd = vt_fresh("img-cat", t->type, 3000, 0, 0, SEED);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT_NULL(feed(fd, t));
+	EXPECT_OK(vt_info(fd, &src));
+
+	EXPECT(!sh("cat /dev/kbloom/img-cat > /tmp/img-cat.img"), "cat out");
+	img = read_file("/tmp/img-cat.img", &len);
+	EXPECT(img && len == vt_image_bytes(src.nblocks), "image %zu bytes",
+	       len);
+	EXPECT(HFIELD(img, type) == t->type, "header type %u",
+	       (unsigned int)HFIELD(img, type));
+	EXPECT(le32(img + len - 4) == vt_crc32c(img, len - 4), "bad CRC");
+	core = core_image(t, &src, &core_len);
+	EXPECT(core && core_len == len && !memcmp(core, img, len),
+	       "the kernel's image differs from the core's (%zu vs %zu bytes)",
+	       len, core_len);
+	free(core);
+
+	to = vt_fresh("img-cat2", t->type, 3000, 0, 0, SEED);
+	EXPECT(to >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT(vt_add_prefix(to, "other", 0, 50) > 0, "add");
+	if (t->caps & VT_DELETES)
+		EXPECT(vt_delete_prefix(to, "other", 0, 5) == 5, "delete");
+	EXPECT(!sh("cat /tmp/img-cat.img > /dev/kbloom/img-cat2"), "cat in");
+	EXPECT_OK(vt_info(to, &dst));
+	EXPECT(dst.bits_set == src.bits_set && dst.add_calls == src.add_calls &&
+	       dst.add_new == src.add_new && !dst.delete_calls &&
+	       !dst.delete_hits, "loaded: %llu cells, %llu adds, %llu deletes",
+	       (unsigned long long)dst.bits_set,
+	       (unsigned long long)dst.add_calls,
+	       (unsigned long long)dst.delete_calls);
+	EXPECT(vt_check_prefix(to, "img", 0, 1000) == 1000 &&
+	       vt_check_prefix(to, "img", 2000, 1000) == 1000,
+	       "keys of the image lost");
+	/* The restored counters delete as the originals. */
+	if (t->caps & VT_DELETES) {
+		EXPECT(vt_delete_prefix(to, "img", 2000, 1000) == 1000,
+		       "keys of the image not deletable");
+		EXPECT(vt_check_prefix(to, "img", 0, 5) == 5,
+		       "saturated keys lost");
+		EXPECT(vt_delete_prefix(to, "img", 5, 995) == 995,
+		       "delete rest");
+	}
+	close(to);
+	vt_destroy("img-cat2");
+
+	vt_for_each_type(u, 0) {
+		if (u == t)
+			continue;
+		other = vt_fresh_like("img-cat-other", u->type, &src);
+		EXPECT(other >= 0, "create: %s", vt_errno_name(errno));
+		EXPECT_ERRNO(vt_write_image(other, img, len, len), EXDEV);
+		close(other);
+		vt_destroy("img-cat-other");
+	}
+	free(img);
+	unlink("/tmp/img-cat.img");
+	return vt_done(fd, "img-cat", NULL);
+}
+
 static const struct vt_case cases[] = {
-#define CASE(fn) { #fn, fn }
-	CASE(image_format),
-	CASE(short_reads),
-	CASE(reject_read_offset),
-	CASE(restore_exact),
-	CASE(restore_resets_reports),
-	CASE(reject_image_magic),
-	CASE(reject_image_version),
-	CASE(reject_image_header_size),
-	CASE(reject_image_flags),
-	CASE(reject_image_reserved),
-	CASE(reject_image_k_invalid),
-	CASE(reject_image_type),
-	CASE(reject_image_seed),
-	CASE(reject_image_k_differs),
-	CASE(reject_image_nblocks),
-	CASE(reject_image_crc_bits),
-	CASE(reject_image_crc_header),
-	CASE(reject_image_crc_value),
-	CASE(reject_image_too_long),
-	CASE(reject_image_truncated),
-	CASE(reject_image_header_only),
-	CASE(reject_image_byte_after_end),
-	CASE(reject_write_offset),
-	CASE(reject_write_bad_pointer),
-	CASE(reject_read_bad_pointer),
-	CASE(read_cut_by_clear),
-	CASE(read_racing_adds),
-#undef CASE
+	VT_CASE(image_format),
+	VT_CASE(short_reads),
+	VT_CASE(reject_read_offset),
+	VT_CASE(restore_exact),
+	VT_CASE(restore_resets_reports),
+	VT_CASE(reject_image_magic),
+	VT_CASE(reject_image_version),
+	VT_CASE(reject_image_header_size),
+	VT_CASE(reject_image_flags),
+	VT_CASE(reject_image_reserved),
+	VT_CASE(reject_image_k_invalid),
+	VT_CASE(reject_image_type),
+	VT_CASE(reject_image_seed),
+	VT_CASE(reject_image_k_differs),
+	VT_CASE(reject_image_nblocks),
+	VT_CASE(reject_image_crc_bits),
+	VT_CASE(reject_image_crc_header),
+	VT_CASE(reject_image_crc_value),
+	VT_CASE(reject_image_too_long),
+	VT_CASE(reject_image_truncated),
+	VT_CASE(reject_image_header_only),
+	VT_CASE(reject_image_byte_after_end),
+	VT_CASE(reject_write_offset),
+	VT_CASE(reject_write_bad_pointer),
+	VT_CASE(reject_read_bad_pointer),
+	VT_CASE(read_cut_by_clear),
+	VT_CASE(read_racing_adds),
+	VT_TYPED(image_round_trip_with_cat),
 };
 
 int main(void)
 {
-	return vt_run("image-io", cases, sizeof(cases) / sizeof(cases[0]));
+	return vt_run("image-io", cases, ARRAY_SIZE(cases));
 }

@@ -730,26 +730,26 @@ static const char *test_unmap_ioctls(void)
 }
 
 static const struct vt_case cases[] = {
-	{ "names", test_names },
-	{ "lifecycle-errnos", test_lifecycle_errnos },
-	{ "one-key", test_one_key },
-	{ "validation-before-ioctl", test_validation_first },
-	{ "chunk-by-count", test_chunk_by_count },
-	{ "chunk-by-bytes", test_chunk_by_bytes },
-	{ "pointer-keys", test_pointer_keys },
-	{ "clear-report", test_clear_report },
-	{ "save-load", test_save_load },
-	{ "merge-intersect", test_merge_intersect },
-	{ "counting-one-key", test_counting_one_key },
-	{ "delete-on-bits", test_delete_on_bits },
-	{ "delete-chunking", test_delete_chunking },
-	{ "map-rdonly", test_map_rdonly },
-	{ "map-destroyed", test_map_destroyed },
-	{ "mapped-answers", test_mapped_answers },
-	{ "unmap-ioctls", test_unmap_ioctls },
+	VT_NAMED("names", test_names),
+	VT_NAMED("lifecycle-errnos", test_lifecycle_errnos),
+	VT_NAMED("one-key", test_one_key),
+	VT_NAMED("validation-before-ioctl", test_validation_first),
+	VT_NAMED("chunk-by-count", test_chunk_by_count),
+	VT_NAMED("chunk-by-bytes", test_chunk_by_bytes),
+	VT_NAMED("pointer-keys", test_pointer_keys),
+	VT_NAMED("clear-report", test_clear_report),
+	VT_NAMED("save-load", test_save_load),
+	VT_NAMED("merge-intersect", test_merge_intersect),
+	VT_NAMED("counting-one-key", test_counting_one_key),
+	VT_NAMED("delete-on-bits", test_delete_on_bits),
+	VT_NAMED("delete-chunking", test_delete_chunking),
+	VT_NAMED("map-rdonly", test_map_rdonly),
+	VT_NAMED("map-destroyed", test_map_destroyed),
+	VT_NAMED("mapped-answers", test_mapped_answers),
+	VT_NAMED("unmap-ioctls", test_unmap_ioctls),
 };
 
 int main(void)
 {
-	return vt_run(SUITE, cases, sizeof(cases) / sizeof(cases[0]));
+	return vt_run(SUITE, cases, ARRAY_SIZE(cases));
 }

@@ -860,7 +860,7 @@ struct seq_op {
 	const char *name;
 	uint64_t delta;		/* of the sequence: 0 or 2 */
 	int want;		/* errno, 0 for success */
-	int want_bits;		/* errno on a bits filter, if other */
+	int want_bits;		/* errno where the type cannot delete */
 	enum cells_after cells;
 	long (*op)(struct seq_ctx *c);
 };
@@ -964,7 +964,7 @@ static const struct seq_op seq_ops[] = {
 static const char *seq_check(const struct seq_op *o, struct seq_ctx *c,
 			     const struct vt_type *t, const struct map *m)
 {
-	int want = t->type == KBLOOM_TYPE_BITS && o->want_bits ?
+	int want = !(t->caps & VT_DELETES) && o->want_bits ?
 		   o->want_bits : o->want;
 	uint8_t *before_img, *img;
 	const uint8_t *before, *cells;
@@ -1538,8 +1538,6 @@ static const char *deletes_visible(const struct vt_type *t, const void *arg)
 	int fd;
 
 	(void)arg;
-	if (t->type != KBLOOM_TYPE_COUNTING)
-		return NULL;	/* not run: main() skips it for bits */
 	fd = vt_fresh("map-dels", t->type, 10000, 0, 0, SEED);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	if (map_whole(fd, &m))
@@ -1577,37 +1575,33 @@ static const char *deletes_visible(const struct vt_type *t, const void *arg)
 
 typedef const char *(*mcase_fn)(const struct vt_type *t, const void *arg);
 
+/* name/<type> for every type with the capabilities need. */
 static void run_variants(const char *name, mcase_fn fn, const void *arg,
-			 bool counting_only)
+			 uint32_t need)
 {
-	char full[128];
-	size_t i;
+	const struct vt_type *t;
 
-	for (i = 0; i < sizeof(vt_types) / sizeof(vt_types[0]); i++) {
-		if (counting_only && vt_types[i].type != KBLOOM_TYPE_COUNTING)
-			continue;
-		snprintf(full, sizeof(full), "%s/%s", name, vt_types[i].name);
-		vt_report(SUITE, full, fn(&vt_types[i], arg));
-	}
+	vt_for_each_type(t, need)
+		vt_report_typed(SUITE, name, t, fn(t, arg));
 }
 
 static const struct {
 	const char *name;
 	mcase_fn fn;
-	bool counting_only;
+	uint32_t need;
 } plain[] = {
-	{ "layout", layout, false },
-	{ "dead-keeps-cells", dead_keeps_cells, false },
-	{ "close-then-munmap", close_then_munmap, false },
-	{ "mappings-count", mappings_count, false },
-	{ "rmmod-refused", rmmod_refused, false },
-	{ "fork-same", fork_same, false },
-	{ "munmap-ends", munmap_ends, false },
-	{ "mremap-move", mremap_move, false },
-	{ "mremap-shrink", mremap_shrink, false },
-	{ "cells-only", cells_only, false },
-	{ "adds-visible", adds_visible, false },
-	{ "deletes-visible", deletes_visible, true },
+	{ "layout", layout, 0 },
+	{ "dead-keeps-cells", dead_keeps_cells, 0 },
+	{ "close-then-munmap", close_then_munmap, 0 },
+	{ "mappings-count", mappings_count, 0 },
+	{ "rmmod-refused", rmmod_refused, 0 },
+	{ "fork-same", fork_same, 0 },
+	{ "munmap-ends", munmap_ends, 0 },
+	{ "mremap-move", mremap_move, 0 },
+	{ "mremap-shrink", mremap_shrink, 0 },
+	{ "cells-only", cells_only, 0 },
+	{ "adds-visible", adds_visible, 0 },
+	{ "deletes-visible", deletes_visible, VT_DELETES },
 };
 
 int main(void)
@@ -1615,19 +1609,18 @@ int main(void)
 	size_t i;
 
 	page = sysconf(_SC_PAGESIZE);
-	for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
-		run_variants(plain[i].name, plain[i].fn, NULL,
-			     plain[i].counting_only);
-	for (i = 0; i < sizeof(strict_ways) / sizeof(strict_ways[0]); i++)
-		run_variants(strict_ways[i].name, no_syscalls, &strict_ways[i],
-			     false);
-	for (i = 0; i < sizeof(rejections) / sizeof(rejections[0]); i++)
-		run_variants(rejections[i].name, reject_case, &rejections[i],
-			     false);
-	for (i = 0; i < sizeof(seq_ops) / sizeof(seq_ops[0]); i++)
-		run_variants(seq_ops[i].name, seq_case, &seq_ops[i], false);
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		run_variants(sizes[i].name, identical, &sizes[i], false);
+	for (i = 0; i < ARRAY_SIZE(plain); i++)
+		run_variants(plain[i].name, plain[i].fn, NULL, plain[i].need);
+	for (i = 0; i < ARRAY_SIZE(strict_ways); i++)
+		run_variants(strict_ways[i].name, no_syscalls,
+			     &strict_ways[i], 0);
+	for (i = 0; i < ARRAY_SIZE(rejections); i++)
+		run_variants(rejections[i].name, reject_case,
+			     &rejections[i], 0);
+	for (i = 0; i < ARRAY_SIZE(seq_ops); i++)
+		run_variants(seq_ops[i].name, seq_case, &seq_ops[i], 0);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		run_variants(sizes[i].name, identical, &sizes[i], 0);
 	vt_summary(SUITE);
 	return vt_failed ? 1 : 0;
 }

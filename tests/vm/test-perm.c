@@ -569,18 +569,16 @@ static const char *reporters_by_uid(void)
 }
 
 static const struct vt_case cases[] = {
-#define CASE(fn) { #fn, fn }
-	CASE(control_root_only),
-	CASE(default_mode_refuses_others),
-	CASE(mode_0644_serves_readers),
-	CASE(mode_0622_serves_writers),
-	CASE(mode_0660_serves_group),
-	CASE(creator_owns_node),
-	CASE(destroy_needs_filter_right),
-	CASE(destroy_by_node_write_permission),
-	CASE(destroy_by_owner_or_admin),
-	CASE(reporters_by_uid),
-#undef CASE
+	VT_CASE(control_root_only),
+	VT_CASE(default_mode_refuses_others),
+	VT_CASE(mode_0644_serves_readers),
+	VT_CASE(mode_0622_serves_writers),
+	VT_CASE(mode_0660_serves_group),
+	VT_CASE(creator_owns_node),
+	VT_CASE(destroy_needs_filter_right),
+	VT_CASE(destroy_by_node_write_permission),
+	VT_CASE(destroy_by_owner_or_admin),
+	VT_CASE(reporters_by_uid),
 };
 
 int main(void)
@@ -589,5 +587,5 @@ int main(void)
 		printf("FAIL: perm/setup: must run as root\n");
 		return 1;
 	}
-	return vt_run("perm", cases, sizeof(cases) / sizeof(cases[0]));
+	return vt_run("perm", cases, ARRAY_SIZE(cases));
 }

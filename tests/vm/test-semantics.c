@@ -2,7 +2,7 @@
 /*
  * The places where the uapi header used to be silent or disagree with the
  * module (issue 14, "Semantics the header leaves open"), one behaviour per
- * case, each run over both filter types where the type could matter:
+ * case, each run over every type of vt_types[] (semantics/<case>/<type>):
  * REPORT's bound, self-MERGE, calls after destroy, the bits_per_key limit,
  * the image header judged as its bytes arrive, the offset after a rejected
  * image, and a loaded image's capacity and rate target.
@@ -12,27 +12,6 @@
 #define SEED	0x5e3a47c1d00dULL
 #define FP_1PC	10000000U
 #define HDR	sizeof(struct kbloom_image_header)
-
-static const struct {
-	const char *name;
-	uint32_t type;
-} types[] = {
-	{ "bits", KBLOOM_TYPE_BITS },
-	{ "counting", KBLOOM_TYPE_COUNTING },
-};
-
-#define NTYPES	(sizeof(types) / sizeof(types[0]))
-
-/* Prefixes a failure with the type it happened on. */
-static const char *on_type(size_t t, const char *msg)
-{
-	static char buf[600];
-
-	if (!msg)
-		return NULL;
-	snprintf(buf, sizeof(buf), "%s filter: %s", types[t].name, msg);
-	return buf;
-}
 
 static int report(int fd, uint64_t fp, uint64_t tp, uint64_t tn)
 {
@@ -46,11 +25,11 @@ static int report(int fd, uint64_t fp, uint64_t tp, uint64_t tn)
 
 /* ---- REPORT: at most KBLOOM_REPORT_MAX answers per call ---- */
 
-static const char *report_bound_one(uint32_t type)
+static const char *report_over_max_rejected(const struct vt_type *t)
 {
 	const uint64_t max = KBLOOM_REPORT_MAX;
 	struct kbloom_info info;
-	int fd = vt_fresh("sem-repmax", type, 1000, 0, 0, SEED);
+	int fd = vt_fresh("sem-repmax", t->type, 1000, 0, 0, SEED);
 
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(max == 1ULL << 32, "KBLOOM_REPORT_MAX %llu",
@@ -80,25 +59,16 @@ static const char *report_bound_one(uint32_t type)
 	return vt_done(fd, "sem-repmax", NULL);
 }
 
-static const char *report_over_max_rejected(void)
-{
-	size_t t;
-
-	for (t = 0; t < NTYPES; t++)
-		EXPECT_NULL(on_type(t, report_bound_one(types[t].type)));
-	return NULL;
-}
-
 /* ---- MERGE of a filter with itself ---- */
 
-static const char *self_merge_one(uint32_t type)
+static const char *self_merge_is_noop(const struct vt_type *t)
 {
 	struct kbloom_other other;
 	struct vt_snap snap;
 	const char *msg;
 	int fd, ro;
 
-	fd = vt_fresh("sem-self", type, 1000, 0, 0, SEED);
+	fd = vt_fresh("sem-self", t->type, 1000, 0, 0, SEED);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(fd, "self", 0, 300) > 0, "add");
 	ro = vt_open("sem-self", O_RDONLY);
@@ -117,20 +87,11 @@ static const char *self_merge_one(uint32_t type)
 	return vt_done(fd, "sem-self", vt_snap_same(fd, &snap));
 }
 
-static const char *self_merge_is_noop(void)
-{
-	size_t t;
-
-	for (t = 0; t < NTYPES; t++)
-		EXPECT_NULL(on_type(t, self_merge_one(types[t].type)));
-	return NULL;
-}
-
 /* ---- a destroyed filter ---- */
 
-static const char *destroyed_one(uint32_t type)
+static const char *destroyed_lseek_enodev(const struct vt_type *t)
 {
-	int fd = vt_fresh("sem-dead", type, 1000, 0, 0, SEED);
+	int fd = vt_fresh("sem-dead", t->type, 1000, 0, 0, SEED);
 
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_destroy("sem-dead"));
@@ -144,18 +105,9 @@ static const char *destroyed_one(uint32_t type)
 	return NULL;
 }
 
-static const char *destroyed_lseek_enodev(void)
-{
-	size_t t;
-
-	for (t = 0; t < NTYPES; t++)
-		EXPECT_NULL(on_type(t, destroyed_one(types[t].type)));
-	return NULL;
-}
-
 /* ---- create: bits_per_key up to KBLOOM_MAX_BITS_PER_KEY ---- */
 
-static const char *bits_per_key_one(uint32_t type)
+static const char *bits_per_key_limit(const struct vt_type *t)
 {
 	struct kbloom_create req;
 	struct kbloom_info info;
@@ -165,7 +117,7 @@ static const char *bits_per_key_one(uint32_t type)
 	       KBLOOM_MAX_BITS_PER_KEY);
 	vt_destroy("sem-bpk");
 	vt_create_req(&req, "sem-bpk", 100, 0);
-	req.type = type;
+	req.type = t->type;
 	req.bits_per_key = KBLOOM_MAX_BITS_PER_KEY + 1;
 	EXPECT_ERRNO(vt_create_raw(&req), EINVAL);
 	EXPECT(access("/dev/kbloom/sem-bpk", F_OK), "filter created");
@@ -175,18 +127,9 @@ static const char *bits_per_key_one(uint32_t type)
 	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_info(fd, &info));
 	EXPECT(info.bits >= 100 * KBLOOM_MAX_BITS_PER_KEY &&
-	       info.type == type, "bits %llu type %u",
+	       info.type == t->type, "bits %llu type %u",
 	       (unsigned long long)info.bits, info.type);
 	return vt_done(fd, "sem-bpk", NULL);
-}
-
-static const char *bits_per_key_limit(void)
-{
-	size_t t;
-
-	for (t = 0; t < NTYPES; t++)
-		EXPECT_NULL(on_type(t, bits_per_key_one(types[t].type)));
-	return NULL;
 }
 
 /* ---- images: the header judged as its bytes arrive ---- */
@@ -246,28 +189,19 @@ static const char *header_prefix(uint32_t type, size_t n, size_t at,
 	return vt_done(fd, "sem-hdr", vt_snap_same(fd, &snap));
 }
 
-static const char *header_one(uint32_t type)
+static const char *image_header_judged_early(const struct vt_type *t)
 {
 	const size_t version = offsetof(struct kbloom_image_header, version);
 
 	/* The magic alone, and its first byte alone. */
-	EXPECT_NULL(header_prefix(type, 4, 0, 'X', ENOEXEC));
-	EXPECT_NULL(header_prefix(type, 1, 0, 'X', ENOEXEC));
-	EXPECT_NULL(header_prefix(type, 4, 3, 0, ENOEXEC));
+	EXPECT_NULL(header_prefix(t->type, 4, 0, 'X', ENOEXEC));
+	EXPECT_NULL(header_prefix(t->type, 1, 0, 'X', ENOEXEC));
+	EXPECT_NULL(header_prefix(t->type, 4, 3, 0, ENOEXEC));
 	/* A good magic and a bad version. */
-	EXPECT_NULL(header_prefix(type, 6, version, 2, EPROTO));
-	EXPECT_NULL(header_prefix(type, 6, version + 1, 1, EPROTO));
+	EXPECT_NULL(header_prefix(t->type, 6, version, 2, EPROTO));
+	EXPECT_NULL(header_prefix(t->type, 6, version + 1, 1, EPROTO));
 	/* A bad magic in an 8-byte write is refused by that write too. */
-	EXPECT_NULL(header_prefix(type, 8, 1, 'x', ENOEXEC));
-	return NULL;
-}
-
-static const char *image_header_judged_early(void)
-{
-	size_t t;
-
-	for (t = 0; t < NTYPES; t++)
-		EXPECT_NULL(on_type(t, header_one(types[t].type)));
+	EXPECT_NULL(header_prefix(t->type, 8, 1, 'x', ENOEXEC));
 	return NULL;
 }
 
@@ -276,7 +210,7 @@ static const char *image_header_judged_early(void)
  * version with a bad header_bytes in the first 8 bytes is taken, and the
  * EINVAL comes with the header's last byte.
  */
-static const char *header_rest_one(uint32_t type)
+static const char *image_header_rest_when_whole(const struct vt_type *t)
 {
 	const size_t hsize = offsetof(struct kbloom_image_header,
 				      header_bytes);
@@ -285,7 +219,7 @@ static const char *header_rest_one(uint32_t type)
 	size_t len;
 	int fd, wo;
 
-	msg = with_image("sem-hrest", type, &fd, &img, &len);
+	msg = with_image("sem-hrest", t->type, &fd, &img, &len);
 	if (msg) {
 		free(img);
 		return vt_done(fd, "sem-hrest", msg);
@@ -305,15 +239,6 @@ static const char *header_rest_one(uint32_t type)
 	close(wo);
 	free(img);
 	return vt_done(fd, "sem-hrest", msg);
-}
-
-static const char *image_header_rest_when_whole(void)
-{
-	size_t t;
-
-	for (t = 0; t < NTYPES; t++)
-		EXPECT_NULL(on_type(t, header_rest_one(types[t].type)));
-	return NULL;
 }
 
 /* ---- images: after a rejection the next write() is at offset 0 ---- */
@@ -381,32 +306,23 @@ out:
 	return vt_done(fd, "sem-restart", msg);
 }
 
-static const char *restart_all(uint32_t type)
+static const char *image_rejection_rewinds(const struct vt_type *t)
 {
 	const size_t seed = offsetof(struct kbloom_image_header, seed);
 
 	/* Refused in the first write: the offset never moved. */
-	EXPECT_NULL(restart_one(type, "magic, one write", 0, 0, ENOEXEC));
+	EXPECT_NULL(restart_one(t->type, "magic, one write", 0, 0, ENOEXEC));
 	/* Refused after earlier writes were taken. */
-	EXPECT_NULL(restart_one(type, "magic", 2, 2, ENOEXEC));
-	EXPECT_NULL(restart_one(type, "seed", seed, 10, EXDEV));
-	EXPECT_NULL(restart_one(type, "checksum", HDR + 5, HDR + 64,
+	EXPECT_NULL(restart_one(t->type, "magic", 2, 2, ENOEXEC));
+	EXPECT_NULL(restart_one(t->type, "seed", seed, 10, EXDEV));
+	EXPECT_NULL(restart_one(t->type, "checksum", HDR + 5, HDR + 64,
 				EBADMSG));
-	return NULL;
-}
-
-static const char *image_rejection_rewinds(void)
-{
-	size_t t;
-
-	for (t = 0; t < NTYPES; t++)
-		EXPECT_NULL(on_type(t, restart_all(types[t].type)));
 	return NULL;
 }
 
 /* ---- images: capacity and rate target stay the filter's own ---- */
 
-static const char *keeps_own_one(uint32_t type)
+static const char *image_keeps_own_sizing(const struct vt_type *t)
 {
 	struct kbloom_info src_info, dst_info, after;
 	const char *msg = NULL;
@@ -415,12 +331,12 @@ static const char *keeps_own_one(uint32_t type)
 	int src, dst;
 
 	/* By rate: capacity 1000 and a 1 % target. */
-	src = vt_fresh("sem-src", type, 1000, 0, 0, SEED);
+	src = vt_fresh("sem-src", t->type, 1000, 0, 0, SEED);
 	EXPECT(src >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(src, "own", 0, 100) > 0, "add");
 	EXPECT_OK(vt_info(src, &src_info));
 	/* The same bits, k and seed, by bits: another capacity, no target. */
-	dst = vt_fresh("sem-dst", type, 12345, src_info.bits, src_info.k, SEED);
+	dst = vt_fresh("sem-dst", t->type, 12345, src_info.bits, src_info.k, SEED);
 	EXPECT(dst >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_info(dst, &dst_info));
 	EXPECT(dst_info.nblocks == src_info.nblocks &&
@@ -465,18 +381,9 @@ static const char *keeps_own_one(uint32_t type)
 	return vt_done(dst, "sem-dst", msg);
 }
 
-static const char *image_keeps_own_sizing(void)
-{
-	size_t t;
-
-	for (t = 0; t < NTYPES; t++)
-		EXPECT_NULL(on_type(t, keeps_own_one(types[t].type)));
-	return NULL;
-}
-
 /* ---- DELETE through a read-only file: access before type ---- */
 
-static const char *delete_read_only_one(uint32_t type)
+static const char *delete_read_only_ebadf(const struct vt_type *t)
 {
 	struct kbloom_batch b;
 	struct vt_snap snap;
@@ -484,7 +391,7 @@ static const char *delete_read_only_one(uint32_t type)
 	const char *msg;
 	int fd, ro;
 
-	fd = vt_fresh("sem-delro", type, 1000, 0, 0, SEED);
+	fd = vt_fresh("sem-delro", t->type, 1000, 0, 0, SEED);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(fd, "del", 0, 10) > 0, "add");
 	msg = vt_snap_take(fd, &snap);
@@ -512,30 +419,19 @@ static const char *delete_read_only_one(uint32_t type)
 	return msg;
 }
 
-static const char *delete_read_only_ebadf(void)
-{
-	size_t t;
-
-	for (t = 0; t < NTYPES; t++)
-		EXPECT_NULL(on_type(t, delete_read_only_one(types[t].type)));
-	return NULL;
-}
-
 static const struct vt_case cases[] = {
-#define CASE(fn) { #fn, fn }
-	CASE(report_over_max_rejected),
-	CASE(self_merge_is_noop),
-	CASE(destroyed_lseek_enodev),
-	CASE(bits_per_key_limit),
-	CASE(image_header_judged_early),
-	CASE(image_header_rest_when_whole),
-	CASE(image_rejection_rewinds),
-	CASE(image_keeps_own_sizing),
-	CASE(delete_read_only_ebadf),
-#undef CASE
+	VT_TYPED(report_over_max_rejected),
+	VT_TYPED(self_merge_is_noop),
+	VT_TYPED(destroyed_lseek_enodev),
+	VT_TYPED(bits_per_key_limit),
+	VT_TYPED(image_header_judged_early),
+	VT_TYPED(image_header_rest_when_whole),
+	VT_TYPED(image_rejection_rewinds),
+	VT_TYPED(image_keeps_own_sizing),
+	VT_TYPED(delete_read_only_ebadf),
 };
 
 int main(void)
 {
-	return vt_run("semantics", cases, sizeof(cases) / sizeof(cases[0]));
+	return vt_run("semantics", cases, ARRAY_SIZE(cases));
 }

@@ -409,12 +409,10 @@ static const char *never_stale_counting(void)
 int main(void)
 {
 	static const struct vt_case cases[] = {
-#define CASE(fn) { #fn, fn }
-		CASE(never_stale_bits),
-		CASE(never_stale_counting),
-		CASE(cost_1gib),
-#undef CASE
+		VT_CASE(never_stale_bits),
+		VT_CASE(never_stale_counting),
+		VT_CASE(cost_1gib),
 	};
 
-	return vt_run("sysfs-cost", cases, sizeof(cases) / sizeof(cases[0]));
+	return vt_run("sysfs-cost", cases, ARRAY_SIZE(cases));
 }

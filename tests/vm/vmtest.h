@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -33,12 +34,59 @@
 #define VT_SYSFS	"/sys/class/kbloom"
 #define VT_PARAMS	"/sys/module/kbloom/parameters"
 
-typedef const char *(*vt_case_fn)(void);
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
 
+/*
+ * The filter types, one row each: a typed case runs once for every row
+ * that has the capabilities it needs, so a new type is one row here.
+ */
+#define VT_DELETES	(1U << 0)	/* DELETE works; else EOPNOTSUPP */
+
+struct vt_type {
+	const char *name;
+	uint32_t type;
+	uint32_t caps;
+	uint32_t cells;		/* cells of a 512-bit block: bits, counters */
+	uint32_t cell_max;	/* a cell sticks at this count */
+	uint32_t k10_min, k10_max;	/* best k at 10 cells a key */
+};
+
+static const struct vt_type vt_types[] = {
+	{ "bits", KBLOOM_TYPE_BITS, 0, 512, 1, 6, 7 },
+	{ "counting", KBLOOM_TYPE_COUNTING, VT_DELETES, 128, 15, 5, 7 },
+};
+
+/* Every row of vt_types[] that has all of the capabilities need. */
+#define vt_for_each_type(t, need)					\
+	for ((t) = vt_types; (t) < vt_types + ARRAY_SIZE(vt_types); (t)++) \
+		if (((t)->caps & (need)) == (need))
+
+/* Bits of memory one cell takes: 1 in a bits filter, 4 in a counting one. */
+static inline uint32_t vt_cell_bits(const struct vt_type *t)
+{
+	return 512 / t->cells;
+}
+
+typedef const char *(*vt_case_fn)(void);
+typedef const char *(*vt_typed_fn)(const struct vt_type *t);
+
+/*
+ * A case runs once (fn) or once per type (typed, reported as
+ * <suite>/<name>/<type>) for the types that have the capabilities need.
+ */
 struct vt_case {
 	const char *name;
 	vt_case_fn fn;
+	vt_typed_fn typed;
+	uint32_t need;
 };
+
+#define VT_CASE(f)		{ #f, f, NULL, 0 }
+#define VT_NAMED(name, f)	{ name, f, NULL, 0 }
+#define VT_TYPED(f)		{ #f, NULL, f, 0 }
+#define VT_TYPED_NEED(f, n)	{ #f, NULL, f, n }
 
 static char vt_msg[512];
 static char vt_skip_msg[512];
@@ -176,13 +224,31 @@ static inline void vt_summary(const char *suite)
 			vt_passed, vt_failed);
 }
 
+/* Reports one run of a typed case as <suite>/<name>/<type>. */
+static inline void vt_report_typed(const char *suite, const char *name,
+				   const struct vt_type *t, const char *msg)
+{
+	char full[160];
+
+	snprintf(full, sizeof(full), "%s/%s", name, t->name);
+	vt_report(suite, full, msg);
+}
+
 static inline int vt_run(const char *suite, const struct vt_case *cases,
 			 size_t n)
 {
+	const struct vt_type *t;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		vt_report(suite, cases[i].name, cases[i].fn());
+	for (i = 0; i < n; i++) {
+		if (!cases[i].typed) {
+			vt_report(suite, cases[i].name, cases[i].fn());
+			continue;
+		}
+		vt_for_each_type(t, cases[i].need)
+			vt_report_typed(suite, cases[i].name, t,
+					cases[i].typed(t));
+	}
 	vt_summary(suite);
 	return vt_failed ? 1 : 0;
 }
@@ -277,17 +343,6 @@ static inline uint64_t vt_mem_total(void)
 	return kb * 1024;
 }
 
-/* The filter types, for the tests that run once for each. */
-struct vt_type {
-	const char *name;
-	uint32_t type;
-};
-
-static const struct vt_type vt_types[] = {
-	{ "bits", KBLOOM_TYPE_BITS },
-	{ "counting", KBLOOM_TYPE_COUNTING },
-};
-
 /*
  * Creates name afresh (destroying any filter of that name first): for
  * capacity keys at 1 %, or of bits (and k, 0 for the best) when bits is
@@ -324,6 +379,17 @@ static inline int vt_fresh(const char *name, uint32_t type, uint64_t capacity,
 	if (vt_create_typed(name, type, capacity, bits, k, seed))
 		return -1;
 	return vt_open(name, O_RDWR);
+}
+
+/*
+ * A fresh filter of type t with another type's geometry (or its own
+ * type's): the blocks, k and seed of info.  An fd or -1.
+ */
+static inline int vt_fresh_like(const char *name, uint32_t type,
+				const struct kbloom_info *info)
+{
+	return vt_fresh(name, type, 0, info->nblocks * 512, info->k,
+			info->seed);
 }
 
 /* ---- keys ---- */
@@ -388,30 +454,53 @@ static inline long vt_keys_op(int fd, unsigned long cmd,
 	return b.hits;
 }
 
-static inline long vt_add_prefix(int fd, const char *prefix, uint64_t first,
-				 uint32_t n)
+/* cmd on the keys "<prefix>-<first>" onwards; hits, or -1 with errno. */
+static inline long vt_prefix_op(int fd, unsigned long cmd, const char *prefix,
+				uint64_t first, uint32_t n)
 {
 	struct vt_keys k;
 	long ret;
 
 	if (vt_keys_make(&k, prefix, first, n))
 		return -1;
-	ret = vt_keys_op(fd, KBLOOM_IOC_ADD, &k, NULL);
+	ret = vt_keys_op(fd, cmd, &k, NULL);
 	vt_keys_free(&k);
 	return ret;
+}
+
+static inline long vt_add_prefix(int fd, const char *prefix, uint64_t first,
+				 uint32_t n)
+{
+	return vt_prefix_op(fd, KBLOOM_IOC_ADD, prefix, first, n);
 }
 
 static inline long vt_check_prefix(int fd, const char *prefix, uint64_t first,
 				   uint32_t n)
 {
-	struct vt_keys k;
-	long ret;
+	return vt_prefix_op(fd, KBLOOM_IOC_CHECK, prefix, first, n);
+}
 
-	if (vt_keys_make(&k, prefix, first, n))
-		return -1;
-	ret = vt_keys_op(fd, KBLOOM_IOC_CHECK, &k, NULL);
-	vt_keys_free(&k);
-	return ret;
+static inline long vt_delete_prefix(int fd, const char *prefix,
+				    uint64_t first, uint32_t n)
+{
+	return vt_prefix_op(fd, KBLOOM_IOC_DELETE, prefix, first, n);
+}
+
+/* MERGE or INTERSECT other into fd. */
+static inline int vt_combine(int fd, unsigned long cmd, int other)
+{
+	struct kbloom_other o = { .fd = other };
+
+	return ioctl(fd, cmd, &o);
+}
+
+/* A page no access may touch, for EFAULT paths (8 if none can be had). */
+static inline void *vt_unmapped_page(void)
+{
+	void *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+
+	return p == MAP_FAILED ? (void *)8 : p;
 }
 
 static inline int vt_info(int fd, struct kbloom_info *info)
@@ -556,6 +645,23 @@ static inline const char *vt_snap_same(int fd, struct vt_snap *before)
 	vt_snap_free(&now);
 	vt_snap_free(before);
 	return same ? NULL : "filter changed by a rejected call";
+}
+
+/*
+ * A fresh filter of type t for 1000 keys at 1 % holding "base-0" to
+ * "base-99", and a snapshot of it: the start of every rejection case.
+ */
+static inline const char *vt_fresh_with_keys(const char *name,
+					     const struct vt_type *t,
+					     uint64_t seed, int *fd,
+					     struct vt_snap *snap)
+{
+	*fd = vt_fresh(name, t->type, 1000, 0, 0, seed);
+	if (*fd < 0)
+		return vt_fail("create %s: %s", name, vt_errno_name(errno));
+	if (vt_add_prefix(*fd, "base", 0, 100) < 0)
+		return vt_fail("add: %s", vt_errno_name(errno));
+	return vt_snap_take(*fd, snap);
 }
 
 /* ---- sysfs and module parameters ---- */
