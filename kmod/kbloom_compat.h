@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/types.h>
@@ -400,6 +401,108 @@ static inline void kfree(const void *p)
 static inline void kvfree(const void *p)
 {
 	free((void *)p);
+}
+
+/*
+ * What the unit suite (kunit/, run on the host through tests/host/kunit/)
+ * uses beyond the core: more of the kernel's helpers, same semantics.
+ */
+#define GFP_KERNEL	0
+#define IS_ERR_VALUE(x)	((unsigned long)(x) >= (unsigned long)-4095)
+#define IS_ERR_OR_NULL(p) (!(p) || IS_ERR_VALUE(p))
+#define offset_in_page(p) ((unsigned long)(p) & (PAGE_SIZE - 1))
+#define round_up(x, y)	((((x) - 1) | ((__typeof__(x))((y) - 1))) + 1)
+#ifndef min
+#define min(a, b)	((a) < (b) ? (a) : (b))
+#define max(a, b)	((a) > (b) ? (a) : (b))
+#endif
+
+static inline void *kmalloc(size_t size, int flags)
+{
+	(void)flags;
+	return malloc(size);
+}
+
+static inline void *kzalloc(size_t size, int flags)
+{
+	(void)flags;
+	return calloc(1, size);
+}
+
+static inline unsigned int bitmap_weight(const unsigned long *src,
+					 unsigned int nbits)
+{
+	unsigned int i, w = 0;
+
+	for (i = 0; i < nbits; i++)
+		w += test_bit(i, src);
+	return w;
+}
+
+static inline bool bitmap_equal(const unsigned long *a,
+				const unsigned long *b, unsigned int nbits)
+{
+	unsigned int i;
+
+	for (i = 0; i < nbits; i++)
+		if (test_bit(i, a) != test_bit(i, b))
+			return false;
+	return true;
+}
+
+static inline bool bitmap_empty(const unsigned long *src, unsigned int nbits)
+{
+	return !bitmap_weight(src, nbits);
+}
+
+/* floor(sqrt(x)), exactly, as the kernel's. */
+static inline u64 int_sqrt64(u64 x)
+{
+	u64 r = 0, bit;
+
+	for (bit = 1ULL << 62; bit; bit >>= 2) {
+		if (x >= r + bit) {
+			x -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+	}
+	return r;
+}
+
+/* The kernel's return values: characters written, or -E2BIG if cut. */
+#define scnprintf(buf, size, ...) ({					\
+	int __n = snprintf(buf, size, __VA_ARGS__);			\
+	__n >= (int)(size) ? (int)(size) - 1 : __n;			\
+})
+
+static inline long strscpy(char *dst, const char *src, size_t size)
+{
+	size_t len = strnlen(src, size);
+
+	if (!size)
+		return -E2BIG;
+	if (len == size) {
+		memcpy(dst, src, size - 1);
+		dst[size - 1] = 0;
+		return -E2BIG;
+	}
+	memcpy(dst, src, len + 1);
+	return len;
+}
+
+static inline size_t strlcat(char *dst, const char *src, size_t size)
+{
+	size_t d = strnlen(dst, size), s = strlen(src);
+
+	if (d < size) {
+		size_t n = s < size - d - 1 ? s : size - d - 1;
+
+		memcpy(dst + d, src, n);
+		dst[d + n] = 0;
+	}
+	return d + s;
 }
 
 #endif /* KBLOOM_COMPAT_H */
