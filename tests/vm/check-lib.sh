@@ -1,19 +1,23 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Shell helpers for the plain VM test scripts (test-image.sh,
-# test-module.sh), sourced from /tests.  The sourcing script sets $suite;
-# each check prints one PASS:/FAIL: line named "$suite/<case>", and any
-# failure sets $status, the script's exit status.
+# Shell helpers for the plain VM test scripts (test-image.sh, test-memcg.sh,
+# test-module.sh, test-kapi.sh), sourced from /tests: kbloomctl-lib.sh's
+# (the filter types, kb_run, $kb_tmp) and these short names.  The sourcing
+# script sets $suite; each check prints one PASS:/FAIL: line named
+# "$suite/<case>", and any failure sets $status, the script's exit status.
 
+kb_suite=${suite:?set suite before sourcing check-lib.sh}
+# shellcheck source=tests/vm/kbloomctl-lib.sh
+. /tests/kbloomctl-lib.sh
 status=0
 
 pass() {
-	echo "PASS: $suite/$1"
+	kb_pass "$1"
 }
 
 fail() {
-	echo "FAIL: $suite/$1: $2"
+	kb_fail "$1" "$2"
 	status=1
 }
 

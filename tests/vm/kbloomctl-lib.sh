@@ -5,6 +5,41 @@
 #   PASS: <suite>/<case>   or   FAIL: <suite>/<case>: <reason>
 # and kb_finish exits non-zero if any case failed.
 
+# The filter types.  A case that holds for every type runs over this list
+# and is named <suite>/<case>/<type>; a new type is one more word here and
+# one more row in kb_type.
+kb_types="bits counting"
+
+# kb_type TYPE: the type's parameters, for the cases to read:
+#   kb_opt     kbloomctl create's option for it ("" for bits)
+#   kb_word    the word messages put before "filter" ("counting ")
+#   kb_cells   cells per 512-bit block (1-bit cells or 4-bit counters)
+#   kb_delete  1 when its filters can delete keys, else 0
+kb_type() {
+	case $1 in
+	bits) kb_opt='' kb_word='' kb_cells=512 kb_delete=0 ;;
+	counting) kb_opt=--counting kb_word="counting " kb_cells=128 kb_delete=1 ;;
+	*)
+		echo "kb_type: unknown type '$1'" >&2
+		return 1
+		;;
+	esac
+}
+
+# kb_other TYPE: the type after TYPE in $kb_types, the first after the
+# last; for cases that need two filters of different types.
+kb_other() {
+	# Word splitting of the list is wanted.
+	# shellcheck disable=SC2086
+	set -- "$1" $kb_types $kb_types
+	kb_t=$1
+	shift
+	while [ "$1" != "$kb_t" ]; do
+		shift
+	done
+	echo "$2"
+}
+
 # The sourcing test sets kb_suite; each case may set kb_why first.
 KBLOOMCTL=${KBLOOMCTL:-kbloomctl}
 kb_suite=${kb_suite:?set kb_suite before sourcing kbloomctl-lib.sh}
@@ -40,21 +75,60 @@ kb_has() {
 	printf '%s\n%s\n' "$out" "$err" | grep -qF -- "$1"
 }
 
-# kb_expect CASE RC TEXT ARGS...: kbloomctl ARGS exits RC and prints TEXT
-# (on stdout or stderr; "" for no text check).
+# kb_judge CASE RC TEXT: the last run exited RC and printed every line of
+# TEXT (on stdout or stderr, each anywhere; "" for no text check).
+kb_judge() {
+	kb_missing=
+	while IFS= read -r kb_line; do
+		[ -z "$kb_line" ] || kb_has "$kb_line" || kb_missing=$kb_line
+	done <<EOF
+$3
+EOF
+	if [ "$rc" -ne "$2" ]; then
+		kb_fail "$1" "exit $rc, wanted $2: $(echo "$err" | head -n 1)"
+	elif [ -n "$kb_missing" ]; then
+		kb_fail "$1" "no '$kb_missing' in: $(echo "$out$err" | head -n 2 | tr '\n' ' ')"
+	else
+		kb_pass "$1"
+	fi
+}
+
+# kb_expect CASE RC TEXT ARGS...: kbloomctl ARGS exits RC and prints the
+# lines of TEXT.
 kb_expect() {
 	kb_case=$1
 	kb_rc=$2
 	kb_text=$3
 	shift 3
 	kb_ctl "$@"
-	if [ "$rc" -ne "$kb_rc" ]; then
-		kb_fail "$kb_case" "exit $rc, wanted $kb_rc: $(echo "$err" | head -n 1)"
-	elif [ -n "$kb_text" ] && ! kb_has "$kb_text"; then
-		kb_fail "$kb_case" "no '$kb_text' in: $(echo "$out$err" | head -n 2 | tr '\n' ' ')"
-	else
-		kb_pass "$kb_case"
-	fi
+	kb_judge "$kb_case" "$kb_rc" "$kb_text"
+}
+
+# kb_output CASE RC WANT ARGS...: kbloomctl ARGS exits RC and its stdout is
+# WANT, exactly (printf escapes such as \t and \n in WANT are expanded).
+kb_output() {
+	kb_case=$1
+	kb_rc=$2
+	# The escapes are the point.
+	# shellcheck disable=SC2059
+	kb_want=$(printf "$3")
+	shift 3
+	kb_ctl "$@"
+	kb_why="exit $rc (wanted $kb_rc): '$out'"
+	[ "$rc" -eq "$kb_rc" ] && [ "$out" = "$kb_want" ]
+	kb_ok "$kb_case"
+}
+
+# kb_lines TEXT...: the TEXTs, one a line (several texts for kb_expect).
+kb_lines() {
+	printf '%s\n' "$@"
+}
+
+# kb_expect_sh CASE RC TEXT SCRIPT: the shell SCRIPT (a pipe into or out
+# of kbloomctl, whose path is $KBLOOMCTL there) exits RC and prints TEXT.
+kb_expect_sh() {
+	kb_run sh -c "$4"
+	kb_judge "$1" "$2" "$3"
 }
 
 # COND; kb_ok CASE: the case passes when COND (the command list run just
@@ -76,6 +150,44 @@ kb_json_field() {
 # kb_json_string NAME: the string after "NAME": in $out (no escapes).
 kb_json_string() {
 	echo "$out" | sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" | head -n 1
+}
+
+# kb_info CASE FILTER FIELD=VALUE...: `info --json FILTER` has every
+# FIELD equal to VALUE.
+kb_info() {
+	kb_case=$1
+	kb_ctl info --json "$2"
+	shift 2
+	kb_why="rc $rc:"
+	for kb_pair in "$@"; do
+		# A number, true/false, or a string without quotes or commas.
+		kb_v=$(echo "$out" | sed -n "s/.*\"${kb_pair%%=*}\":\"\{0,1\}\([^\",}]*\).*/\1/p")
+		[ "$kb_v" = "${kb_pair#*=}" ] || kb_why="$kb_why $kb_pair (is '$kb_v')"
+	done
+	[ "$rc" -eq 0 ] && [ "$kb_why" = "rc $rc:" ]
+	kb_ok "$kb_case"
+}
+
+# kb_near_theory HITS QUERIES THEORY_PPB: the measured rate HITS/QUERIES is
+# within max(5 sigma, 2 % relative) of the theory, sigma = sqrt(p/Q).
+# Squared, because busybox awk has no sqrt.
+kb_near_theory() {
+	echo "$1 $2 $3" | awk '{
+		m = $1 / $2; p = $3 / 1e9; d = (m - p) * (m - p);
+		b = 25 * p / $2; if (0.0004 * p * p > b) b = 0.0004 * p * p;
+		exit (d <= b ? 0 : 1) }'
+}
+
+# kb_keys FIRST LAST: the keys kFIRST..kLAST, one per line.
+kb_keys() {
+	seq "$1" "$2" | sed 's/^/k/'
+}
+
+# kb_destroy NAME...: destroys what an earlier failed run may have left.
+kb_destroy() {
+	for kb_f in "$@"; do
+		"$KBLOOMCTL" destroy -f -q "$kb_f"
+	done
 }
 
 kb_finish() {
