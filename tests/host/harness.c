@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdarg.h>
-#include <time.h>
 #include "harness.h"
 
 static unsigned int failures;
@@ -65,11 +64,26 @@ void make_filter_geo(struct kbloom_filter *f, const struct kbloom_geometry *g,
 	}
 }
 
-void make_filter(struct kbloom_filter *f, u64 nblocks, u32 k, u64 seed)
+void make_filter_type(struct kbloom_filter *f, u32 type, u64 nblocks, u32 k,
+		      u64 seed)
 {
-	struct kbloom_geometry geo = { .nblocks = nblocks, .k = k };
+	struct kbloom_geometry geo = { .nblocks = nblocks, .k = k,
+				       .type = type };
 
 	make_filter_geo(f, &geo, seed);
+}
+
+const char *typed_name(const char *fmt, const struct host_type *t, ...)
+{
+	static char name[128];
+	size_t n;
+	va_list ap;
+
+	va_start(ap, t);
+	n = vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	snprintf(name + n, sizeof(name) - n, "/%s", t->name);
+	return name;
 }
 
 #define CHUNK 4096
@@ -115,12 +129,4 @@ u64 count_counter_hits(struct kbloom_filter *f, u64 base, u64 n)
 u64 delete_counter_keys(struct kbloom_filter *f, u64 base, u64 n)
 {
 	return counter_batch(f, base, n, COUNTER_DELETE);
-}
-
-double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }

@@ -19,7 +19,6 @@ bool expect(bool ok, const char *suite, const char *name, const char *fmt,
 /* Exit status for main(): non-zero when any case failed. */
 int harness_exit(void);
 
-/* splitmix64: a bijection of the counter, so distinct i give distinct keys. */
 /* The filter's counts, summed over its per-CPU (here per-thread) copies. */
 static inline struct kbloom_counts counts_of(const struct kbloom_filter *f)
 {
@@ -29,6 +28,7 @@ static inline struct kbloom_counts counts_of(const struct kbloom_filter *f)
 	return c;
 }
 
+/* splitmix64: a bijection of the counter, so distinct i give distinct keys. */
 static inline u64 mix64(u64 i)
 {
 	u64 z = i + 0x9e3779b97f4a7c15ULL;
@@ -47,8 +47,35 @@ static inline u64 rng_next(struct rng *r)
 	return mix64(r->state++);
 }
 
+/*
+ * The filter types the host-only tests run over (the unit suite's table is
+ * kbloom_test_types[] in kunit/kbloom_test.h): a new type is one more row
+ * in each.  budgets: bits of memory per key for the rate sweeps, 0-ended.
+ */
+struct host_type {
+	const char *name;
+	u32 type;
+	unsigned int cells;	/* per block */
+	bool deletes;
+	u32 budgets[9];
+};
+
+static const struct host_type host_types[] = {
+	{ "bits", KBLOOM_TYPE_BITS, 512, false, { 6, 8, 10, 12, 16, 20 } },
+	{ "counting", KBLOOM_TYPE_COUNTING, 128, true,
+	  { 8, 10, 12, 16, 32, 40, 48, 64 } },
+};
+
+#define for_each_host_type(t) \
+	for ((t) = host_types; (t) < host_types + ARRAY_SIZE(host_types); (t)++)
+
+/* "<case>/<type>", for the report lines. */
+const char *typed_name(const char *fmt, const struct host_type *t, ...)
+	__attribute__((format(printf, 1, 3)));
+
 /* A filter of this geometry with a fixed seed; exits on failure. */
-void make_filter(struct kbloom_filter *f, u64 nblocks, u32 k, u64 seed);
+void make_filter_type(struct kbloom_filter *f, u32 type, u64 nblocks, u32 k,
+		      u64 seed);
 void make_filter_geo(struct kbloom_filter *f, const struct kbloom_geometry *g,
 		     u64 seed);
 
@@ -58,7 +85,5 @@ void add_counter_keys(struct kbloom_filter *f, u64 base, u64 n);
 u64 count_counter_hits(struct kbloom_filter *f, u64 base, u64 n);
 /* Deletes keys mix64(base + i), i < n (batched); returns those removed. */
 u64 delete_counter_keys(struct kbloom_filter *f, u64 base, u64 n);
-
-double now_seconds(void);
 
 #endif /* KBLOOM_HOST_HARNESS_H */

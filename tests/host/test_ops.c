@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 /*
- * Operations: batched and single-key paths agree, counters count, clear,
- * merge and intersect do what they say and refuse incompatible filters, and
- * concurrent adds lose nothing.
+ * Operations racing on two threads, which the unit suite (kunit/ops.c)
+ * cannot run: concurrent adds, and adds racing deletes, lose nothing, for
+ * every type (that deletes).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -11,232 +11,11 @@
 #include "harness.h"
 
 #define SUITE "ops"
-#define NKEYS 50000
-
-/* Variable-length keys (1..40 bytes), some repeated. */
-static u8 key_bytes[NKEYS][40];
-static struct kbloom_key keys[NKEYS];
-
-static void make_keys(u64 salt)
-{
-	u32 i, j;
-
-	for (i = 0; i < NKEYS; i++) {
-		u64 r = mix64(salt + (i % 7 == 3 ? i / 2 : i));
-
-		keys[i].len = 1 + r % 40;
-		for (j = 0; j < keys[i].len; j++)
-			key_bytes[i][j] = (u8)(mix64(r + j) >> 56);
-		keys[i].data = key_bytes[i];
-	}
-}
 
 static bool same_bits(const struct kbloom_filter *a,
 		      const struct kbloom_filter *b)
 {
 	return !memcmp(a->words, b->words, a->geo.nblocks * 64);
-}
-
-static unsigned long results[BITS_TO_LONGS(NKEYS)];
-
-static void test_batch_equals_single(void)
-{
-	struct kbloom_filter single, batch;
-	u32 i, diff = 0, hits, single_hits = 0;
-
-	make_keys(1);
-	make_filter(&single, 300, 7, 11);
-	make_filter(&batch, 300, 7, 11);
-
-	/* Add the first half; results must start zeroed. */
-	memset(results, 0xff, sizeof(results));
-	hits = kbloom_add_batch(&batch, keys, NKEYS / 2, results);
-	for (i = 0; i < NKEYS / 2; i++) {
-		bool s = kbloom_add(&single, keys[i].data, keys[i].len);
-
-		single_hits += s;
-		diff += s != test_bit(i, results);
-	}
-	for (i = NKEYS / 2; i < BITS_TO_LONGS(NKEYS / 2) * BITS_PER_LONG;
-	     i++)
-		diff += test_bit(i, results);
-	expect(!diff && hits == single_hits && same_bits(&single, &batch),
-	       SUITE, "add_batch_equals_single",
-	       "%u answers differ, hits %u vs %u", diff, hits, single_hits);
-
-	/* Check every key: half present, half mostly absent. */
-	hits = kbloom_check_batch(&batch, keys, NKEYS, results);
-	diff = 0;
-	single_hits = 0;
-	for (i = 0; i < NKEYS; i++) {
-		bool s = kbloom_check(&single, keys[i].data, keys[i].len);
-
-		single_hits += s;
-		diff += s != test_bit(i, results);
-		diff += i < NKEYS / 2 && !s;
-	}
-	expect(!diff && hits == single_hits, SUITE,
-	       "check_batch_equals_single", "%u answers differ, hits %u vs %u",
-	       diff, hits, single_hits);
-
-	expect(kbloom_check_batch(&batch, keys, NKEYS, NULL) == hits, SUITE,
-	       "batch_without_results", "hit count changed without results");
-
-	/* Odd batch sizes cross the prefetch window at every offset. */
-	diff = 0;
-	for (i = 1; i <= 70; i++) {
-		u32 h = kbloom_check_batch(&batch, keys + i, i, results), j;
-		u32 want = 0;
-
-		for (j = 0; j < i; j++)
-			want += kbloom_check(&single, keys[i + j].data,
-					     keys[i + j].len);
-		diff += h != want;
-	}
-	expect(!diff, SUITE, "batch_sizes_1_to_70", "%u sizes differ", diff);
-	kbloom_filter_free(&single);
-	kbloom_filter_free(&batch);
-}
-
-static void test_counters(void)
-{
-	struct kbloom_filter f;
-	struct kbloom_stats st;
-	u32 new_bits, hits;
-
-	make_keys(2);
-	make_filter(&f, 400, 6, 3);
-	new_bits = kbloom_add_batch(&f, keys, 1000, NULL);
-	new_bits += kbloom_add(&f, keys[0].data, keys[0].len);
-	hits = kbloom_check_batch(&f, keys, 2000, NULL);
-	hits += kbloom_check(&f, keys[1].data, keys[1].len);
-	kbloom_get_stats(&f, &st);
-	expect(st.add_calls == 1001 && st.add_new == new_bits &&
-	       st.check_calls == 2001 && st.check_hits == hits &&
-	       !kbloom_add(&f, keys[5].data, keys[5].len), SUITE, "counters",
-	       "add %llu/%llu check %llu/%llu (want 1001/%u 2001/%u)",
-	       (unsigned long long)st.add_calls,
-	       (unsigned long long)st.add_new,
-	       (unsigned long long)st.check_calls,
-	       (unsigned long long)st.check_hits, new_bits, hits);
-	kbloom_filter_free(&f);
-}
-
-static void test_clear(void)
-{
-	struct kbloom_filter f;
-	struct kbloom_stats st;
-	u64 w, nonzero = 0;
-
-	make_keys(3);
-	make_filter(&f, 5000, 7, 3);
-	kbloom_add_batch(&f, keys, NKEYS, NULL);
-	kbloom_check_batch(&f, keys, NKEYS, NULL);
-	kbloom_clear(&f);
-	for (w = 0; w < f.geo.nblocks * 8; w++)
-		nonzero += f.words[w] != 0;
-	kbloom_get_stats(&f, &st);
-	expect(!nonzero && !st.add_calls && !st.add_new && !st.check_calls &&
-	       !st.check_hits && !st.bits_set &&
-	       !kbloom_check_batch(&f, keys, NKEYS, NULL), SUITE, "clear",
-	       "%llu words still set", (unsigned long long)nonzero);
-	kbloom_filter_free(&f);
-}
-
-static void test_merge_intersect(void)
-{
-	struct kbloom_filter a, b, c, expect_or, expect_and;
-	struct kbloom_stats st;
-	u64 w, wrong = 0;
-	u32 missing;
-	int ret;
-
-	make_keys(4);
-	make_filter(&a, 2000, 7, 9);
-	make_filter(&b, 2000, 7, 9);
-	make_filter(&c, 2000, 7, 9);
-	make_filter(&expect_or, 2000, 7, 9);
-	make_filter(&expect_and, 2000, 7, 9);
-	/* a: keys 0..29999, b: keys 20000..49999 */
-	kbloom_add_batch(&a, keys, 30000, NULL);
-	kbloom_add_batch(&b, keys + 20000, 30000, NULL);
-	for (w = 0; w < 2000 * 8; w++) {
-		expect_or.words[w] = a.words[w] | b.words[w];
-		expect_and.words[w] = a.words[w] & b.words[w];
-	}
-	memcpy(c.words, a.words, 2000 * 64);
-
-	ret = kbloom_merge(&a, &b);
-	missing = NKEYS - kbloom_check_batch(&a, keys, NKEYS, NULL);
-	kbloom_get_stats(&a, &st);
-	expect(!ret && same_bits(&a, &expect_or) && !missing &&
-	       st.add_calls == 60000, SUITE, "merge_is_union",
-	       "ret %d, %u keys missing, add_calls %llu", ret, missing,
-	       (unsigned long long)st.add_calls);
-
-	ret = kbloom_intersect(&c, &b);
-	missing = 10000 - kbloom_check_batch(&c, keys + 20000, 10000, NULL);
-	expect(!ret && same_bits(&c, &expect_and) && !missing, SUITE,
-	       "intersect_is_and", "ret %d, %u common keys missing", ret,
-	       missing);
-
-	memcpy(expect_or.words, a.words, 2000 * 64);
-	ret = kbloom_merge(&a, &a);
-	wrong += !same_bits(&a, &expect_or);
-	ret |= kbloom_intersect(&a, &a);
-	wrong += !same_bits(&a, &expect_or);
-	expect(!ret && !wrong, SUITE, "merge_intersect_self_noop",
-	       "ret %d, changed %llu", ret, (unsigned long long)wrong);
-
-	kbloom_filter_free(&a);
-	kbloom_filter_free(&b);
-	kbloom_filter_free(&c);
-	kbloom_filter_free(&expect_or);
-	kbloom_filter_free(&expect_and);
-}
-
-/* Each incompatibility refuses with -EXDEV and changes nothing. */
-static void test_incompatible(void)
-{
-	static const struct {
-		const char *name;
-		u64 nblocks;
-		u32 k;
-		u64 seed;
-		u32 type;
-	} cases[] = {
-		{ "exdev_nblocks", 101, 7, 1, 0 },
-		{ "exdev_k", 100, 8, 1, 0 },
-		{ "exdev_seed", 100, 7, 2, 0 },
-		{ "exdev_type", 100, 7, 1, 1 },
-	};
-	unsigned int i;
-
-	make_keys(5);
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct kbloom_filter dst, src, copy;
-		int m, x;
-
-		struct kbloom_geometry g = { .nblocks = cases[i].nblocks,
-					     .k = cases[i].k,
-					     .type = cases[i].type };
-
-		make_filter(&dst, 100, 7, 1);
-		make_filter(&copy, 100, 7, 1);
-		make_filter_geo(&src, &g, cases[i].seed);
-		kbloom_add_batch(&dst, keys, 500, NULL);
-		kbloom_add_batch(&src, keys + 500, 500, NULL);
-		memcpy(copy.words, dst.words, 100 * 64);
-		m = kbloom_merge(&dst, &src);
-		x = kbloom_intersect(&dst, &src);
-		expect(m == -EXDEV && x == -EXDEV && same_bits(&dst, &copy) &&
-		       !kbloom_compatible(&dst, &src) &&
-		       counts_of(&dst).add_calls == 500, SUITE,
-		       cases[i].name, "merge %d intersect %d", m, x);
-		kbloom_filter_free(&dst);
-		kbloom_filter_free(&src);
-		kbloom_filter_free(&copy);
-	}
 }
 
 /*
@@ -319,7 +98,7 @@ static void *race_thread(void *arg)
 	return NULL;
 }
 
-static void test_concurrent_adds(void)
+static void test_concurrent_adds(const struct host_type *type)
 {
 	struct kbloom_filter shared, serial;
 	struct racer r = { &shared, 1 };
@@ -329,8 +108,9 @@ static void test_concurrent_adds(void)
 	cpu_set_t all;
 	pthread_t t;
 
-	make_filter(&shared, 1, 3, 8);
-	make_filter(&serial, 1, 3, 8);
+	__atomic_store_n(&race_arrived, 0, __ATOMIC_SEQ_CST);
+	make_filter_type(&shared, type->type, 1, 3, 8);
+	make_filter_type(&serial, type->type, 1, 3, 8);
 	pthread_create(&t, NULL, race_thread, &r);
 	pin_to_cpu(0);
 	for (round = 0; round < RACE_ROUNDS; round++) {
@@ -357,7 +137,7 @@ static void test_concurrent_adds(void)
 		CPU_SET(id, &all);
 	pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
 	expect(!lost_rounds && add_calls == RACE_ROUNDS * 2 * RACE_KEYS, SUITE,
-	       "concurrent_adds_lose_nothing",
+	       typed_name("concurrent_adds_lose_nothing", type),
 	       "%u of %u rounds lost bits, %llu adds counted", lost_rounds,
 	       RACE_ROUNDS, (unsigned long long)add_calls);
 	kbloom_filter_free(&shared);
@@ -365,7 +145,7 @@ static void test_concurrent_adds(void)
 }
 
 /*
- * Counting filters: one thread adds its keys while the other deletes keys
+ * Types that delete: one thread adds its keys while the other deletes keys
  * added before the round.  Increments and decrements of one word race, so
  * a lost update would leave the block unlike the serial build of the added
  * keys alone.  One block of 128 counters stays far from 15, so the order
@@ -394,10 +174,10 @@ static void *delete_thread(void *arg)
 	return NULL;
 }
 
-static void test_concurrent_add_delete(void)
+static void test_concurrent_add_delete(const struct host_type *type)
 {
 	struct kbloom_geometry g = { .nblocks = 1, .k = 3,
-				     .type = KBLOOM_TYPE_COUNTING };
+				     .type = type->type };
 	struct kbloom_filter shared, serial;
 	struct deleter d = { &shared, 0 };
 	struct kbloom_key rk[RACE_KEYS];
@@ -436,7 +216,7 @@ static void test_concurrent_add_delete(void)
 		CPU_SET(id, &all);
 	pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
 	expect(!lost_rounds && d.removed == RACE_ROUNDS * RACE_KEYS, SUITE,
-	       "concurrent_add_delete_lose_nothing",
+	       typed_name("concurrent_add_delete_lose_nothing", type),
 	       "%u of %u rounds differ, %u of %u deletes found their key",
 	       lost_rounds, RACE_ROUNDS, d.removed, RACE_ROUNDS * RACE_KEYS);
 	kbloom_filter_free(&shared);
@@ -445,12 +225,12 @@ static void test_concurrent_add_delete(void)
 
 int main(void)
 {
-	test_batch_equals_single();
-	test_counters();
-	test_clear();
-	test_merge_intersect();
-	test_incompatible();
-	test_concurrent_adds();
-	test_concurrent_add_delete();
+	const struct host_type *t;
+
+	for_each_host_type(t) {
+		test_concurrent_adds(t);
+		if (t->deletes)
+			test_concurrent_add_delete(t);
+	}
 	return harness_exit();
 }
