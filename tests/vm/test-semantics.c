@@ -381,42 +381,29 @@ static const char *image_keeps_own_sizing(const struct vt_type *t)
 	return vt_done(dst, "sem-dst", msg);
 }
 
-/* ---- DELETE through a read-only file: access before type ---- */
+/* ---- DELETE through a read-only file: access before anything ---- */
 
+/*
+ * A read-only file's DELETE is EBADF before EOPNOTSUPP (test-abi's
+ * reject_read_only_writes) and before ENODEV: access is judged first,
+ * even once the filter is destroyed.
+ */
 static const char *delete_read_only_ebadf(const struct vt_type *t)
 {
 	struct kbloom_batch b;
-	struct vt_snap snap;
-	struct vt_keys k;
-	const char *msg;
 	int fd, ro;
 
 	fd = vt_fresh("sem-delro", t->type, 1000, 0, 0, SEED);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
-	EXPECT(vt_add_prefix(fd, "del", 0, 10) > 0, "add");
-	msg = vt_snap_take(fd, &snap);
-	if (msg)
-		return vt_done(fd, "sem-delro", msg);
 	ro = vt_open("sem-delro", O_RDONLY);
 	EXPECT(ro >= 0, "open: %s", vt_errno_name(errno));
-	EXPECT_OK(vt_keys_make(&k, "del", 0, 10));
-	vt_batch(&b, &k, NULL);
+	EXPECT_OK(vt_destroy("sem-delro"));
+	memset(&b, 0, sizeof(b));
 	EXPECT_ERRNO(ioctl(ro, KBLOOM_IOC_DELETE, &b), EBADF);
-	/* And before ENODEV: access is judged first, even when dead. */
-	vt_keys_free(&k);
-	msg = vt_snap_same(fd, &snap);
-	if (!msg && vt_destroy("sem-delro"))
-		msg = vt_fail("destroy: %s", vt_errno_name(errno));
-	if (!msg) {
-		memset(&b, 0, sizeof(b));
-		if (ioctl(ro, KBLOOM_IOC_DELETE, &b) != -1 || errno != EBADF)
-			msg = vt_fail("DELETE on a read-only file of a destroyed filter: %s, want EBADF",
-				      vt_errno_name(errno));
-	}
+	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_DELETE, &b), ENODEV);
 	close(ro);
 	close(fd);
-	vt_destroy("sem-delro");
-	return msg;
+	return NULL;
 }
 
 static const struct vt_case cases[] = {

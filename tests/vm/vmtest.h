@@ -648,21 +648,73 @@ static inline const char *vt_snap_same(int fd, struct vt_snap *before)
 }
 
 /*
- * A fresh filter of type t for 1000 keys at 1 % holding "base-0" to
- * "base-99", and a snapshot of it: the start of every rejection case.
+ * The start of every rejection case: fd on a fresh filter of type t for
+ * 1000 keys at 1 % holding "base-0" to "base-99", a snapshot of it, and
+ * b, a batch of the first n of those keys.
  */
-static inline const char *vt_fresh_with_keys(const char *name,
-					     const struct vt_type *t,
-					     uint64_t seed, int *fd,
-					     struct vt_snap *snap)
+struct vt_held {
+	const char *name;
+	const struct vt_type *t;
+	int fd;
+	struct vt_snap snap;
+	struct vt_keys k;
+	struct kbloom_batch b;
+};
+
+static inline const char *vt_held_make(struct vt_held *h, const char *name,
+				       const struct vt_type *t, uint64_t seed,
+				       uint32_t n)
 {
-	*fd = vt_fresh(name, t->type, 1000, 0, 0, seed);
-	if (*fd < 0)
+	memset(h, 0, sizeof(*h));
+	h->name = name;
+	h->t = t;
+	h->fd = vt_fresh(name, t->type, 1000, 0, 0, seed);
+	if (h->fd < 0)
 		return vt_fail("create %s: %s", name, vt_errno_name(errno));
-	if (vt_add_prefix(*fd, "base", 0, 100) < 0)
+	if (vt_add_prefix(h->fd, "base", 0, 100) < 0)
 		return vt_fail("add: %s", vt_errno_name(errno));
-	return vt_snap_take(*fd, snap);
+	if (vt_keys_make(&h->k, "base", 0, n))
+		return vt_fail("malloc");
+	vt_batch(&h->b, &h->k, NULL);
+	return vt_snap_take(h->fd, &h->snap);
 }
+
+/*
+ * Ends a rejection case: msg if it failed, else whether the filter is
+ * still as the snapshot saw it; frees h and destroys name.
+ */
+static inline const char *vt_held_done(struct vt_held *h, const char *name,
+				       const char *msg)
+{
+	vt_keys_free(&h->k);
+	if (msg)
+		vt_snap_free(&h->snap);
+	else
+		msg = vt_snap_same(h->fd, &h->snap);
+	return vt_done(h->fd, name, msg);
+}
+
+/* fn(h) on a vt_held_make() filter named name, then vt_held_done(). */
+static inline const char *vt_held_run(const char *name,
+				      const struct vt_type *t, uint64_t seed,
+				      uint32_t n,
+				      const char *(*fn)(struct vt_held *h))
+{
+	struct vt_held h;
+	const char *msg = vt_held_make(&h, name, t, seed, n);
+
+	return vt_held_done(&h, name, msg ? msg : fn(&h));
+}
+
+/*
+ * A typed case fn: fn_held(h) on a filter of that name holding keys,
+ * which must be as it was afterwards (n keys in h->b, SEED its seed).
+ */
+#define VT_HELD_CASE(fn, n)						\
+	static const char *fn(const struct vt_type *t)			\
+	{								\
+		return vt_held_run(#fn, t, SEED, n, fn##_held);		\
+	}
 
 /* ---- sysfs and module parameters ---- */
 
