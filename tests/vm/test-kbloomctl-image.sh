@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# kbloomctl save, load, merge and intersect against the real device: round
-# trips, every way an image can be rejected (with the filter unchanged),
-# and the compatibility rules of merge and intersect.
+# kbloomctl save, load, merge and intersect against the real device, for
+# every filter type: round trips, every way an image can be rejected (with
+# the filter unchanged), images and merges across types, and the
+# compatibility rules of merge and intersect.
 
 kb_suite=kbloomctl-image
 for kb_dir in "$(dirname "$0")" /tests; do
@@ -11,192 +12,262 @@ for kb_dir in "$(dirname "$0")" /tests; do
 done
 . "$kb_dir/kbloomctl-lib.sh"
 
-for f in img other restored made a b c d; do
-	"$KBLOOMCTL" destroy -f -q "$f"
+for t in $kb_types; do
+	kb_destroy "img-$t" "other-$t" "restored-$t" "twin-$t" \
+		"a-$t" "b-$t" "c-$t" "d-$t"
 done
 
-# Keys k1..kN, one per line.
-kb_keys() {
-	seq "$1" "$2" | sed 's/^/k/'
-}
-
-# --- save and load -------------------------------------------------------
-"$KBLOOMCTL" create -q img --capacity 10000 --fp 0.1% --seed 11
 kb_keys 1 500 >"$kb_tmp/k500"
-"$KBLOOMCTL" add -q img -f "$kb_tmp/k500"
-kb_expect save 0 "saved filter 'img' to $kb_tmp/img.kbloom" \
-	save img "$kb_tmp/img.kbloom"
-kb_ctl info --json img
-nblocks=$(kb_json_field nblocks)
-size=$(wc -c <"$kb_tmp/img.kbloom")
-# 88-byte header, 64 bytes per block, 4-byte CRC32C.
-kb_why="size $size for $nblocks blocks"
-[ "$size" -eq $((88 + nblocks * 64 + 4)) ]
-kb_ok save-size
-kb_why="temporary file left"
-for kb_left in "$kb_tmp"/*.tmp.*; do
-	[ ! -e "$kb_left" ]
-done
-kb_ok save-no-temporary
+echo "hello, this is not an image" >"$kb_tmp/text"
+: >"$kb_tmp/empty"
 
-kb_run sh -c "$KBLOOMCTL save img - >'$kb_tmp/stdout.kbloom'"
-kb_why="rc $rc $err"
-[ "$rc" -eq 0 ] && cmp -s "$kb_tmp/img.kbloom" "$kb_tmp/stdout.kbloom"
-kb_ok save-stdout
-
-"$KBLOOMCTL" clear -q img
-kb_expect cleared-forgets 1 "" check -q img -f "$kb_tmp/k500"
-kb_expect load 0 "loaded $kb_tmp/img.kbloom into filter 'img'" \
-	load img "$kb_tmp/img.kbloom"
-kb_expect load-restores-keys 0 "500 may be present" check img -f "$kb_tmp/k500"
-kb_ctl info --json img
-kb_why="$out"
-[ "$(kb_json_field add_calls)" = 500 ]
-kb_ok load-restores-counters
-
-"$KBLOOMCTL" clear -q img
-kb_run sh -c "$KBLOOMCTL load img - <'$kb_tmp/img.kbloom'"
-kb_why="rc $rc $err"
-[ "$rc" -eq 0 ]
-kb_ok load-stdin
-kb_expect load-stdin-keys 0 "" check -q img -f "$kb_tmp/k500"
-
-kb_expect load-create 0 "loaded $kb_tmp/img.kbloom into new filter 'restored'" \
-	load --create restored "$kb_tmp/img.kbloom"
-kb_expect load-create-keys 0 "" check -q restored -f "$kb_tmp/k500"
-kb_ctl info --json restored
-kb_why="$out"
-[ "$(kb_json_field nblocks)" = "$nblocks" ] && [ "$(kb_json_string seed)" = 11 ]
-kb_ok load-create-geometry
-kb_expect load-create-existing 0 "into filter 'restored'" \
-	load --create restored "$kb_tmp/img.kbloom"
-
-# --- rejected images leave the filter unchanged ---------------------------
-"$KBLOOMCTL" add -q img only-in-img
-kb_ctl info --json img
-before_adds=$(kb_json_field add_calls)
-before_bits=$(kb_json_field bits_set)
+# kb_unchanged CASE: the filter $f has the counters it had before.
 kb_unchanged() {
-	kb_ctl info --json img
-	kb_why="add_calls $(kb_json_field add_calls) bits_set $(kb_json_field bits_set), were $before_adds $before_bits"
-	[ "$(kb_json_field add_calls)" = "$before_adds" ] &&
-		[ "$(kb_json_field bits_set)" = "$before_bits" ]
-	kb_ok "$1"
+	kb_info "$1" "$f" "add_calls=$before_adds" "bits_set=$before_bits"
 }
 
-echo "hello, this is not an image" >"$kb_tmp/text"
-kb_expect load-not-image 2 "$kb_tmp/text is not a kbloom image" \
-	load img "$kb_tmp/text"
-kb_unchanged load-not-image-unchanged
-: >"$kb_tmp/empty"
-kb_expect load-empty 2 "is not a kbloom image" load img "$kb_tmp/empty"
+# kb_cells FILE: the cells of an image, without header and checksum.
+kb_cells() {
+	tail -c +89 "$1" | head -c $((nblocks * 64))
+}
 
-head -c 1000 "$kb_tmp/img.kbloom" >"$kb_tmp/short"
-kb_expect load-truncated 2 "$kb_tmp/short is a truncated kbloom image (1000 of $size bytes)" \
-	load img "$kb_tmp/short"
-kb_unchanged load-truncated-unchanged
-# The README's warning beside the cat recipe: the module can say ENODATA
-# only at close(), and busybox cat exits without checking it, so
-# `cat short > /dev/kbloom/img` exits 0 and nothing says the image was
-# refused (the filter is unchanged).  kbloomctl load, above, reports it.
-kb_run sh -c "cat '$kb_tmp/short' >/dev/kbloom/img"
-kb_why="cat exit $rc: $err"
-[ "$rc" -eq 0 ]
-kb_ok load-cat-truncated-exits-0
-kb_unchanged load-cat-truncated-unchanged
-head -c 40 "$kb_tmp/img.kbloom" >"$kb_tmp/short-header"
-kb_expect load-truncated-header 2 "truncated kbloom image" \
-	load img "$kb_tmp/short-header"
-# The same header arriving in two reads (a pipe): it must be judged whole,
-# not by its last piece.
-mkfifo "$kb_tmp/split"
-{ head -c 20 "$kb_tmp/short-header"; sleep 1
-  tail -c 20 "$kb_tmp/short-header"; } >"$kb_tmp/split" &
-kb_expect load-truncated-header-split 2 "truncated kbloom image" \
-	load img "$kb_tmp/split"
-wait
+# --- save and load, rejected images: every type --------------------------
+# Word splitting of $kb_opt is wanted (empty for bits).
+# shellcheck disable=SC2086
+for t in $kb_types; do
+	kb_type "$t"
+	f=img-$t
+	img=$kb_tmp/$f.kbloom
+	"$KBLOOMCTL" create -q "$f" --capacity 10000 --fp 0.1% --seed 11 $kb_opt
+	# dup three times: a counting filter keeps the count in the image.
+	"$KBLOOMCTL" add -q "$f" -f "$kb_tmp/k500" dup dup dup
+	kb_expect "save/$t" 0 "saved filter '$f' to $img" save "$f" "$img"
+	kb_ctl info --json "$f"
+	nblocks=$(kb_json_field nblocks)
+	k=$(kb_json_field k)
+	size=$(wc -c <"$img")
+	# 88-byte header, 64 bytes per block, 4-byte CRC32C.
+	kb_why="size $size for $nblocks blocks"
+	[ "$size" -eq $((88 + nblocks * 64 + 4)) ]
+	kb_ok "save-size/$t"
+	kb_why="temporary file left"
+	for kb_left in "$kb_tmp"/*.tmp.*; do
+		[ ! -e "$kb_left" ]
+	done
+	kb_ok "save-no-temporary/$t"
+	kb_run sh -c "$KBLOOMCTL save $f - >'$kb_tmp/stdout.kbloom'"
+	kb_why="rc $rc $err"
+	[ "$rc" -eq 0 ] && cmp -s "$img" "$kb_tmp/stdout.kbloom"
+	kb_ok "save-stdout/$t"
 
-cp "$kb_tmp/img.kbloom" "$kb_tmp/long"
-echo extra >>"$kb_tmp/long"
-kb_expect load-too-long 2 "is longer than the kbloom image its header describes" \
-	load img "$kb_tmp/long"
-kb_unchanged load-too-long-unchanged
+	"$KBLOOMCTL" clear -q "$f"
+	kb_expect "cleared-forgets/$t" 1 "" check -q "$f" -f "$kb_tmp/k500"
+	# A delete counted before the load: the load resets it.
+	[ "$kb_delete" -eq 1 ] && "$KBLOOMCTL" delete -q "$f" k1
+	kb_expect "load/$t" 0 "loaded $img into filter '$f'" load "$f" "$img"
+	kb_expect "load-restores-keys/$t" 0 "500 may be present" \
+		check "$f" -f "$kb_tmp/k500"
+	kb_info "load-restores-counters/$t" "$f" add_calls=503 delete_calls=0
+	"$KBLOOMCTL" save -q "$f" "$kb_tmp/again.kbloom"
+	kb_why="images differ"
+	cmp -s "$img" "$kb_tmp/again.kbloom"
+	kb_ok "save-load-same-image/$t"
+	if [ "$kb_delete" -eq 1 ]; then
+		# The counts came back too: dup, added three times, takes three
+		# deletes.
+		kb_expect "load-restores-counts/$t" 0 "" delete -q "$f" dup dup dup
+		kb_expect "load-dup-gone/$t" 1 "" check -q "$f" dup
+	fi
 
-# Flip one byte of the bits: the CRC32C catches it.
-cp "$kb_tmp/img.kbloom" "$kb_tmp/corrupt"
-off=$((88 + 64 * (nblocks / 2) + 5))
-byte=$(dd if="$kb_tmp/corrupt" bs=1 skip="$off" count=1 2>/dev/null | od -An -tx1 | tr -d ' ')
-if [ "$byte" = ff ]; then
-	printf '\001' | dd of="$kb_tmp/corrupt" bs=1 seek="$off" conv=notrunc 2>/dev/null
-else
-	printf '\377' | dd of="$kb_tmp/corrupt" bs=1 seek="$off" conv=notrunc 2>/dev/null
-fi
-kb_expect load-corrupt 2 "is a corrupt kbloom image (checksum mismatch); filter 'img' is unchanged" \
-	load img "$kb_tmp/corrupt"
-kb_unchanged load-corrupt-unchanged
+	"$KBLOOMCTL" clear -q "$f"
+	kb_expect_sh "load-stdin/$t" 0 "" "$KBLOOMCTL load $f - <'$img'"
+	kb_expect "load-stdin-keys/$t" 0 "" check -q "$f" -f "$kb_tmp/k500"
 
-# Version 2 (bytes 4-5 of the header, little-endian).
-cp "$kb_tmp/img.kbloom" "$kb_tmp/v2"
-printf '\002' | dd of="$kb_tmp/v2" bs=1 seek=4 conv=notrunc 2>/dev/null
-kb_expect load-version 2 "kbloom image of version 2, which this module does not read" \
-	load img "$kb_tmp/v2"
+	kb_expect "load-create/$t" 0 "loaded $img into new filter 'restored-$t'" \
+		load --create "restored-$t" "$img"
+	kb_expect "load-create-keys/$t" 0 "" check -q "restored-$t" -f "$kb_tmp/k500"
+	kb_info "load-create-geometry/$t" "restored-$t" "nblocks=$nblocks" seed=11 \
+		type="$t"
+	# The cells, that is: --create sizes by bits, so no target rate.
+	"$KBLOOMCTL" save -q "restored-$t" "$kb_tmp/restored.kbloom"
+	kb_cells "$img" >"$kb_tmp/img.cells"
+	kb_cells "$kb_tmp/restored.kbloom" >"$kb_tmp/restored.cells"
+	kb_why="cells differ"
+	[ -s "$kb_tmp/img.cells" ] &&
+		cmp -s "$kb_tmp/img.cells" "$kb_tmp/restored.cells"
+	kb_ok "load-create-same-cells/$t"
+	kb_expect "load-create-existing/$t" 0 "into filter 'restored-$t'" \
+		load --create "restored-$t" "$img"
 
-# Another seed: the geometry check names both sides and the way out.
-"$KBLOOMCTL" create -q other --capacity 10000 --fp 0.1% --seed 12
-kb_expect load-other-seed 2 "image geometry differs from filter 'other'" \
-	load other "$kb_tmp/img.kbloom"
-kb_why="$err"
-kb_has "seed 0xb" && kb_has "seed 0xc" && kb_has "--seed 0xb"
-kb_ok load-other-seed-explains
+	# --- rejected images leave the filter unchanged -------------------
+	"$KBLOOMCTL" add -q "$f" only-in-img
+	kb_ctl info --json "$f"
+	before_adds=$(kb_json_field add_calls)
+	before_bits=$(kb_json_field bits_set)
 
+	kb_expect "load-not-image/$t" 2 "$kb_tmp/text is not a kbloom image" \
+		load "$f" "$kb_tmp/text"
+	kb_unchanged "load-not-image-unchanged/$t"
+	kb_expect "load-empty/$t" 2 "is not a kbloom image" load "$f" "$kb_tmp/empty"
+
+	head -c 1000 "$img" >"$kb_tmp/short"
+	kb_expect "load-truncated/$t" 2 \
+		"$kb_tmp/short is a truncated kbloom image (1000 of $size bytes)" \
+		load "$f" "$kb_tmp/short"
+	kb_unchanged "load-truncated-unchanged/$t"
+	# The README's warning beside the cat recipe: the module can say
+	# ENODATA only at close(), and busybox cat exits without checking it,
+	# so `cat short > /dev/kbloom/img` exits 0 and nothing says the image
+	# was refused (the filter is unchanged).  kbloomctl load reports it.
+	kb_expect_sh "load-cat-truncated-exits-0/$t" 0 "" \
+		"cat '$kb_tmp/short' >/dev/kbloom/$f"
+	kb_unchanged "load-cat-truncated-unchanged/$t"
+	head -c 40 "$img" >"$kb_tmp/short-header"
+	kb_expect "load-truncated-header/$t" 2 "truncated kbloom image" \
+		load "$f" "$kb_tmp/short-header"
+	# The same header arriving in two reads (a pipe): it must be judged
+	# whole, not by its last piece.
+	rm -f "$kb_tmp/split"
+	mkfifo "$kb_tmp/split"
+	{ head -c 20 "$kb_tmp/short-header"; sleep 1
+	  tail -c 20 "$kb_tmp/short-header"; } >"$kb_tmp/split" &
+	kb_expect "load-truncated-header-split/$t" 2 "truncated kbloom image" \
+		load "$f" "$kb_tmp/split"
+	wait
+
+	cp "$img" "$kb_tmp/long"
+	echo extra >>"$kb_tmp/long"
+	kb_expect "load-too-long/$t" 2 \
+		"is longer than the kbloom image its header describes" \
+		load "$f" "$kb_tmp/long"
+	kb_unchanged "load-too-long-unchanged/$t"
+
+	# Flip one byte of the cells: the CRC32C catches it.
+	cp "$img" "$kb_tmp/corrupt"
+	off=$((88 + 64 * (nblocks / 2) + 5))
+	byte=$(dd if="$kb_tmp/corrupt" bs=1 skip="$off" count=1 2>/dev/null |
+		od -An -tx1 | tr -d ' ')
+	flip='\377'
+	[ "$byte" = ff ] && flip='\001'
+	# shellcheck disable=SC2059
+	printf "$flip" | dd of="$kb_tmp/corrupt" bs=1 seek="$off" conv=notrunc 2>/dev/null
+	kb_expect "load-corrupt/$t" 2 \
+		"is a corrupt kbloom image (checksum mismatch); filter '$f' is unchanged" \
+		load "$f" "$kb_tmp/corrupt"
+	kb_unchanged "load-corrupt-unchanged/$t"
+
+	# Version 2 (bytes 4-5 of the header, little-endian).
+	cp "$img" "$kb_tmp/v2"
+	printf '\002' | dd of="$kb_tmp/v2" bs=1 seek=4 conv=notrunc 2>/dev/null
+	kb_expect "load-version/$t" 2 \
+		"kbloom image of version 2, which this module does not read" \
+		load "$f" "$kb_tmp/v2"
+
+	# Another seed: the geometry check names both sides and the way out.
+	"$KBLOOMCTL" create -q "other-$t" --capacity 10000 --fp 0.1% --seed 12 $kb_opt
+	kb_expect "load-other-seed/$t" 2 "image geometry differs from filter 'other-$t'" \
+		load "other-$t" "$img"
+	kb_judge "load-other-seed-explains/$t" 2 "$(kb_lines "seed 0xb" "seed 0xc" \
+		"kbloomctl create NAME${kb_opt:+ $kb_opt} --bits $((nblocks * 512)) --k $k --seed 0xb)")"
+done
+
+# --- images and merges across types ---------------------------------------
+# A filter of the same size, k and seed but another type takes neither the
+# image nor a merge, and the messages say how to make one that does.
+# shellcheck disable=SC2086
+for t in $kb_types; do
+	kb_type "$t"
+	img=$kb_tmp/img-$t.kbloom
+	kb_ctl info --json "img-$t"
+	bits=$(kb_json_field bits)
+	k=$(kb_json_field k)
+	u=$(kb_other "$t")
+	kb_type "$u"
+	"$KBLOOMCTL" create -q "twin-$t" $kb_opt --bits "$bits" --k "$k" --seed 11
+	"$KBLOOMCTL" add -q "twin-$t" only-in-twin
+	kb_type "$t"
+	kb_expect "load-type-differs/$t" 2 \
+		"image type differs from filter 'twin-$t': $img holds a $t filter, the filter is a $u one" \
+		load "twin-$t" "$img"
+	kb_why="$err"
+	kb_has "kbloomctl create NAME${kb_opt:+ $kb_opt} --bits $bits --k $k --seed 0xb"
+	kb_ok "load-type-way-out/$t"
+	kb_expect "load-type-unchanged/$t" 0 "" check -q "twin-$t" only-in-twin
+	kb_expect "merge-type-differs/$t" 2 \
+		"filters 'twin-$t' ($u, $bits bits, k $k, seed 0xb) and 'img-$t' ($t, $bits bits, k $k, seed 0xb) are not compatible (a bits and a counting filter never combine)" \
+		merge "twin-$t" "img-$t"
+	kb_expect "intersect-type-differs/$t" 2 "a bits and a counting filter never combine" \
+		intersect "img-$t" "twin-$t"
+done
+
+kb_first=${kb_types%% *}
 kb_expect load-missing-file 2 "cannot read /nonexistent: No such file or directory" \
-	load img /nonexistent
+	load "img-$kb_first" /nonexistent
 # The user's path and the reason, never the temporary file beside it.
 kb_expect save-bad-dir 2 "cannot write /nonexistent-dir/x.img: no such directory /nonexistent-dir" \
-	save img /nonexistent-dir/x.img
+	save "img-$kb_first" /nonexistent-dir/x.img
 kb_why="$err"
 ! kb_has ".tmp."
 kb_ok save-bad-dir-no-temporary
 : >"$kb_tmp/afile"
 kb_expect save-not-dir 2 "cannot write $kb_tmp/afile/x.img: $kb_tmp/afile is not a directory" \
-	save img "$kb_tmp/afile/x.img"
+	save "img-$kb_first" "$kb_tmp/afile/x.img"
 
-# --- merge and intersect --------------------------------------------------
-for f in a b c; do
-	"$KBLOOMCTL" create -q "$f" --bits 64Ki --k 4 --seed 99
-done
-"$KBLOOMCTL" create -q d --bits 64Ki --k 4 --seed 100
+# --- merge and intersect: every type --------------------------------------
 kb_keys 1 100 >"$kb_tmp/a-keys"
 kb_keys 101 200 >"$kb_tmp/b-keys"
-"$KBLOOMCTL" add -q a -f "$kb_tmp/a-keys" common
-"$KBLOOMCTL" add -q b -f "$kb_tmp/b-keys" common
-"$KBLOOMCTL" add -q c -f "$kb_tmp/a-keys" common
+# shellcheck disable=SC2086
+for t in $kb_types; do
+	kb_type "$t"
+	a=a-$t b=b-$t c=c-$t d=d-$t
+	for f in "$a" "$b" "$c"; do
+		"$KBLOOMCTL" create -q "$f" --bits 64Ki --k 4 --seed 99 $kb_opt
+	done
+	"$KBLOOMCTL" create -q "$d" --bits 64Ki --k 4 --seed 100 $kb_opt
+	"$KBLOOMCTL" add -q "$a" -f "$kb_tmp/a-keys" common
+	"$KBLOOMCTL" add -q "$b" -f "$kb_tmp/b-keys" common
+	"$KBLOOMCTL" add -q "$c" -f "$kb_tmp/a-keys" common
 
-kb_expect merge-before 1 "" check -q a -f "$kb_tmp/b-keys"
-kb_expect merge 0 "merged 'b' into 'a'" merge a b
-kb_expect merge-has-both 0 "" check -q a -f "$kb_tmp/a-keys" -f "$kb_tmp/b-keys"
-kb_expect merge-src-unchanged 1 "" check -q b -f "$kb_tmp/a-keys"
+	kb_expect "merge-before/$t" 1 "" check -q "$a" -f "$kb_tmp/b-keys"
+	kb_expect "merge/$t" 0 "merged '$b' into '$a'" merge "$a" "$b"
+	kb_expect "merge-has-both/$t" 0 "" \
+		check -q "$a" -f "$kb_tmp/a-keys" -f "$kb_tmp/b-keys"
+	kb_expect "merge-src-unchanged/$t" 1 "" check -q "$b" -f "$kb_tmp/a-keys"
+	if [ "$kb_delete" -eq 1 ]; then
+		# The counts add up: common, in both, takes two deletes; b's
+		# keys go again with one each.
+		kb_expect "merge-counts-add/$t" 0 "" delete -q "$a" common
+		kb_expect "merge-common-stays/$t" 0 "" check -q "$a" common
+		kb_expect "merge-delete-src-keys/$t" 0 "100 of 100 keys removed" \
+			delete "$a" -f "$kb_tmp/b-keys"
+		kb_expect "merge-deleted-gone/$t" 1 "0 may be present, 100 definitely absent" \
+			check "$a" -f "$kb_tmp/b-keys"
+	fi
 
-kb_expect intersect 0 "intersected 'b' into 'c'" intersect c b
-kb_expect intersect-keeps-common 0 "" check -q c common
-# 100 keys of a, with 4 probes each in 64 Ki bits holding ~200 keys: an
-# a-only key survives only if b set all of its bits (~1e-5 each).
-kb_ctl check c -f "$kb_tmp/a-keys"
-kb_why="$out"
-[ "$rc" -eq 1 ] && kb_has "0 may be present, 100 definitely absent"
-kb_ok intersect-drops-others
+	kb_expect "intersect/$t" 0 "intersected '$b' into '$c'" intersect "$c" "$b"
+	kb_expect "intersect-keeps-common/$t" 0 "" check -q "$c" common
+	# 100 keys of a, with 4 probes each in 64 Ki bits holding ~200 keys:
+	# an a-only key survives only if b set all of its cells (~1e-5 each).
+	kb_expect "intersect-drops-others/$t" 1 "0 may be present, 100 definitely absent" \
+		check "$c" -f "$kb_tmp/a-keys"
 
-kb_expect merge-incompatible 2 "filters 'a' (65536 bits, k 4, seed 0x63) and 'd' (65536 bits, k 4, seed 0x64) are not compatible" \
-	merge a d
-kb_why="$err"
-kb_has "--seed 0x63"
-kb_ok merge-incompatible-way-out
-kb_expect intersect-incompatible 2 "are not compatible" intersect a img
-kb_expect merge-missing 2 "cannot open filter 'nope': no such filter (see: kbloomctl list)" merge a nope
-kb_expect merge-missing-dst 2 "cannot open filter 'nope': no such filter" merge nope a
+	kb_expect "merge-incompatible/$t" 2 \
+		"filters '$a' (65536 bits, k 4, seed 0x63) and '$d' (65536 bits, k 4, seed 0x64) are not compatible" \
+		merge "$a" "$d"
+	kb_why="$err"
+	kb_has "--seed 0x63${kb_opt:+ $kb_opt}"
+	kb_ok "merge-incompatible-way-out/$t"
+	kb_expect "intersect-incompatible/$t" 2 "are not compatible" \
+		intersect "$a" "img-$t"
+done
+kb_expect merge-missing 2 "cannot open filter 'nope': no such filter (see: kbloomctl list)" \
+	merge "a-$kb_first" nope
+kb_expect merge-missing-dst 2 "cannot open filter 'nope': no such filter" \
+	merge nope "a-$kb_first"
 
-for f in img other restored a b c d; do
-	"$KBLOOMCTL" destroy -q "$f"
+for t in $kb_types; do
+	"$KBLOOMCTL" destroy -q "img-$t" "other-$t" "restored-$t" "twin-$t" \
+		"a-$t" "b-$t" "c-$t" "d-$t"
 done
 
 kb_finish
