@@ -1,77 +1,78 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Images with nothing but the shell's tools: `cat /dev/kbloom/a > img`,
-# then `cat img > /dev/kbloom/b` into a filter of the same geometry and
-# seed reproduces a bit for bit; dd with odd block sizes reads and writes
-# the same bytes; an image of another seed is refused and changes nothing.
+# Images with nothing but the shell's tools, for every filter type:
+# `cat /dev/kbloom/a > img`, then `cat img > /dev/kbloom/b` into a filter
+# of the same type, geometry and seed reproduces a bit for bit; dd with odd
+# block sizes reads and writes the same bytes; an image of another seed is
+# refused and changes nothing.
 
 suite=image
 # shellcheck source=tests/vm/check-lib.sh
 . /tests/check-lib.sh
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
-for f in ia ib ic id; do
-	kbloomctl destroy -f -q "$f"
-done
+tmp=$kb_tmp
 
 seq 1 20000 | sed 's/^/key-/' >"$tmp/keys"
-kbloomctl create -q ia --capacity 50000 --fp 1% --seed 77 || exit 1
-kbloomctl create -q ib --capacity 50000 --fp 1% --seed 77 || exit 1
-kbloomctl add -q ia -f "$tmp/keys" || exit 1
+# Word splitting of $kb_opt is wanted (empty for bits).
+# shellcheck disable=SC2086
+for t in $kb_types; do
+	kb_type "$t"
+	a=ia-$t b=ib-$t c=ic-$t d=id-$t
+	kb_destroy "$a" "$b" "$c" "$d"
+	for f in "$a" "$b" "$c"; do
+		kbloomctl create -q "$f" --capacity 50000 --fp 1% --seed 77 $kb_opt ||
+			exit 1
+	done
+	kbloomctl create -q "$d" --capacity 50000 --fp 1% --seed 78 $kb_opt || exit 1
+	kbloomctl add -q "$a" -f "$tmp/keys" || exit 1
 
-cat /dev/kbloom/ia >"$tmp/img"
-nblocks=$(sysfs ia nblocks)
-size=$(wc -c <"$tmp/img")
-check cat-size "$size bytes for $nblocks blocks" \
-	[ "$size" -eq $((88 + nblocks * 64 + 4)) ]
+	cat "/dev/kbloom/$a" >"$tmp/img"
+	nblocks=$(sysfs "$a" nblocks)
+	size=$(wc -c <"$tmp/img")
+	check "cat-size/$t" "$size bytes for $nblocks blocks" \
+		[ "$size" -eq $((88 + nblocks * 64 + 4)) ]
 
-cat "$tmp/img" >/dev/kbloom/ib
-check cat-write "cat into /dev/kbloom/ib failed" [ $? -eq 0 ]
-cat /dev/kbloom/ib >"$tmp/img-b"
-check cat-bit-exact "image of b differs from a" cmp -s "$tmp/img" "$tmp/img-b"
-check cat-same-stats "bits_set/add_calls differ" [ \
-	"$(sysfs ia bits_set) $(sysfs ia add_calls)" = \
-	"$(sysfs ib bits_set) $(sysfs ib add_calls)" ]
-check cat-keys-found "keys missing in b" \
-	kbloomctl check -q ib -f "$tmp/keys"
+	cat "$tmp/img" >"/dev/kbloom/$b"
+	check "cat-write/$t" "cat into /dev/kbloom/$b failed" [ $? -eq 0 ]
+	cat "/dev/kbloom/$b" >"$tmp/img-b"
+	check "cat-bit-exact/$t" "image of $b differs from $a" \
+		cmp -s "$tmp/img" "$tmp/img-b"
+	check "cat-same-stats/$t" "bits_set/add_calls differ" [ \
+		"$(sysfs "$a" bits_set) $(sysfs "$a" add_calls)" = \
+		"$(sysfs "$b" bits_set) $(sysfs "$b" add_calls)" ]
+	check "cat-keys-found/$t" "keys missing in $b" \
+		kbloomctl check -q "$b" -f "$tmp/keys"
 
-# Short reads of every size give the same bytes; skip reads its way there.
-ok=1
-for bs in 1 7 88 4096 65536 1000000; do
-	dd if=/dev/kbloom/ia bs=$bs 2>/dev/null >"$tmp/dd"
-	cmp -s "$tmp/img" "$tmp/dd" || {
-		ok=0
-		why="dd bs=$bs differs"
-	}
+	# Short reads of every size give the same bytes; skip reads its way
+	# there.
+	why=
+	for bs in 1 7 88 4096 65536 1000000; do
+		dd if="/dev/kbloom/$a" bs=$bs 2>/dev/null >"$tmp/dd"
+		cmp -s "$tmp/img" "$tmp/dd" || why="$why dd bs=$bs differs"
+	done
+	check "dd-read-sizes/$t" "$why" [ -z "$why" ]
+	dd if="/dev/kbloom/$a" bs=100 skip=3 2>/dev/null >"$tmp/dd-skip"
+	tail -c +301 "$tmp/img" >"$tmp/tail"
+	check "dd-skip/$t" "dd skip=3 differs from the tail" \
+		cmp -s "$tmp/tail" "$tmp/dd-skip"
+
+	# Writes of 100 bytes at a time.
+	dd if="$tmp/img" of="/dev/kbloom/$c" bs=100 2>/dev/null
+	check "dd-write/$t" "dd of=/dev/kbloom/$c bs=100 failed" [ $? -eq 0 ]
+	cat "/dev/kbloom/$c" >"$tmp/img-c"
+	check "dd-write-bit-exact/$t" "image of $c differs" \
+		cmp -s "$tmp/img" "$tmp/img-c"
+
+	# Another seed: refused, and the filter keeps what it had.
+	kbloomctl add -q "$d" other
+	cat "/dev/kbloom/$d" >"$tmp/before"
+	if cat "$tmp/img" >"/dev/kbloom/$d" 2>"$tmp/err"; then
+		fail "cat-other-seed/$t" "an image of another seed was accepted"
+	else
+		cat "/dev/kbloom/$d" >"$tmp/after"
+		check "cat-other-seed/$t" "filter changed by a refused image" \
+			cmp -s "$tmp/before" "$tmp/after"
+	fi
+	kbloomctl destroy -q "$a" "$b" "$c" "$d"
 done
-check dd-read-sizes "$why" [ $ok -eq 1 ]
-dd if=/dev/kbloom/ia bs=100 skip=3 2>/dev/null >"$tmp/dd-skip"
-tail -c +301 "$tmp/img" >"$tmp/tail"
-check dd-skip "dd skip=3 differs from the tail" cmp -s "$tmp/tail" \
-	"$tmp/dd-skip"
-
-# Writes of 100 bytes at a time.
-kbloomctl create -q ic --capacity 50000 --fp 1% --seed 77 || exit 1
-dd if="$tmp/img" of=/dev/kbloom/ic bs=100 2>/dev/null
-check dd-write "dd of=/dev/kbloom/ic bs=100 failed" [ $? -eq 0 ]
-cat /dev/kbloom/ic >"$tmp/img-c"
-check dd-write-bit-exact "image of c differs" cmp -s "$tmp/img" "$tmp/img-c"
-
-# Another seed: refused, and the filter keeps what it had.
-kbloomctl create -q id --capacity 50000 --fp 1% --seed 78 || exit 1
-kbloomctl add -q id other
-cat /dev/kbloom/id >"$tmp/before"
-if cat "$tmp/img" >/dev/kbloom/id 2>"$tmp/err"; then
-	fail cat-other-seed "an image of another seed was accepted"
-else
-	cat /dev/kbloom/id >"$tmp/after"
-	check cat-other-seed "filter changed by a refused image" \
-		cmp -s "$tmp/before" "$tmp/after"
-fi
-
-for f in ia ib ic id; do
-	kbloomctl destroy -q "$f"
-done
-exit $status
+exit "$status"

@@ -42,24 +42,24 @@ within() {
 # 64 MiB filters: far above anything else the commands charge, so the
 # deltas are the filters'.
 bytes=$((64 << 20))
-for type in bits counting; do
-	opt=
-	[ "$type" = counting ] && opt=--counting
-	kbloomctl destroy -f -q "cg-$type"
+for type in $kb_types; do
+	kb_type "$type"
+	kb_destroy "cg-$type"
 	before=$(current)
+	# Word splitting of $kb_opt is wanted (empty for bits).
 	# shellcheck disable=SC2086
-	in_group kbloomctl create -q "cg-$type" --bits $((bytes * 8)) $opt ||
-		fail "$type/create" "create in the group failed"
+	in_group kbloomctl create -q "cg-$type" --bits $((bytes * 8)) $kb_opt ||
+		fail "create/$type" "create in the group failed"
 	after=$(current)
 	delta=$((after - before))
 	# Within 2 MiB: the group's other pages (kbloomctl's own, freed at
 	# its exit) move memory.current by a few hundred KiB either way.
-	check "$type/charged" "group grew by $delta bytes for a $bytes-byte filter" \
+	check "charged/$type" "group grew by $delta bytes for a $bytes-byte filter" \
 		within "$delta" "$bytes" $((2 << 20))
 
 	kbloomctl destroy -q "cg-$type"
 	gone=$(current)
-	check "$type/uncharged" "destroy left $((gone - before)) bytes charged" \
+	check "uncharged/$type" "destroy left $((gone - before)) bytes charged" \
 		within $((gone - before)) 0 $((2 << 20))
 done
 

@@ -29,41 +29,38 @@ if [ -z "$ko" ] || ! loaded; then
 fi
 
 # --- rmmod while nodes are open ------------------------------------------
+# refused CASE WHAT: rmmod fails while fd 3 (WHAT) is open; then fd 3 is
+# closed, and the module loaded again if rmmod did unload it.
+refused() {
+	rmmod kbloom 2>/dev/null
+	check "$1" "rmmod succeeded with $2 open" loaded
+	exec 3<&-
+	loaded || insmod "$ko"
+}
+
 kbloomctl create -q mod-open --capacity 1000
 exec 3</dev/kbloom/mod-open
-rmmod kbloom 2>/dev/null
-check rmmod-refused-filter-open "rmmod succeeded with a filter open" loaded
-exec 3<&-
-if ! loaded; then
-	insmod "$ko"
-fi
-
+refused rmmod-refused-filter-open "a filter"
 exec 3</dev/kbloom-control
-rmmod kbloom 2>/dev/null
-check rmmod-refused-control-open "rmmod succeeded with the control open" \
-	loaded
-exec 3<&-
-if ! loaded; then
-	insmod "$ko"
-fi
-
+refused rmmod-refused-control-open "the control"
 # A destroyed filter still open pins the module too.
 kbloomctl create -q mod-dead --capacity 1000 2>/dev/null
 exec 3</dev/kbloom/mod-dead
 kbloomctl destroy -q mod-dead
-rmmod kbloom 2>/dev/null
-check rmmod-refused-destroyed-open "rmmod succeeded with a destroyed filter open" loaded
-exec 3<&-
-if ! loaded; then
-	insmod "$ko"
-fi
+refused rmmod-refused-destroyed-open "a destroyed filter"
 
 # --- unloading with filters frees them -----------------------------------
-for i in 1 2 3 4 5; do
-	kbloomctl create -q "mod-f$i" --capacity 100000
+# Filters of every type, with keys.
+i=0
+for t in $kb_types $kb_types; do
+	i=$((i + 1))
+	kb_type "$t"
+	# Word splitting of $kb_opt is wanted (empty for bits).
+	# shellcheck disable=SC2086
+	kbloomctl create -q "mod-f$i" --capacity 100000 $kb_opt
 	seq 1 1000 | kbloomctl add -q "mod-f$i" -f -
 done
-check unload-with-filters "rmmod with 5 filters failed" rmmod kbloom
+check unload-with-filters "rmmod with $i filters failed" rmmod kbloom
 check unload-removes-nodes "nodes left after rmmod" \
 	[ ! -e /dev/kbloom-control -a ! -e /dev/kbloom/mod-f1 -a \
 	  ! -e /sys/class/kbloom ]
