@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Images through read() and write() of the real device: the format, short
- * and sequential reads, bit-exact restores, every image errno with the
- * filter left unchanged, reads racing adds, and reads cut by a clear.
+ * Images through read() and write() of the real device, every case once
+ * per filter type: the format, short and sequential reads, bit-exact
+ * restores, every image errno with the filter left unchanged, reads racing
+ * adds, reads cut by a clear, and images byte for byte the filter core's.
  */
 #include <signal.h>
 #include <sys/mman.h>
@@ -15,12 +16,9 @@
 #define FP_1PC	10000000U
 #define HDR	sizeof(struct kbloom_image_header)
 
-static int fresh(const char *name, uint64_t capacity, uint64_t seed)
+static int fresh(const char *name, const struct vt_type *t, uint64_t capacity)
 {
-	vt_destroy(name);
-	if (vt_create(name, capacity, FP_1PC, seed))
-		return -1;
-	return vt_open(name, O_RDWR);
+	return vt_fresh(name, t->type, capacity, 0, 0, SEED);
 }
 
 /* Hidden from the compiler, which would warn about the bad pointer. */
@@ -63,14 +61,14 @@ static void reseal(uint8_t *img, size_t len)
 	put_le32(img + len - 4, vt_crc32c(img, len - 4));
 }
 
-static const char *image_format(void)
+static const char *image_format(const struct vt_type *t)
 {
 	struct kbloom_info info;
 	uint8_t *img;
 	size_t len;
 	int fd;
 
-	fd = fresh("img-format", 5000, SEED);
+	fd = fresh("img-format", t, 5000);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(fd, "f", 0, 3000) > 0, "add");
 	EXPECT_OK(vt_info(fd, &info));
@@ -92,29 +90,23 @@ static const char *image_format(void)
 	       "flags/reserved not zero");
 	EXPECT(le32(img + len - 4) == vt_crc32c(img, len - 4),
 	       "CRC32C mismatch");
-	{
-		uint64_t set = 0;
-		size_t i;
-
-		for (i = HDR; i < len - 4; i++)
-			set += __builtin_popcount(img[i]);
-		EXPECT(set == info.bits_set, "image has %llu bits, info %llu",
-		       (unsigned long long)set,
-		       (unsigned long long)info.bits_set);
-	}
+	EXPECT(vt_image_cells(img, len, t) == info.bits_set,
+	       "image has %llu cells set, info %llu",
+	       (unsigned long long)vt_image_cells(img, len, t),
+	       (unsigned long long)info.bits_set);
 	free(img);
 	return vt_done(fd, "img-format", NULL);
 }
 
 /* Any read size gives the same bytes; the end reads 0 for good. */
-static const char *short_reads(void)
+static const char *short_reads(const struct vt_type *t)
 {
 	static const size_t steps[] = { 1, 3, 64, 87, 88, 89, 4095, 1 << 20 };
 	uint8_t *ref, *img, c;
 	size_t ref_len, len, i;
 	int fd;
 
-	fd = fresh("img-short", 20000, SEED);
+	fd = fresh("img-short", t, 20000);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(fd, "s", 0, 10000) > 0, "add");
 	ref = vt_read_image(fd, 65536, &ref_len);
@@ -132,12 +124,12 @@ static const char *short_reads(void)
 	return vt_done(fd, "img-short", NULL);
 }
 
-static const char *reject_read_offset(void)
+static const char *reject_read_offset(const struct vt_type *t)
 {
 	uint8_t buf[256];
 	int fd;
 
-	fd = fresh("img-offset", 1000, SEED);
+	fd = fresh("img-offset", t, 1000);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(read(fd, buf, 100) == 100, "read");
 	EXPECT_ERRNO(pread(fd, buf, 10, 50), ESPIPE);
@@ -155,7 +147,7 @@ static const char *reject_read_offset(void)
 }
 
 /* Restores in writes of every size reproduce the source bit for bit. */
-static const char *restore_exact(void)
+static const char *restore_exact(const struct vt_type *t)
 {
 	static const size_t steps[] = { 1, 7, 88, 89, 1000, 1 << 20 };
 	struct kbloom_info ia, ib;
@@ -163,8 +155,8 @@ static const char *restore_exact(void)
 	size_t len, back_len, i;
 	int a, b;
 
-	a = fresh("img-src", 3000, SEED);
-	b = fresh("img-dst", 3000, SEED);
+	a = fresh("img-src", t, 3000);
+	b = fresh("img-dst", t, 3000);
 	EXPECT(a >= 0 && b >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(a, "r", 0, 2500) > 0, "add");
 	img = vt_read_image(a, 65536, &len);
@@ -190,7 +182,7 @@ static const char *restore_exact(void)
 	return vt_done(a, "img-src", NULL);
 }
 
-static const char *restore_resets_reports(void)
+static const char *restore_resets_reports(const struct vt_type *t)
 {
 	struct kbloom_report rep = { .false_positives = 4,
 				     .true_negatives = 6 };
@@ -199,7 +191,7 @@ static const char *restore_resets_reports(void)
 	size_t len;
 	int fd;
 
-	fd = fresh("img-reports", 1000, SEED);
+	fd = fresh("img-reports", t, 1000);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	img = vt_read_image(fd, 65536, &len);
 	EXPECT(img, "read: %s", vt_errno_name(errno));
@@ -224,17 +216,18 @@ struct rejection {
 	struct vt_snap snap;
 };
 
-static const char *rejection_setup(const char *name, struct rejection *r)
+static const char *rejection_setup(const char *name, const struct vt_type *t,
+				   struct rejection *r)
 {
 	int other;
 
 	memset(r, 0, sizeof(*r));
-	r->fd = fresh(name, 2000, SEED);
+	r->fd = fresh(name, t, 2000);
 	if (r->fd < 0)
 		return vt_fail("create: %s", vt_errno_name(errno));
 	if (vt_add_prefix(r->fd, "keep", 0, 500) < 0)
 		return vt_fail("add: %s", vt_errno_name(errno));
-	other = fresh("img-other", 2000, SEED);
+	other = fresh("img-other", t, 2000);
 	if (other < 0)
 		return vt_fail("create other: %s", vt_errno_name(errno));
 	vt_add_prefix(other, "image", 0, 700);
@@ -272,10 +265,10 @@ static int write_whole(const char *name, const uint8_t *img, size_t len)
 }
 
 #define REJECTION(fn, name, want, spoil)				\
-	static const char *fn(void)					\
+	static const char *fn(const struct vt_type *t)			\
 	{								\
 		struct rejection r;					\
-		const char *msg = rejection_setup(name, &r);		\
+		const char *msg = rejection_setup(name, t, &r);		\
 		uint8_t *img = r.img;					\
 		size_t len = r.len;					\
 									\
@@ -330,46 +323,45 @@ REJECTION(reject_image_crc_value, "img-crc-value", EBADMSG,
 REJECTION(reject_image_too_long, "img-long", EMSGSIZE,
 	  (img = realloc(r.img, len + 1), r.img = img, img[len++] = 0))
 
-/* Everything but the last byte: the close() reports it. */
-static const char *reject_image_truncated(void)
+/*
+ * The first n bytes of a good image (all but its last byte when n is 0)
+ * on a fresh file: the close() reports the image as incomplete.
+ */
+static const char *close_incomplete(const struct vt_type *t,
+				    const char *name, size_t n)
 {
 	struct rejection r;
-	const char *msg = rejection_setup("img-trunc", &r);
+	const char *msg = rejection_setup(name, t, &r);
 	int fd;
 
 	if (msg)
-		return rejection_done("img-trunc", &r, msg);
-	fd = vt_open("img-trunc", O_WRONLY);
-	if (fd < 0 || write(fd, r.img, r.len - 1) != (ssize_t)r.len - 1)
+		return rejection_done(name, &r, msg);
+	n = n ? n : r.len - 1;
+	fd = vt_open(name, O_WRONLY);
+	if (fd < 0 || write(fd, r.img, n) != (ssize_t)n)
 		msg = vt_fail("write: %s", vt_errno_name(errno));
 	else if (close(fd) != -1 || errno != ENODATA)
 		msg = vt_fail("close: %s, want ENODATA", vt_errno_name(errno));
-	return rejection_done("img-trunc", &r, msg);
+	return rejection_done(name, &r, msg);
 }
 
-static const char *reject_image_header_only(void)
+static const char *reject_image_truncated(const struct vt_type *t)
 {
-	struct rejection r;
-	const char *msg = rejection_setup("img-hdronly", &r);
-	int fd;
+	return close_incomplete(t, "img-trunc", 0);
+}
 
-	if (msg)
-		return rejection_done("img-hdronly", &r, msg);
-	fd = vt_open("img-hdronly", O_WRONLY);
-	if (fd < 0 || write(fd, r.img, 10) != 10)
-		msg = vt_fail("write: %s", vt_errno_name(errno));
-	else if (close(fd) != -1 || errno != ENODATA)
-		msg = vt_fail("close: %s, want ENODATA", vt_errno_name(errno));
-	return rejection_done("img-hdronly", &r, msg);
+static const char *reject_image_header_only(const struct vt_type *t)
+{
+	return close_incomplete(t, "img-hdronly", 10);
 }
 
 /* A byte past a complete image: the image loaded, the byte refused. */
-static const char *reject_image_byte_after_end(void)
+static const char *reject_image_byte_after_end(const struct vt_type *t)
 {
 	uint8_t *back;
 	size_t back_len;
 	struct rejection r;
-	const char *msg = rejection_setup("img-after", &r);
+	const char *msg = rejection_setup("img-after", t, &r);
 	int fd;
 
 	if (msg)
@@ -389,10 +381,10 @@ static const char *reject_image_byte_after_end(void)
 	return vt_done(r.fd, "img-after", NULL);
 }
 
-static const char *reject_write_offset(void)
+static const char *reject_write_offset(const struct vt_type *t)
 {
 	struct rejection r;
-	const char *msg = rejection_setup("img-woff", &r);
+	const char *msg = rejection_setup("img-woff", t, &r);
 	int fd;
 
 	if (msg)
@@ -407,10 +399,10 @@ static const char *reject_write_offset(void)
 	return rejection_done("img-woff", &r, msg);
 }
 
-static const char *reject_write_bad_pointer(void)
+static const char *reject_write_bad_pointer(const struct vt_type *t)
 {
 	struct rejection r;
-	const char *msg = rejection_setup("img-wptr", &r);
+	const char *msg = rejection_setup("img-wptr", t, &r);
 	int fd;
 
 	if (msg)
@@ -428,9 +420,9 @@ static const char *reject_write_bad_pointer(void)
 	return rejection_done("img-wptr", &r, msg);
 }
 
-static const char *reject_read_bad_pointer(void)
+static const char *reject_read_bad_pointer(const struct vt_type *t)
 {
-	int fd = fresh("img-rptr", 1000, SEED);
+	int fd = fresh("img-rptr", t, 1000);
 
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_ERRNO(read(fd, bad_pointer, 4096), EFAULT);
@@ -446,12 +438,12 @@ static const char *reject_read_bad_pointer(void)
 }
 
 /* A CLEAR between two reads of one stream ends it: no spliced image. */
-static const char *read_cut_by_clear(void)
+static const char *read_cut_by_clear(const struct vt_type *t)
 {
 	uint8_t buf[4096];
 	int fd, other;
 
-	fd = fresh("img-stale", 100000, SEED);
+	fd = fresh("img-stale", t, 100000);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	other = vt_open("img-stale", O_RDWR);
 	EXPECT(other >= 0, "open: %s", vt_errno_name(errno));
@@ -491,7 +483,7 @@ static const char *read_cut_by_clear(void)
  * its own, reads the image, restores it into a twin and checks that every
  * key of every finished batch is there.
  */
-static const char *read_racing_adds(void)
+static const char *read_racing_adds(const struct vt_type *t)
 {
 	const uint32_t rounds = 20, per_round = 2000;
 	uint32_t r;
@@ -501,8 +493,8 @@ static const char *read_racing_adds(void)
 	uint8_t *img;
 	size_t len;
 
-	fd = fresh("img-race", 200000, SEED);
-	twin = fresh("img-twin", 200000, SEED);
+	fd = fresh("img-race", t, 200000);
+	twin = fresh("img-twin", t, 200000);
 	EXPECT(fd >= 0 && twin >= 0, "create: %s", vt_errno_name(errno));
 	child = fork();
 	EXPECT(child >= 0, "fork");
@@ -634,7 +626,7 @@ static const char *image_round_trip_with_cat(const struct vt_type *t)
 	uint8_t *img, *core;
 	int fd, to, other;
 
-	fd = vt_fresh("img-cat", t->type, 3000, 0, 0, SEED);
+	fd = fresh("img-cat", t, 3000);
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_NULL(feed(fd, t));
 	EXPECT_OK(vt_info(fd, &src));
@@ -652,7 +644,7 @@ static const char *image_round_trip_with_cat(const struct vt_type *t)
 	       len, core_len);
 	free(core);
 
-	to = vt_fresh("img-cat2", t->type, 3000, 0, 0, SEED);
+	to = fresh("img-cat2", t, 3000);
 	EXPECT(to >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(to, "other", 0, 50) > 0, "add");
 	if (t->caps & VT_DELETES)
@@ -695,33 +687,33 @@ static const char *image_round_trip_with_cat(const struct vt_type *t)
 }
 
 static const struct vt_case cases[] = {
-	VT_CASE(image_format),
-	VT_CASE(short_reads),
-	VT_CASE(reject_read_offset),
-	VT_CASE(restore_exact),
-	VT_CASE(restore_resets_reports),
-	VT_CASE(reject_image_magic),
-	VT_CASE(reject_image_version),
-	VT_CASE(reject_image_header_size),
-	VT_CASE(reject_image_flags),
-	VT_CASE(reject_image_reserved),
-	VT_CASE(reject_image_k_invalid),
-	VT_CASE(reject_image_type),
-	VT_CASE(reject_image_seed),
-	VT_CASE(reject_image_k_differs),
-	VT_CASE(reject_image_nblocks),
-	VT_CASE(reject_image_crc_bits),
-	VT_CASE(reject_image_crc_header),
-	VT_CASE(reject_image_crc_value),
-	VT_CASE(reject_image_too_long),
-	VT_CASE(reject_image_truncated),
-	VT_CASE(reject_image_header_only),
-	VT_CASE(reject_image_byte_after_end),
-	VT_CASE(reject_write_offset),
-	VT_CASE(reject_write_bad_pointer),
-	VT_CASE(reject_read_bad_pointer),
-	VT_CASE(read_cut_by_clear),
-	VT_CASE(read_racing_adds),
+	VT_TYPED(image_format),
+	VT_TYPED(short_reads),
+	VT_TYPED(reject_read_offset),
+	VT_TYPED(restore_exact),
+	VT_TYPED(restore_resets_reports),
+	VT_TYPED(reject_image_magic),
+	VT_TYPED(reject_image_version),
+	VT_TYPED(reject_image_header_size),
+	VT_TYPED(reject_image_flags),
+	VT_TYPED(reject_image_reserved),
+	VT_TYPED(reject_image_k_invalid),
+	VT_TYPED(reject_image_type),
+	VT_TYPED(reject_image_seed),
+	VT_TYPED(reject_image_k_differs),
+	VT_TYPED(reject_image_nblocks),
+	VT_TYPED(reject_image_crc_bits),
+	VT_TYPED(reject_image_crc_header),
+	VT_TYPED(reject_image_crc_value),
+	VT_TYPED(reject_image_too_long),
+	VT_TYPED(reject_image_truncated),
+	VT_TYPED(reject_image_header_only),
+	VT_TYPED(reject_image_byte_after_end),
+	VT_TYPED(reject_write_offset),
+	VT_TYPED(reject_write_bad_pointer),
+	VT_TYPED(reject_read_bad_pointer),
+	VT_TYPED(read_cut_by_clear),
+	VT_TYPED(read_racing_adds),
 	VT_TYPED(image_round_trip_with_cat),
 };
 

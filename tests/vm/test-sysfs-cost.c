@@ -33,20 +33,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Non-zero cells of an image: set bits, or counters above 0. */
-static uint64_t image_cells(const uint8_t *img, size_t len,
-			    const struct vt_type *t)
-{
-	uint32_t w = vt_cell_bits(t), mask = (1U << w) - 1, b;
-	size_t i, end = len - 4;
-	uint64_t n = 0;
-
-	for (i = sizeof(struct kbloom_image_header); i < end; i++)
-		for (b = 0; b < 8; b += w)
-			n += !!((img[i] >> b) & mask);
-	return n;
-}
-
 /*
  * After step: bits_set from sysfs equals the image's non-zero cells,
  * every statistic in sysfs equals GET_INFO, and bits_set went the way
@@ -67,7 +53,7 @@ static const char *cells_agree(int fd, const char *name,
 	EXPECT_OK(vt_sysfs_u64(name, "bits_set", &now));
 	img = vt_read_image(fd, 1 << 16, &len);
 	EXPECT(img, "%s: read image: %s", step, vt_errno_name(errno));
-	from_image = image_cells(img, len, t);
+	from_image = vt_image_cells(img, len, t);
 	free(img);
 	EXPECT(now == from_image,
 	       "%s: sysfs bits_set %llu, the image has %llu cells set", step,

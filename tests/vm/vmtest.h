@@ -87,6 +87,7 @@ struct vt_case {
 #define VT_NAMED(name, f)	{ name, f, NULL, 0 }
 #define VT_TYPED(f)		{ #f, NULL, f, 0 }
 #define VT_TYPED_NEED(f, n)	{ #f, NULL, f, n }
+#define VT_TYPED_AS(name, f, n)	{ name, NULL, f, n }
 
 static char vt_msg[512];
 static char vt_skip_msg[512];
@@ -583,6 +584,20 @@ static inline int vt_write_image(int fd, const uint8_t *img, size_t len,
 		done += n;
 	}
 	return 0;
+}
+
+/* An image's non-zero cells (set bits, counters above 0): its bits_set. */
+static inline uint64_t vt_image_cells(const uint8_t *img, size_t len,
+				      const struct vt_type *t)
+{
+	uint32_t w = vt_cell_bits(t), mask = (1U << w) - 1, b;
+	size_t i, end = len - 4;
+	uint64_t n = 0;
+
+	for (i = sizeof(struct kbloom_image_header); i < end; i++)
+		for (b = 0; b < 8; b += w)
+			n += !!((img[i] >> b) & mask);
+	return n;
 }
 
 /* CRC32C, bitwise: the reference the module's image must match. */
