@@ -323,6 +323,8 @@ static void fp_at_capacity(struct kunit *test)
 	f = kbloom_test_new_rate(test, p->t, n, r->fp_ppb, &geo);
 	KUNIT_EXPECT_EQ(test, geo.capacity, n);
 	KUNIT_EXPECT_EQ(test, geo.fp_target_ppb, r->fp_ppb);
+	KUNIT_EXPECT_GE(test, geo.k, (u32)KBLOOM_K_MIN);
+	KUNIT_EXPECT_LE(test, geo.k, (u32)KBLOOM_K_MAX);
 	/* The design meets the target, with no tenth of the bits to spare. */
 	model = kbloom_formula_fp_ppb_type(geo.type, geo.nblocks, n, geo.k);
 	KUNIT_EXPECT_LE(test, model, r->fp_ppb);
@@ -348,17 +350,11 @@ static void fp_at_capacity(struct kunit *test)
 
 static struct kunit_case kbloom_geometry_cases[] = {
 	KUNIT_CASE_PARAM(geometry, kbloom_test_geo_gen_params),
-	KUNIT_CASE_PARAM(formula_edges, kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(formula_falls_with_blocks,
-			 kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(sizing_minimal, kbloom_test_type_gen_params),
+	KBLOOM_TEST_CASE(formula_edges),
+	KBLOOM_TEST_CASE(formula_falls_with_blocks),
+	KBLOOM_TEST_CASE(sizing_minimal),
 	KUNIT_CASE_PARAM(fp_at_capacity, kbloom_test_rate_gen_params),
 	{}
 };
 
-static struct kunit_suite kbloom_geometry_suite = {
-	.name = "kbloom-geometry",
-	.test_cases = kbloom_geometry_cases,
-};
-
-kunit_test_suite(kbloom_geometry_suite);
+KBLOOM_TEST_SUITE("kbloom-geometry", kbloom_geometry_cases);

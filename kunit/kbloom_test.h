@@ -59,6 +59,17 @@ static inline void kbloom_test_type_desc(const struct kbloom_test_type *t,
 
 KUNIT_ARRAY_PARAM(kbloom_test_type, kbloom_test_types, kbloom_test_type_desc);
 
+/* A case run once for every type, the type its parameter. */
+#define KBLOOM_TEST_CASE(fn)	KUNIT_CASE_PARAM(fn, kbloom_test_type_gen_params)
+
+/* One suite of one file; scripts/kunit looks for this to know the names. */
+#define KBLOOM_TEST_SUITE(suite_name, cases)				\
+	static struct kunit_suite cases##_suite = {			\
+		.name = suite_name,					\
+		.test_cases = cases,					\
+	};								\
+	kunit_test_suite(cases##_suite)
+
 /*
  * A table's rows, each run for every type: the parameter of such a case.
  * KBLOOM_TEST_TYPED_PARAM(gen, array, get_desc) defines

@@ -684,28 +684,23 @@ static void delete_absent(struct kunit *test)
 }
 
 static struct kunit_case kbloom_ops_cases[] = {
-	KUNIT_CASE_PARAM(xxh64_known_answer, kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(no_false_negatives, kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(batch_matches_single, kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(add_reports_new_bits, kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(words_aligned, kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(one_block_per_key, kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(lookup_answers_as_check, kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(merge_intersect, kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(merge_incompatible, kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(clear_resets, kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(delete_all_empties, kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(sticky, kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(delete_absent, kbloom_test_type_gen_params),
+	KBLOOM_TEST_CASE(xxh64_known_answer),
+	KBLOOM_TEST_CASE(no_false_negatives),
+	KBLOOM_TEST_CASE(batch_matches_single),
+	KBLOOM_TEST_CASE(add_reports_new_bits),
+	KBLOOM_TEST_CASE(words_aligned),
+	KBLOOM_TEST_CASE(one_block_per_key),
+	KBLOOM_TEST_CASE(lookup_answers_as_check),
+	KBLOOM_TEST_CASE(merge_intersect),
+	KBLOOM_TEST_CASE(merge_incompatible),
+	KBLOOM_TEST_CASE(clear_resets),
+	KBLOOM_TEST_CASE(delete_all_empties),
+	KBLOOM_TEST_CASE(sticky),
+	KBLOOM_TEST_CASE(delete_absent),
 	{}
 };
 
-static struct kunit_suite kbloom_ops_suite = {
-	.name = "kbloom-ops",
-	.test_cases = kbloom_ops_cases,
-};
-
-kunit_test_suite(kbloom_ops_suite);
+KBLOOM_TEST_SUITE("kbloom-ops", kbloom_ops_cases);
 
 MODULE_DESCRIPTION("KUnit tests for the kbloom filter core");
 MODULE_LICENSE("GPL");

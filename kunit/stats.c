@@ -111,15 +111,10 @@ static void saturated_by_rate(struct kunit *test)
 }
 
 static struct kunit_case kbloom_stats_cases[] = {
-	KUNIT_CASE_PARAM(stats_from_cells, kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(stats_full, kbloom_test_type_gen_params),
-	KUNIT_CASE_PARAM(saturated_by_rate, kbloom_test_type_gen_params),
+	KBLOOM_TEST_CASE(stats_from_cells),
+	KBLOOM_TEST_CASE(stats_full),
+	KBLOOM_TEST_CASE(saturated_by_rate),
 	{}
 };
 
-static struct kunit_suite kbloom_stats_suite = {
-	.name = "kbloom-stats",
-	.test_cases = kbloom_stats_cases,
-};
-
-kunit_test_suite(kbloom_stats_suite);
+KBLOOM_TEST_SUITE("kbloom-stats", kbloom_stats_cases);
