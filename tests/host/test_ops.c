@@ -38,7 +38,6 @@ static void race_barrier(unsigned int *generation)
 {
 	unsigned int target = (++*generation) * 2, spins = 0;
 
-
 	__atomic_add_fetch(&race_arrived, 1, __ATOMIC_SEQ_CST);
 	/* Spin briefly so both leave together; yield if the peer is off CPU. */
 	while (__atomic_load_n(&race_arrived, __ATOMIC_SEQ_CST) < target)
@@ -76,6 +75,31 @@ static void pin_to_cpu(unsigned int nth)
 	}
 }
 
+static void unpin(void)
+{
+	cpu_set_t all;
+	unsigned int cpu;
+
+	CPU_ZERO(&all);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		CPU_SET(cpu, &all);
+	pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
+}
+
+/* The main thread's part of a round: its adds, one by one. */
+static void race_main_adds(struct kbloom_filter *shared, u64 round,
+			   unsigned int *generation, u64 *vals,
+			   struct kbloom_key *rk)
+{
+	unsigned int j;
+
+	race_keys(round, 0, vals, rk);
+	race_barrier(generation);	/* filter ready */
+	for (j = 0; j < RACE_KEYS; j++)
+		kbloom_add(shared, rk[j].data, rk[j].len);
+	race_barrier(generation);	/* both threads done */
+}
+
 static void *race_thread(void *arg)
 {
 	struct racer *r = arg;
@@ -105,7 +129,6 @@ static void test_concurrent_adds(const struct host_type *type)
 	struct kbloom_key rk[RACE_KEYS];
 	unsigned int generation = 0, lost_rounds = 0, id;
 	u64 vals[RACE_KEYS], round, add_calls = 0;
-	cpu_set_t all;
 	pthread_t t;
 
 	__atomic_store_n(&race_arrived, 0, __ATOMIC_SEQ_CST);
@@ -114,13 +137,7 @@ static void test_concurrent_adds(const struct host_type *type)
 	pthread_create(&t, NULL, race_thread, &r);
 	pin_to_cpu(0);
 	for (round = 0; round < RACE_ROUNDS; round++) {
-		unsigned int j;
-
-		race_keys(round, 0, vals, rk);
-		race_barrier(&generation);
-		for (j = 0; j < RACE_KEYS; j++)
-			kbloom_add(&shared, rk[j].data, rk[j].len);
-		race_barrier(&generation);
+		race_main_adds(&shared, round, &generation, vals, rk);
 		kbloom_clear(&serial);
 		for (id = 0; id < 2; id++) {
 			race_keys(round, id, vals, rk);
@@ -132,10 +149,7 @@ static void test_concurrent_adds(const struct host_type *type)
 		race_barrier(&generation);
 	}
 	pthread_join(t, NULL);
-	CPU_ZERO(&all);
-	for (id = 0; id < CPU_SETSIZE; id++)
-		CPU_SET(id, &all);
-	pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
+	unpin();
 	expect(!lost_rounds && add_calls == RACE_ROUNDS * 2 * RACE_KEYS, SUITE,
 	       typed_name("concurrent_adds_lose_nothing", type),
 	       "%u of %u rounds lost bits, %llu adds counted", lost_rounds,
@@ -181,9 +195,8 @@ static void test_concurrent_add_delete(const struct host_type *type)
 	struct kbloom_filter shared, serial;
 	struct deleter d = { &shared, 0 };
 	struct kbloom_key rk[RACE_KEYS];
-	unsigned int generation = 0, lost_rounds = 0, id;
+	unsigned int generation = 0, lost_rounds = 0;
 	u64 vals[RACE_KEYS], round;
-	cpu_set_t all;
 	pthread_t t;
 
 	__atomic_store_n(&race_arrived, 0, __ATOMIC_SEQ_CST);
@@ -195,13 +208,7 @@ static void test_concurrent_add_delete(const struct host_type *type)
 	pthread_create(&t, NULL, delete_thread, &d);
 	pin_to_cpu(0);
 	for (round = 0; round < RACE_ROUNDS; round++) {
-		unsigned int j;
-
-		race_keys(round, 0, vals, rk);
-		race_barrier(&generation);
-		for (j = 0; j < RACE_KEYS; j++)
-			kbloom_add(&shared, rk[j].data, rk[j].len);
-		race_barrier(&generation);
+		race_main_adds(&shared, round, &generation, vals, rk);
 		kbloom_clear(&serial);
 		kbloom_add_batch(&serial, rk, RACE_KEYS, NULL);
 		lost_rounds += !same_bits(&shared, &serial);
@@ -211,10 +218,7 @@ static void test_concurrent_add_delete(const struct host_type *type)
 		race_barrier(&generation);
 	}
 	pthread_join(t, NULL);
-	CPU_ZERO(&all);
-	for (id = 0; id < CPU_SETSIZE; id++)
-		CPU_SET(id, &all);
-	pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
+	unpin();
 	expect(!lost_rounds && d.removed == RACE_ROUNDS * RACE_KEYS, SUITE,
 	       typed_name("concurrent_add_delete_lose_nothing", type),
 	       "%u of %u rounds differ, %u of %u deletes found their key",
