@@ -60,10 +60,14 @@ static size_t popcount(const uint64_t *words, size_t n)
 	return c;
 }
 
-static struct kbl *open_fresh(const char *name, uint64_t capacity)
+#define FP_1PC	10000000U
+
+/* A fresh filter of type t for capacity keys at fp_ppb, opened O_RDWR. */
+static struct kbl *open_typed(const char *name, const struct vt_type *t,
+			      uint64_t capacity, uint32_t fp_ppb)
 {
-	struct kbl_spec spec = { .capacity = capacity, .fp_ppb = 10000000,
-				 .use_seed = 1, .seed = 77 };
+	struct kbl_spec spec = { .capacity = capacity, .fp_ppb = fp_ppb,
+				 .use_seed = 1, .seed = 77, .type = t->type };
 	struct kbl *f;
 
 	kbl_destroy(name);
@@ -80,9 +84,9 @@ static const char *test_names(void)
 		"abcdefghijabcdefghijabcdefghijab", "ü" };
 	size_t i;
 
-	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(good); i++)
 		EXPECT(kbl_check_name(good[i]) == 0, "'%s' refused", good[i]);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		EXPECT(kbl_check_name(bad[i]) == -EINVAL, "'%s' accepted",
 		       bad[i]);
 	return NULL;
@@ -119,26 +123,66 @@ static const char *test_lifecycle_errnos(void)
 	return NULL;
 }
 
-static const char *test_one_key(void)
+/*
+ * One key at a time.  Where the type deletes, a key added twice goes
+ * after two deletes; elsewhere delete is refused before the keys are
+ * looked at, and nothing changes.
+ */
+static const char *test_one_key(const struct vt_type *t)
 {
-	struct kbl *f = open_fresh("lib-one", 1000);
+	struct kbl *f = open_typed("lib-one", t, 1000, 1000000);
+	const uint32_t lens[2] = { 5, 3 };
+	uint64_t res[1] = { ~0ULL }, hits = 99;
+	struct kbloom_info info, added;
 
 	EXPECT(f, "create");
-	EXPECT(kbl_add_one(f, "alice", 5) == 1, "first add sets bits");
+	EXPECT_OK(kbl_info(f, &info));
+	EXPECT(info.type == t->type && !strcmp(kbl_type_name(t->type), t->name),
+	       "type %u, named %s", info.type, kbl_type_name(info.type));
+	EXPECT(kbl_add_one(f, "alice", 5) == 1, "first add sets cells");
 	EXPECT(kbl_add_one(f, "alice", 5) == 0, "second add sets none");
 	EXPECT(kbl_check_one(f, "alice", 5) == 1, "alice not found");
 	EXPECT(kbl_check_one(f, "mallory", 7) == 0, "mallory found");
 	EXPECT(kbl_add_one(f, "", 0) == -EINVAL, "empty key");
 	EXPECT(kbl_add_one(f, "k", KBLOOM_KEY_MAX + 1) == -EINVAL, "long key");
+	EXPECT_OK(kbl_info(f, &added));
+	if (!(t->caps & VT_DELETES)) {
+		EXPECT(kbl_delete(f, "alicebob", lens, 2, res, &hits) ==
+		       -EOPNOTSUPP, "delete");
+		EXPECT(kbl_delete_one(f, "alice", 5) == -EOPNOTSUPP,
+		       "delete_one");
+		EXPECT(kbl_check_one(f, "alice", 5) == 1, "alice lost");
+		EXPECT(!strcmp(kbl_strerror(-EOPNOTSUPP),
+			       "not a counting filter: delete needs one"),
+		       "strerror: %s", kbl_strerror(-EOPNOTSUPP));
+	} else {
+		EXPECT(kbl_delete_one(f, "alice", 5) == 1, "first delete");
+		EXPECT(kbl_check_one(f, "alice", 5) == 1, "one add is left");
+		EXPECT(kbl_delete_one(f, "alice", 5) == 1, "second delete");
+		EXPECT(kbl_check_one(f, "alice", 5) == 0, "alice present");
+		EXPECT(kbl_delete_one(f, "alice", 5) == 0,
+		       "third delete removed");
+		EXPECT(kbl_delete_one(f, "", 0) == -EINVAL, "empty key");
+	}
+	EXPECT_OK(kbl_info(f, &info));
+	if (t->caps & VT_DELETES)
+		EXPECT(info.delete_calls == 3 && info.delete_hits == 2 &&
+		       info.bits_set == 0, "deletes %llu/%llu, cells set %llu",
+		       info.delete_calls, info.delete_hits, info.bits_set);
+	else
+		EXPECT(!info.delete_calls && info.add_calls == 2 &&
+		       info.bits_set == added.bits_set,
+		       "changed: cells %llu -> %llu, deletes %llu",
+		       added.bits_set, info.bits_set, info.delete_calls);
 	kbl_close(f);
 	kbl_destroy("lib-one");
 	return NULL;
 }
 
 /* Lengths are checked before the first ioctl: nothing is half added. */
-static const char *test_validation_first(void)
+static const char *test_validation_first(const struct vt_type *t)
 {
-	struct kbl *f = open_fresh("lib-valid", 100000);
+	struct kbl *f = open_typed("lib-valid", t, 100000, FP_1PC);
 	struct kbloom_info info;
 	struct packed p;
 	uint64_t before;
@@ -159,10 +203,10 @@ static const char *test_validation_first(void)
 }
 
 /* More keys than KBLOOM_BATCH_MAX: several ioctls, one answer per key. */
-static const char *test_chunk_by_count(void)
+static const char *test_chunk_by_count(const struct vt_type *t)
 {
 	const size_t n = 3 * KBLOOM_BATCH_MAX + 1000;
-	struct kbl *f = open_fresh("lib-count", n);
+	struct kbl *f = open_typed("lib-count", t, n, FP_1PC);
 	uint64_t *res, hits, before;
 	struct kbloom_info info;
 	struct packed p;
@@ -197,10 +241,10 @@ static const char *test_chunk_by_count(void)
  * multiple of 64, so the answers of later chunks start mid-word.  Every
  * answer must equal the one-key answer for the same key.
  */
-static const char *test_chunk_by_bytes(void)
+static const char *test_chunk_by_bytes(const struct vt_type *t)
 {
 	const size_t n = 5000;
-	struct kbl *f = open_fresh("lib-bytes", 2 * n);
+	struct kbl *f = open_typed("lib-bytes", t, 2 * n, FP_1PC);
 	uint64_t *res, hits, before;
 	struct packed p;
 	size_t i, even = 0;
@@ -237,10 +281,10 @@ static const char *test_chunk_by_bytes(void)
 }
 
 /* The pointer-per-key calls give the same answers as the packed ones. */
-static const char *test_pointer_keys(void)
+static const char *test_pointer_keys(const struct vt_type *t)
 {
 	const size_t n = KBLOOM_BATCH_MAX + 777;
-	struct kbl *f = open_fresh("lib-ptr", n);
+	struct kbl *f = open_typed("lib-ptr", t, n, FP_1PC);
 	uint64_t *packed_res, *ptr_res, hits, before;
 	const void **keys;
 	size_t *lens, i;
@@ -281,9 +325,9 @@ static const char *test_pointer_keys(void)
 	return NULL;
 }
 
-static const char *test_clear_report(void)
+static const char *test_clear_report(const struct vt_type *t)
 {
-	struct kbl *f = open_fresh("lib-clear", 1000);
+	struct kbl *f = open_typed("lib-clear", t, 1000, FP_1PC);
 	struct kbloom_info info;
 
 	EXPECT(f, "create");
@@ -303,9 +347,9 @@ static const char *test_clear_report(void)
 	return NULL;
 }
 
-static const char *test_save_load(void)
+static const char *test_save_load(const struct vt_type *t)
 {
-	struct kbl *f = open_fresh("lib-img", 10000);
+	struct kbl *f = open_typed("lib-img", t, 10000, FP_1PC);
 	struct kbloom_info info;
 	int64_t saved;
 	int fd, junk;
@@ -344,10 +388,10 @@ static const char *test_save_load(void)
 	return NULL;
 }
 
-static const char *test_merge_intersect(void)
+static const char *test_merge_intersect(const struct vt_type *t)
 {
 	struct kbl_spec spec = { .bits = 65536, .k = 4, .seed = 5,
-				 .use_seed = 1 };
+				 .use_seed = 1, .type = t->type };
 	struct kbl *a, *b, *c;
 
 	kbl_destroy("lib-a");
@@ -375,20 +419,6 @@ static const char *test_merge_intersect(void)
 	return NULL;
 }
 
-static struct kbl *open_counting(const char *name, uint64_t capacity,
-				 uint32_t fp_ppb)
-{
-	struct kbl_spec spec = { .capacity = capacity, .fp_ppb = fp_ppb,
-				 .use_seed = 1, .seed = 78,
-				 .type = KBLOOM_TYPE_COUNTING };
-	struct kbl *f;
-
-	kbl_destroy(name);
-	if (kbl_create(name, &spec) || kbl_open(name, O_RDWR, &f))
-		return NULL;
-	return f;
-}
-
 /* The image of f in a fresh memfd, for byte comparisons. */
 static char *image_of(struct kbl *f, int64_t *len)
 {
@@ -408,73 +438,16 @@ static char *image_of(struct kbl *f, int64_t *len)
 	return img;
 }
 
-static const char *test_counting_one_key(void)
-{
-	struct kbl *f = open_counting("lib-cnt-one", 1000, 1000000);
-	struct kbloom_info info;
-
-	EXPECT(f, "create");
-	EXPECT_OK(kbl_info(f, &info));
-	EXPECT(info.type == KBLOOM_TYPE_COUNTING, "type %u", info.type);
-	EXPECT(!strcmp(kbl_type_name(info.type), "counting") &&
-	       !strcmp(kbl_type_name(KBLOOM_TYPE_BITS), "bits"),
-	       "type names");
-	EXPECT(kbl_add_one(f, "alice", 5) == 1, "add");
-	EXPECT(kbl_add_one(f, "alice", 5) == 0, "second add set a new cell");
-	EXPECT(kbl_delete_one(f, "alice", 5) == 1, "first delete");
-	EXPECT(kbl_check_one(f, "alice", 5) == 1, "one add is left");
-	EXPECT(kbl_delete_one(f, "alice", 5) == 1, "second delete");
-	EXPECT(kbl_check_one(f, "alice", 5) == 0, "alice still present");
-	EXPECT(kbl_delete_one(f, "alice", 5) == 0, "third delete removed");
-	EXPECT(kbl_delete_one(f, "", 0) == -EINVAL, "empty key");
-	EXPECT_OK(kbl_info(f, &info));
-	EXPECT(info.delete_calls == 3 && info.delete_hits == 2 &&
-	       info.bits_set == 0, "deletes %llu/%llu, cells set %llu",
-	       info.delete_calls, info.delete_hits, info.bits_set);
-	kbl_close(f);
-	kbl_destroy("lib-cnt-one");
-	return NULL;
-}
-
-/* A bits filter refuses delete before looking at the keys: no change. */
-static const char *test_delete_on_bits(void)
-{
-	struct kbl *f = open_fresh("lib-cnt-bits", 1000);
-	struct kbloom_info before, after;
-	const uint32_t lens[2] = { 5, 3 };
-	uint64_t res[1] = { ~0ULL }, hits = 99;
-
-	EXPECT(f, "create");
-	EXPECT(kbl_add_one(f, "alice", 5) == 1, "add");
-	EXPECT_OK(kbl_info(f, &before));
-	EXPECT(before.type == KBLOOM_TYPE_BITS, "type %u", before.type);
-	EXPECT(kbl_delete(f, "alicebob", lens, 2, res, &hits) == -EOPNOTSUPP,
-	       "delete on a bits filter");
-	EXPECT(kbl_delete_one(f, "alice", 5) == -EOPNOTSUPP, "delete_one");
-	EXPECT_OK(kbl_info(f, &after));
-	EXPECT(after.bits_set == before.bits_set &&
-	       after.delete_calls == 0 && after.add_calls == 1,
-	       "changed: cells %llu -> %llu, deletes %llu",
-	       before.bits_set, after.bits_set, after.delete_calls);
-	EXPECT(kbl_check_one(f, "alice", 5) == 1, "alice lost");
-	EXPECT(!strcmp(kbl_strerror(-EOPNOTSUPP),
-			"not a counting filter: delete needs one"),
-	       "strerror: %s", kbl_strerror(-EOPNOTSUPP));
-	kbl_close(f);
-	kbl_destroy("lib-cnt-bits");
-	return NULL;
-}
-
 /*
  * More keys than one ioctl takes, half of them never added: kbl_delete's
  * chunks must answer bit for bit as one-key ioctls on a twin filter do,
  * and leave the twin's very counters.
  */
-static const char *test_delete_chunking(void)
+static const char *test_delete_chunking(const struct vt_type *t)
 {
 	const size_t n = KBLOOM_BATCH_MAX + 4000;
-	struct kbl *f = open_counting("lib-cnt-a", n, 1000);
-	struct kbl *twin = open_counting("lib-cnt-b", n, 1000);
+	struct kbl *f = open_typed("lib-cnt-a", t, n, 1000);
+	struct kbl *twin = open_typed("lib-cnt-b", t, n, 1000);
 	uint64_t *res, hits, before, twin_hits = 0;
 	struct kbloom_info info;
 	size_t i, wrong = 0, even_removed = 0;
@@ -535,24 +508,11 @@ static const char *test_delete_chunking(void)
 
 #define MAP_KEYS	3000
 
-/* A filter of type with keys "in-<i>" (i < MAP_KEYS) added, O_RDWR. */
-static struct kbl *open_type(const char *name, uint32_t type)
-{
-	struct kbl_spec spec = { .capacity = MAP_KEYS, .fp_ppb = 10000000,
-				 .use_seed = 1, .seed = 79, .type = type };
-	struct kbl *f;
-
-	kbl_destroy(name);
-	if (kbl_create(name, &spec) || kbl_open(name, O_RDWR, &f))
-		return NULL;
-	return f;
-}
-
-static const char *test_map_rdonly(void)
+static const char *test_map_rdonly(const struct vt_type *t)
 {
 	const struct kbloom_map_header *h;
 	struct kbloom_info info;
-	struct kbl *w = open_fresh("lib-map-ro", 1000), *r;
+	struct kbl *w = open_typed("lib-map-ro", t, 1000, FP_1PC), *r;
 
 	EXPECT(w, "create");
 	EXPECT_OK(kbl_open("lib-map-ro", O_RDONLY, &r));
@@ -579,9 +539,9 @@ static const char *test_map_rdonly(void)
 	return NULL;
 }
 
-static const char *test_map_destroyed(void)
+static const char *test_map_destroyed(const struct vt_type *t)
 {
-	struct kbl *f = open_fresh("lib-map-gone", 1000);
+	struct kbl *f = open_typed("lib-map-gone", t, 1000, FP_1PC);
 
 	EXPECT(f, "create");
 	EXPECT_OK(kbl_destroy("lib-map-gone"));
@@ -592,22 +552,21 @@ static const char *test_map_destroyed(void)
 }
 
 /*
- * For each type: keys "m-<i>" for i < 2 * MAP_KEYS, the even ones added.
+ * Keys "m-<i>" for i < 2 * MAP_KEYS, the even ones added.
  * The mapped one-key, packed and pointer checks must give the ioctls'
  * answers bit for bit, with no ioctl and nothing counted by the module;
  * after destroy they are -ENODEV; after kbl_unmap ioctls answer again.
  */
-static const char *mapped_answers(uint32_t type)
+static const char *test_mapped_answers(const struct vt_type *t)
 {
-	const char *name = type == KBLOOM_TYPE_COUNTING ? "lib-map-cnt" :
-							  "lib-map-bits";
+	const char *name = "lib-map";
 	const size_t n = 2 * MAP_KEYS, words = (n + 63) / 64;
 	uint64_t *want, *got, hits_want, hits, before;
 	const void **ptrs = calloc(n, sizeof(*ptrs));
 	size_t *plens = calloc(n, sizeof(*plens));
 	struct kbloom_info info0, info1;
 	uint64_t ioctls0, ioctls1, maps;
-	struct kbl *f = open_type(name, type), *r;
+	struct kbl *f = open_typed(name, t, MAP_KEYS, FP_1PC), *r;
 	size_t i, wrong = 0;
 	struct packed p;
 
@@ -687,25 +646,10 @@ static const char *mapped_answers(uint32_t type)
 	return NULL;
 }
 
-static const char *test_mapped_answers(void)
-{
-	static const uint32_t types[] = { KBLOOM_TYPE_BITS,
-					  KBLOOM_TYPE_COUNTING };
-	const char *why;
-	size_t i;
-
-	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-		why = mapped_answers(types[i]);
-		if (why)
-			return vt_fail("%s: %s", kbl_type_name(types[i]), why);
-	}
-	return NULL;
-}
-
 /* A live filter unmapped: checks go back to ioctls and still agree. */
-static const char *test_unmap_ioctls(void)
+static const char *test_unmap_ioctls(const struct vt_type *t)
 {
-	struct kbl *f = open_fresh("lib-unmap", 1000);
+	struct kbl *f = open_typed("lib-unmap", t, 1000, FP_1PC);
 	uint64_t before;
 
 	EXPECT(f, "create");
@@ -732,21 +676,19 @@ static const char *test_unmap_ioctls(void)
 static const struct vt_case cases[] = {
 	VT_NAMED("names", test_names),
 	VT_NAMED("lifecycle-errnos", test_lifecycle_errnos),
-	VT_NAMED("one-key", test_one_key),
-	VT_NAMED("validation-before-ioctl", test_validation_first),
-	VT_NAMED("chunk-by-count", test_chunk_by_count),
-	VT_NAMED("chunk-by-bytes", test_chunk_by_bytes),
-	VT_NAMED("pointer-keys", test_pointer_keys),
-	VT_NAMED("clear-report", test_clear_report),
-	VT_NAMED("save-load", test_save_load),
-	VT_NAMED("merge-intersect", test_merge_intersect),
-	VT_NAMED("counting-one-key", test_counting_one_key),
-	VT_NAMED("delete-on-bits", test_delete_on_bits),
-	VT_NAMED("delete-chunking", test_delete_chunking),
-	VT_NAMED("map-rdonly", test_map_rdonly),
-	VT_NAMED("map-destroyed", test_map_destroyed),
-	VT_NAMED("mapped-answers", test_mapped_answers),
-	VT_NAMED("unmap-ioctls", test_unmap_ioctls),
+	VT_TYPED_AS("one-key", test_one_key, 0),
+	VT_TYPED_AS("validation-before-ioctl", test_validation_first, 0),
+	VT_TYPED_AS("chunk-by-count", test_chunk_by_count, 0),
+	VT_TYPED_AS("chunk-by-bytes", test_chunk_by_bytes, 0),
+	VT_TYPED_AS("pointer-keys", test_pointer_keys, 0),
+	VT_TYPED_AS("clear-report", test_clear_report, 0),
+	VT_TYPED_AS("save-load", test_save_load, 0),
+	VT_TYPED_AS("merge-intersect", test_merge_intersect, 0),
+	VT_TYPED_AS("delete-chunking", test_delete_chunking, VT_DELETES),
+	VT_TYPED_AS("map-rdonly", test_map_rdonly, 0),
+	VT_TYPED_AS("map-destroyed", test_map_destroyed, 0),
+	VT_TYPED_AS("mapped-answers", test_mapped_answers, 0),
+	VT_TYPED_AS("unmap-ioctls", test_unmap_ioctls, 0),
 };
 
 int main(void)
