@@ -38,6 +38,7 @@ static const struct kbloom_test_geo_case kbloom_test_geo_cases[] = {
 	  -E2BIG },
 	{ "rate_u64_max", KBLOOM_TEST_RATE, U64_MAX, 0, 1, 0, 0, -E2BIG },
 	{ "rate_extremes", KBLOOM_TEST_RATE, 1, 0, 1, 0, 0, 0 },
+	{ "rate_1000_1%", KBLOOM_TEST_RATE, 1000, 0, 10000000, 0, 0, 0 },
 	{ "rate_type_unknown", KBLOOM_TEST_RATE, 1000, 0, 10000000, 0,
 	  KBLOOM_TEST_NO_TYPE, -EINVAL },
 	{ "bits_0", KBLOOM_TEST_BITS, 0, 0, 0, 7, 0, -EINVAL },

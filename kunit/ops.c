@@ -203,9 +203,13 @@ static void add_reports_new_bits(struct kunit *test)
 		{ "first", 5 }, { "first", 5 }, { "second", 6 },
 	};
 	unsigned long results[1];
+	struct kbloom_test_key *key;
 	struct kbloom_filter *f;
 	struct kbloom_stats st;
+	u32 i, lied = 0;
 
+	key = kunit_kzalloc(test, sizeof(*key), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, key);
 	f = kbloom_test_new(test, t, 8, 7, KBLOOM_TEST_SEED);
 	KUNIT_EXPECT_FALSE(test, kbloom_check(f, "key", 3));
 	KUNIT_EXPECT_TRUE(test, kbloom_add(f, "key", 3));
@@ -230,6 +234,16 @@ static void add_reports_new_bits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.check_calls, 2ULL);
 	KUNIT_EXPECT_EQ(test, st.check_hits, 1ULL);
 	KUNIT_EXPECT_EQ(test, st.bits_set, kbloom_test_cells(f, t, 0));
+
+	/* Key after key: "new" exactly when a cell left 0. */
+	for (i = 0; i < 2000; i++) {
+		u64 before = kbloom_test_cells(f, t, 0);
+
+		kbloom_test_make_key(i, true, key);
+		lied += kbloom_add(f, key->bytes, key->len) !=
+			(kbloom_test_cells(f, t, 0) > before);
+	}
+	KUNIT_EXPECT_EQ(test, lied, 0U);
 }
 
 static void words_aligned(struct kunit *test)
@@ -412,6 +426,7 @@ static void merge_intersect(struct kunit *test)
 	struct kbloom_test_batch *b = kbloom_test_batch(test);
 	struct kbloom_filter *a, *x, *u, *in, *empty;
 	u32 values = kbloom_test_cell_max(t) + 1;
+	struct kbloom_stats st;
 	size_t bytes;
 	void *snap;
 	u64 i;
@@ -444,6 +459,9 @@ static void merge_intersect(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kbloom_merge(u, x), 0);
 	KUNIT_ASSERT_EQ(test, kbloom_intersect(in, x), 0);
 	kbloom_test_expect_combined(test, t, a, x, u, in);
+	/* A union has had the adds of both. */
+	kbloom_get_stats(u, &st);
+	KUNIT_EXPECT_EQ(test, st.add_calls, 3000ULL);
 	KUNIT_EXPECT_EQ(test, kbloom_test_check_range(u, b, 0, 2500, true),
 			2500ULL);
 	KUNIT_EXPECT_EQ(test, kbloom_test_check_range(in, b, 1000, 500, true),
