@@ -444,16 +444,16 @@ static const char *test_open_write_only(void)
 }
 
 static const struct vt_case cases[] = {
-	{ "header-good", test_header_good },
-	{ "attach-short", test_attach_short },
-	{ "attach-dead", test_attach_dead },
-	{ "answers-bits", test_answers_bits },
-	{ "answers-counting", test_answers_counting },
-	{ "sequence-odd", test_sequence_odd },
-	{ "dead-after-attach", test_dead_after_attach },
-	{ "open-memfd", test_open_memfd },
-	{ "open-bad-magic", test_open_bad_magic },
-	{ "open-write-only", test_open_write_only },
+	VT_NAMED("header-good", test_header_good),
+	VT_NAMED("attach-short", test_attach_short),
+	VT_NAMED("attach-dead", test_attach_dead),
+	VT_NAMED("answers-bits", test_answers_bits),
+	VT_NAMED("answers-counting", test_answers_counting),
+	VT_NAMED("sequence-odd", test_sequence_odd),
+	VT_NAMED("dead-after-attach", test_dead_after_attach),
+	VT_NAMED("open-memfd", test_open_memfd),
+	VT_NAMED("open-bad-magic", test_open_bad_magic),
+	VT_NAMED("open-write-only", test_open_write_only),
 };
 
 int main(void)
