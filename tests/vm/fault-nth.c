@@ -411,32 +411,22 @@ static bool sysfs_step(int n)
 	return done && !e;
 }
 
-static sigjmp_buf touch_env;
-static volatile sig_atomic_t touching;
 static int map_signals;
 
-static void on_sigbus(int sig)
-{
-	if (touching)
-		siglongjmp(touch_env, sig);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
+struct touch {
+	const uint8_t *p;
+	size_t len;
+};
 
-/* One word of every page; returns the signal a read raised, or 0. */
-static int touch_all(const uint8_t *p, size_t len)
+/* One word of every page of a struct touch. */
+static void touch_fn(void *arg)
 {
 	static volatile uint64_t sink;
+	const struct touch *t = arg;
 	size_t at;
-	int sig;
 
-	touching = 1;
-	sig = sigsetjmp(touch_env, 1);
-	if (!sig)
-		for (at = 0; at < len; at += ST_PAGE)
-			sink += *(volatile const uint64_t *)(p + at);
-	touching = 0;
-	return sig;
+	for (at = 0; at < t->len; at += ST_PAGE)
+		sink += *(volatile const uint64_t *)(t->p + at);
 }
 
 static uint64_t mappings_of(int fd)
@@ -465,7 +455,7 @@ static bool map_step(int n)
 	arm(n);
 	p = mmap(NULL, len, PROT_READ, MAP_SHARED, step_fd, 0);
 	e = p == MAP_FAILED ? errno : 0;
-	sig = e ? 0 : touch_all(p, len);
+	sig = e ? 0 : st_guarded(touch_fn, &(struct touch){ p, len });
 	done = unreached();
 	if (e && e != ENOMEM)
 		problem("mmap, fault %d: %s", n, st_errname(e));
@@ -532,9 +522,9 @@ int main(int argc, char **argv)
 	sweep("read-image", read_step);
 	sweep("get-info", info_step);
 	sweep("sysfs-read", sysfs_step);
-	signal(SIGBUS, on_sigbus);
+	st_guard_signals();
 	sweep("mmap-and-fault", map_step);
-	printf("fault-nth: %d SIGBUS while reading mapped pages\n",
+	printf("fault-nth: %d SIGBUS or SIGSEGV while reading mapped pages\n",
 	       map_signals);
 	close(step_fd);
 	sweep("write-image", write_step);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the parts of the fuzzer share (fuzz-ioctl.c: the driver, the
- * control and ioctl operations; fuzz/mmap.c: the mapping operations;
- * fuzz/kernel.c: the in-kernel API and the BPF kfuncs): the operation
- * table, the per-worker state and statistics, and the outcome accounting
- * every operation goes through.
+ * What the parts of the fuzzer share (fuzz-ioctl.c: the driver; in
+ * fuzz/: oracle.c, the outcome of every call and the good filters;
+ * args.c, what the operations pass; control.c, filter.c, image.c and
+ * mmap.c, the operations on the control node, on filter nodes, on images
+ * and on mappings; kernel.c, the in-kernel API and the BPF kfuncs): the
+ * operation table, the per-worker state and statistics, and the
+ * functions of each part.
  */
 #ifndef KBLOOM_FUZZ_IOCTL_H
 #define KBLOOM_FUZZ_IOCTL_H
@@ -216,22 +218,83 @@ static inline errset errset_of(const int *list)
 #define ALLOW(...) errset_of((const int[]){ __VA_ARGS__, -1 })
 
 /* fuzz-ioctl.c */
+void fz_fault_pause(struct worker *w, bool pause);
+
+/* fuzz/oracle.c */
 void record_fail(struct worker *w, enum fail_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int outcome(struct worker *w, enum op op, int e, errset allowed,
 	    const char *what);
 int sys_err(long ret);
+void good_verify_window(struct worker *w, enum op op);
+void good_verify_all(struct worker *w, enum op op);
+void do_good_add(struct worker *w);
+void do_good_delete(struct worker *w);
+void do_good_restore(struct worker *w);
+void do_good_bad_image(struct worker *w);
+void do_good_merge(struct worker *w);
+
+/* fuzz/args.c */
+void pool_name(char *name, int slot);
 struct pool_fd *pick_fd(struct worker *w);
 bool can_read(const struct pool_fd *p);
 bool can_write(const struct pool_fd *p);
 void random_keys(struct worker *w, struct st_keys *k);
+void *bad_ptr_kind(struct worker *w, size_t size, bool output,
+		   bool straddle);
+void *bad_ptr(struct worker *w, size_t size, bool output);
+void bad_name(struct worker *w, char *name);
+void valid_create(struct worker *w, struct kbloom_create *req);
+int mutate_create(struct worker *w, struct kbloom_create *req);
+void drop_fd(struct worker *w, struct pool_fd *p);
+void check_results(struct worker *w, enum op op, const uint64_t *res,
+		   uint32_t count, uint32_t hits);
+
+/* fuzz/image.c */
+int read_image(struct worker *w, enum op op, int fd, errset allowed,
+	       size_t *len);
+bool image_sane(struct worker *w, enum op op, const uint8_t *img,
+		size_t len);
+int write_image(struct worker *w, enum op op, int fd,
+		const uint8_t *buf, size_t len, errset allowed);
+void do_read(struct worker *w);
+void do_read_bad(struct worker *w);
+void do_write(struct worker *w, enum op op);
+void do_seek(struct worker *w);
+
+/* fuzz/control.c */
+void do_create(struct worker *w);
+void do_create_bad(struct worker *w);
+void do_create_badptr(struct worker *w);
+void do_destroy(struct worker *w);
+void do_destroy_bad(struct worker *w);
+unsigned long random_cmd(struct worker *w);
+void do_ctl_random(struct worker *w);
+void do_ctl_rw(struct worker *w);
+void do_unload(struct worker *w);
+
+/* fuzz/filter.c */
 void do_open(struct worker *w);
-void pool_name(char *name, int slot);
-void fz_fault_pause(struct worker *w, bool pause);
+void do_close(struct worker *w);
+void do_add_check(struct worker *w, enum op op);
+void do_batch_bad(struct worker *w);
+void do_batch_badptr(struct worker *w);
+void do_clear(struct worker *w);
+void do_combine(struct worker *w, enum op op);
+void do_combine_bad(struct worker *w);
+void do_info(struct worker *w);
+void do_info_badptr(struct worker *w);
+void do_report(struct worker *w, enum op op);
+void do_dev_random(struct worker *w);
+void do_sysfs(struct worker *w);
+
+/* fuzz/mmap.c and fuzz/kernel.c: do_<name>() for each of their operations. */
+#define OP_DECL(name, weight) void do_##name(struct worker *w);
+FZ_MAP_OPS(OP_DECL)
+FZ_KERNEL_OPS(OP_DECL)
 
 /* fuzz/mmap.c */
 void fz_map_setup(struct worker *w);
-void fz_map_op(struct worker *w, enum op op);
 void fz_map_final(struct worker *w);
 void fz_map_print(const struct wstats *stats, int nprocs);
 
@@ -239,7 +302,6 @@ void fz_map_print(const struct wstats *stats, int nprocs);
 void fz_kernel_init(const char *suite, const char *ko, int nprocs,
 		    unsigned int *weights);
 void fz_kernel_setup(struct worker *w);
-bool fz_kernel_op(struct worker *w, enum op op);
 void fz_kernel_final(struct worker *w);
 void fz_kernel_print(const struct wstats *stats, int nprocs);
 int fz_kernel_finish(const char *suite, const struct wstats *stats,

@@ -10,10 +10,53 @@
 #ifndef KBLOOM_STRESS_MAP_H
 #define KBLOOM_STRESS_MAP_H
 
+#include <setjmp.h>
+#include <signal.h>
+
 #include "stress.h"
 #include "../../kmod/kbloom_core.h"
 
 #define ST_PAGE		4096
+
+/*
+ * Reads of a mapping that may fault (SIGBUS past what the filter still
+ * maps, SIGSEGV after munmap), run by st_guarded() with those signals
+ * caught once st_guard_signals() installed the handler.
+ */
+static sigjmp_buf st_guard_env;
+static volatile sig_atomic_t st_guarding;
+
+static inline void st_guard_signal(int sig)
+{
+	if (st_guarding)
+		siglongjmp(st_guard_env, sig);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static inline void st_guard_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = st_guard_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGSEGV, &sa, NULL);
+}
+
+/* Runs fn(arg) with faults caught; returns the signal that hit, or 0. */
+static inline int st_guarded(void (*fn)(void *), void *arg)
+{
+	int sig;
+
+	st_guarding = 1;
+	sig = sigsetjmp(st_guard_env, 1);
+	if (!sig)
+		fn(arg);
+	st_guarding = 0;
+	return sig;
+}
 
 struct st_map {
 	uint8_t *base;		/* NULL when not mapped */

@@ -200,20 +200,27 @@ static inline void st_keys_fill(struct st_keys *k, const char *tag,
 }
 
 /*
- * ADD, CHECK or DELETE; returns 0 or an errno.  *hits gets the count and, when
+ * The batch request of k (answers into results, when given); then ADD,
+ * CHECK or DELETE of it, which returns 0 or an errno.  *hits gets the count and, when
  * results is given, every answer bit.
  */
+static inline void st_batch_of(struct kbloom_batch *b, const struct st_keys *k,
+			       uint64_t *results)
+{
+	memset(b, 0, sizeof(*b));
+	b->keys = (uintptr_t)k->bytes;
+	b->lens = (uintptr_t)k->lens;
+	b->keys_len = k->keys_len;
+	b->count = k->count;
+	b->results = (uintptr_t)results;
+}
+
 static inline int st_batch(int fd, unsigned long cmd, const struct st_keys *k,
 			   uint64_t *results, uint32_t *hits)
 {
 	struct kbloom_batch b;
 
-	memset(&b, 0, sizeof(b));
-	b.keys = (uintptr_t)k->bytes;
-	b.lens = (uintptr_t)k->lens;
-	b.keys_len = k->keys_len;
-	b.count = k->count;
-	b.results = (uintptr_t)results;
+	st_batch_of(&b, k, results);
 	if (ioctl(fd, cmd, &b))
 		return errno;
 	if (hits)

@@ -471,7 +471,7 @@ static void kf_good_tag(char *tag, size_t size, char kind, int worker)
 
 /* ---- the companion's operations ---- */
 
-static void do_kapi_hold(struct worker *w)
+void do_kapi_hold(struct worker *w)
 {
 	enum op op = OP_kapi_hold;
 	uint64_t r = st_below(&w->rng, 20);
@@ -494,7 +494,7 @@ static void do_kapi_hold(struct worker *w)
 	kf_unlock(w);
 }
 
-static void do_kapi_hold_id(struct worker *w)
+void do_kapi_hold_id(struct worker *w)
 {
 	static const char *const malformed[] = {
 		"abc", "-1", "4294967296", "0x", "1x", "99999999999999999999",
@@ -542,7 +542,7 @@ static void do_kapi_hold_id(struct worker *w)
 	kf_unlock(w);
 }
 
-static void do_kapi_put(struct worker *w)
+void do_kapi_put(struct worker *w)
 {
 	enum op op = OP_kapi_put;
 	uint64_t r = st_below(&w->rng, 10);
@@ -586,7 +586,7 @@ static void kf_hold_some(struct worker *w, enum op op)
  * bare numbers, this worker's good keys or another prefix.  On its own
  * good filter, a check of good keys it knows are in must find them all.
  */
-static void do_kapi_range(struct worker *w)
+void do_kapi_range(struct worker *w)
 {
 	enum op op = OP_kapi_range;
 	uint64_t r = st_below(&w->rng, 10), lo = 0, hi = 0;
@@ -700,7 +700,7 @@ static void kf_judge_bad(struct worker *w, enum op op,
 			    w->id, op_names[op], kf_last, kf_res);
 }
 
-static void do_kapi_bad(struct worker *w)
+void do_kapi_bad(struct worker *w)
 {
 	enum op op = OP_kapi_bad;
 	uint64_t r = st_below(&w->rng, 6);
@@ -766,7 +766,7 @@ static void kf_churn_judge(struct worker *w, enum op op)
 	w->st->kern.churn_rounds += v[ROUNDS] + v[HROUNDS];
 }
 
-static void do_kapi_churn(struct worker *w)
+void do_kapi_churn(struct worker *w)
 {
 	enum op op = OP_kapi_churn;
 	uint64_t r = st_below(&w->rng, 10);
@@ -820,7 +820,7 @@ static size_t kf_words(struct worker *w, char *cmd, size_t len, int count)
  * one bad field, too many words, too many bytes, random bytes, a prefix
  * too long; a churn name too long (EBUSY while one runs).
  */
-static void do_kapi_garbage(struct worker *w)
+void do_kapi_garbage(struct worker *w)
 {
 	static const char *const bad_ctx[] = {
 		"kernel", "PROCESS", "irq", "1", "nmi", "softirq,", "-",
@@ -961,7 +961,7 @@ static void kf_mark_dead(uint32_t id)
  * on the reference is then ENODEV, its id and its name find nothing, and
  * the last put (from any context) frees it.
  */
-static void do_kapi_stale(struct worker *w)
+void do_kapi_stale(struct worker *w)
 {
 	enum op op = OP_kapi_stale;
 	char name[KBLOOM_NAME_MAX], arg[16];
@@ -1087,7 +1087,7 @@ static void kf_good_check(struct worker *w, enum op op, const char *tag,
  * change nothing (the range says so key by key); the keys added by ioctl
  * are found by the companion too.
  */
-static void do_good_kapi(struct worker *w)
+void do_good_kapi(struct worker *w)
 {
 	enum op op = OP_good_kapi;
 	uint64_t first = 0, added = w->kern.kapi_added;
@@ -1244,7 +1244,7 @@ static bool kf_bpf_packet(struct worker *w, enum op op, const char *prog,
  * name, on good filters, on stale and impossible ids and bad names, with
  * random keys or keys known to be in this worker's good filter.
  */
-static void do_bpf_run(struct worker *w)
+void do_bpf_run(struct worker *w)
 {
 	static const char *const by_id[] = {
 		"xdp_by_id", "tc_by_id", "tc_learn",
@@ -1358,7 +1358,7 @@ long __wrap_syscall(long nr, ...)
  * allocations fail in libbpf and in the kernel for the object's BTF, the
  * modules' BTF and the maps (not for the program itself, see above).
  */
-static void do_bpf_load(struct worker *w)
+void do_bpf_load(struct worker *w)
 {
 	const char *progs[2] = { kf_progs[st_below(&w->rng, 4)], NULL };
 	struct bpf_object *obj;
@@ -1422,7 +1422,7 @@ static void kf_bpf_verify(struct worker *w, enum op op, uint64_t first,
  * packet) are then found by CHECK and judged present by the XDP and tc
  * programs.
  */
-static void do_good_bpf(struct worker *w)
+void do_good_bpf(struct worker *w)
 {
 	enum op op = OP_good_bpf;
 	struct kbt_globals *g = w->kern.g;
@@ -1452,26 +1452,6 @@ static void do_good_bpf(struct worker *w)
 }
 
 /* ---- the worker's side ---- */
-
-bool fz_kernel_op(struct worker *w, enum op op)
-{
-	switch (op) {
-	case OP_kapi_hold: do_kapi_hold(w); break;
-	case OP_kapi_hold_id: do_kapi_hold_id(w); break;
-	case OP_kapi_put: do_kapi_put(w); break;
-	case OP_kapi_range: do_kapi_range(w); break;
-	case OP_kapi_bad: do_kapi_bad(w); break;
-	case OP_kapi_churn: do_kapi_churn(w); break;
-	case OP_kapi_garbage: do_kapi_garbage(w); break;
-	case OP_kapi_stale: do_kapi_stale(w); break;
-	case OP_good_kapi: do_good_kapi(w); break;
-	case OP_bpf_run: do_bpf_run(w); break;
-	case OP_bpf_load: do_bpf_load(w); break;
-	case OP_good_bpf: do_good_bpf(w); break;
-	default: return false;
-	}
-	return true;
-}
 
 /* Before fault injection: the companion's files, a BPF object. */
 void fz_kernel_setup(struct worker *w)

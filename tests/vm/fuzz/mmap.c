@@ -15,38 +15,15 @@
  * injection a SIGBUS is only counted (a fault that cannot allocate its
  * page table may end so), SIGSEGV never allowed.
  */
-#include <setjmp.h>
-#include <signal.h>
 
 #include "../fuzz-ioctl.h"
 
-static sigjmp_buf touch_env;
-static volatile sig_atomic_t touching;
 /* Per worker process (each has its own copy after fork()). */
 static struct kbloom_key kv[KBLOOM_BATCH_MAX];
 static unsigned long kv_res[BITS_TO_LONGS(KBLOOM_BATCH_MAX)];
 static uint64_t sink;
 
-static void on_fault_signal(int sig)
-{
-	if (touching)
-		siglongjmp(touch_env, sig);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
 
-/* Runs fn(arg) with faults caught; returns the signal that hit, or 0. */
-static int guarded(void (*fn)(void *), void *arg)
-{
-	int sig;
-
-	touching = 1;
-	sig = sigsetjmp(touch_env, 1);
-	if (!sig)
-		fn(arg);
-	touching = 0;
-	return sig;
-}
 
 static void fault_signal(struct worker *w, enum op op, int sig,
 			 const char *what)
@@ -122,7 +99,7 @@ static errset map_allowed(const struct pool_fd *p, int prot, int flags,
 	return ALLOW(0, ENODEV);
 }
 
-static void do_map(struct worker *w)
+void do_map(struct worker *w)
 {
 	static const int prots[] = {
 		PROT_READ | PROT_WRITE, PROT_WRITE, PROT_READ | PROT_EXEC,
@@ -213,7 +190,7 @@ static void do_map(struct worker *w)
 
 /* ---- munmap, mprotect, mremap ---- */
 
-static void do_map_unmap(struct worker *w)
+void do_map_unmap(struct worker *w)
 {
 	struct fz_map *m = pick_map(w), *tail;
 	size_t pages, a, n;
@@ -270,7 +247,7 @@ static void do_map_unmap(struct worker *w)
 	}
 }
 
-static void do_map_protect(struct worker *w)
+void do_map_protect(struct worker *w)
 {
 	struct fz_map *m = pick_map(w);
 	size_t pages, a, n;
@@ -313,7 +290,7 @@ static void do_map_protect(struct worker *w)
 	}
 }
 
-static void do_map_remap(struct worker *w)
+void do_map_remap(struct worker *w)
 {
 	struct fz_map *m = pick_map(w);
 	size_t pages, n;
@@ -406,7 +383,7 @@ static void touch_fn(void *arg)
  * Reads the header (if mapped here) and words of random pages, the last
  * one always; judges the header.  The filter may be gone: the cells stay.
  */
-static void do_map_touch(struct worker *w)
+void do_map_touch(struct worker *w)
 {
 	struct fz_map *m = pick_map(w);
 	struct touch t;
@@ -423,7 +400,7 @@ static void do_map_touch(struct worker *w)
 	for (i = 0; i < t.npicks; i++)
 		t.picks[i] = (i ? st_below(&w->rng, t.pages) : t.pages - 1) *
 			     PAGE + st_below(&w->rng, PAGE / 8) * 8;
-	sig = guarded(touch_fn, &t);
+	sig = st_guarded(touch_fn, &t);
 	w->st->syscalls++;
 	w->st->errs[OP_map_touch][0]++;
 	if (sig) {
@@ -508,7 +485,7 @@ static bool good_map_verify(struct worker *w, enum op op, uint64_t first,
 
 	snprintf(tag, sizeof(tag), "g%d", w->id);
 	st_keys_fill(&k, tag, first, n);
-	sig = guarded(lookup_fn, &l);
+	sig = st_guarded(lookup_fn, &l);
 	if (sig) {
 		fault_signal(w, op, sig, "checking good keys");
 		return true;
@@ -549,7 +526,7 @@ static void good_map_compare(struct worker *w)
 	e = sys_err(ioctl(w->good_fd, KBLOOM_IOC_CHECK, &b));
 	if (outcome(w, OP_good_map_check, e, ALLOW(0), "check random keys"))
 		return;
-	sig = guarded(lookup_fn, &l);
+	sig = st_guarded(lookup_fn, &l);
 	if (sig)
 		return fault_signal(w, OP_good_map_check, sig,
 				    "checking random keys");
@@ -567,7 +544,7 @@ static void good_map_compare(struct worker *w)
 			    (int)(w->results[i / 64] >> (i % 64) & 1));
 }
 
-static void do_good_map_check(struct worker *w)
+void do_good_map_check(struct worker *w)
 {
 	struct kbloom_info info;
 	uint64_t first, n;
@@ -600,28 +577,9 @@ static void do_good_map_check(struct worker *w)
 
 void fz_map_setup(struct worker *w)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_fault_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, NULL);
-	sigaction(SIGSEGV, &sa, NULL);
+	st_guard_signals();
 	w->nmaps = 0;
 	memset(&w->good_map, 0, sizeof(w->good_map));
-}
-
-void fz_map_op(struct worker *w, enum op op)
-{
-	switch (op) {
-	case OP_map: do_map(w); break;
-	case OP_map_unmap: do_map_unmap(w); break;
-	case OP_map_protect: do_map_protect(w); break;
-	case OP_map_remap: do_map_remap(w); break;
-	case OP_map_touch: do_map_touch(w); break;
-	case OP_good_map_check: do_good_map_check(w); break;
-	default: break;
-	}
 }
 
 /*

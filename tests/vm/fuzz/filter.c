@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fuzzer's operations on filter nodes (see fuzz-ioctl.c): open and
+ * close, batches valid and bad, clear, merge and intersect, info and
+ * report, random commands and sysfs reads.
+ */
+#include <dirent.h>
+
+#include "../fuzz-ioctl.h"
+
+void do_open(struct worker *w)
+{
+	static const int accs[] = { O_RDONLY, O_WRONLY, O_RDWR };
+	char name[KBLOOM_NAME_MAX];
+	int slot = st_below(&w->rng, POOL), acc = accs[st_below(&w->rng, 3)];
+	int fd, e;
+
+	if (w->nfds == MAX_FDS)
+		drop_fd(w, pick_fd(w));
+	pool_name(name, slot);
+	fd = st_open(name, acc | (st_one_in(&w->rng, 4) ? O_NONBLOCK : 0));
+	e = sys_err(fd);
+	/* ENODEV: destroyed after lookup; ENXIO: its cdev already gone. */
+	outcome(w, OP_open, e, ALLOW(0, ENOENT, ENODEV, ENXIO), "open");
+	if (e)
+		return;
+	w->fds[w->nfds++] = (struct pool_fd){ fd, slot, acc, -1, false, 0 };
+	if (can_read(&w->fds[w->nfds - 1])) {
+		struct kbloom_info info;
+
+		e = sys_err(ioctl(fd, KBLOOM_IOC_GET_INFO, &info));
+		outcome(w, OP_open, e, ALLOW(0, ENODEV), "get_info after open");
+		if (!e) {
+			w->fds[w->nfds - 1].type = info.type;
+			w->fds[w->nfds - 1].map_pages =
+				st_map_pages(info.nblocks);
+		}
+	}
+}
+
+void do_close(struct worker *w)
+{
+	if (w->nfds)
+		drop_fd(w, pick_fd(w));
+}
+
+/* What an ioctl needing read or write access may return on p. */
+static errset gate(const struct pool_fd *p, bool need_write,
+		   errset otherwise)
+{
+	if (need_write ? !can_write(p) : !can_read(p))
+		return ALLOW(EBADF);
+	return otherwise;
+}
+
+/*
+ * The same for a batch command: DELETE on a bits filter is EOPNOTSUPP,
+ * decided before the batch is looked at.
+ */
+static errset batch_gate(const struct pool_fd *p, unsigned long cmd,
+			 errset otherwise)
+{
+	if (cmd != KBLOOM_IOC_DELETE)
+		return gate(p, cmd == KBLOOM_IOC_ADD, otherwise);
+	if (!can_write(p))
+		return ALLOW(EBADF);
+	if (p->type == KBLOOM_TYPE_BITS)
+		return ALLOW(EOPNOTSUPP, ENODEV);
+	if (p->type == KBLOOM_TYPE_COUNTING)
+		return otherwise;
+	return otherwise | ALLOW(EOPNOTSUPP);
+}
+
+static unsigned long random_batch_cmd(struct worker *w)
+{
+	static const unsigned long cmds[] = {
+		KBLOOM_IOC_ADD, KBLOOM_IOC_CHECK, KBLOOM_IOC_DELETE,
+	};
+
+	return cmds[st_below(&w->rng, 3)];
+}
+
+void do_add_check(struct worker *w, enum op op)
+{
+	struct pool_fd *p = pick_fd(w);
+	unsigned long cmd = op == OP_add ? KBLOOM_IOC_ADD :
+			    op == OP_check ? KBLOOM_IOC_CHECK : KBLOOM_IOC_DELETE;
+	struct kbloom_batch b;
+	struct st_keys k;
+	uint64_t *res = st_one_in(&w->rng, 2) ? w->results : NULL;
+	int e;
+
+	if (!p)
+		return do_open(w);
+	random_keys(w, &k);
+	st_batch_of(&b, &k, res);
+	if (res)
+		memset(res, 0xa5, (k.count + 63) / 64 * 8);
+	e = sys_err(ioctl(p->fd, cmd, &b));
+	outcome(w, op, e, batch_gate(p, cmd, ALLOW(0, ENODEV)), "valid batch");
+	if (!e && res)
+		check_results(w, op, res, k.count, b.hits);
+}
+
+/* Breaks one field of a valid batch; must give EINVAL. */
+void do_batch_bad(struct worker *w)
+{
+	struct pool_fd *p = pick_fd(w);
+	unsigned long cmd = random_batch_cmd(w);
+	struct kbloom_batch b;
+	struct st_keys k;
+	uint32_t i;
+
+	if (!p)
+		return do_open(w);
+	random_keys(w, &k);
+	st_batch_of(&b, &k, w->results);
+	i = st_below(&w->rng, k.count);
+	switch (st_below(&w->rng, 10)) {
+	case 0:
+		b.count = 0;
+		break;
+	case 1:
+		b.count = KBLOOM_BATCH_MAX + 1 + st_below(&w->rng, 1 << 20);
+		break;
+	case 2:
+		b.flags = 1U << st_below(&w->rng, 32);
+		break;
+	case 3:
+		b.pad = 1 + st_below(&w->rng, 1000);
+		break;
+	case 4:
+		b.reserved[st_below(&w->rng, 2)] = 1 + st_below(&w->rng, 1000);
+		break;
+	case 5:
+		b.keys_len += 1 + st_below(&w->rng, 100);
+		break;
+	case 6:
+		b.keys_len -= 1 + st_below(&w->rng, b.keys_len);
+		break;
+	case 7:
+		/* One length zero, the total kept. */
+		b.keys_len -= k.lens[i];
+		k.lens[i] = 0;
+		break;
+	case 8:
+		/* One length over the key limit, the total kept. */
+		b.keys_len += KBLOOM_KEY_MAX + 1 - k.lens[i];
+		k.lens[i] = KBLOOM_KEY_MAX + 1;
+		break;
+	default:
+		b.hits = 1;	/* output only: must be ignored */
+		b.keys_len = (uint64_t)b.count * KBLOOM_KEY_MAX + 1;
+		break;
+	}
+	outcome(w, OP_batch_bad, sys_err(ioctl(p->fd, cmd, &b)),
+		batch_gate(p, cmd, ALLOW(EINVAL, ENODEV)), "mutated batch");
+}
+
+/* A valid batch with one pointer bad; must give EFAULT. */
+void do_batch_badptr(struct worker *w)
+{
+	struct pool_fd *p = pick_fd(w);
+	unsigned long cmd = random_batch_cmd(w);
+	struct kbloom_batch b;
+	struct st_keys k;
+	void *arg = &b;
+
+	if (!p)
+		return do_open(w);
+	random_keys(w, &k);
+	st_batch_of(&b, &k, w->results);
+	switch (st_below(&w->rng, 4)) {
+	case 0:
+		b.keys = (uintptr_t)bad_ptr(w, k.keys_len, false);
+		break;
+	case 1:
+		b.lens = (uintptr_t)bad_ptr(w, k.count * 4, false);
+		break;
+	case 2:
+		b.results = (uintptr_t)bad_ptr(w, (k.count + 63) / 64 * 8,
+						true);
+		if (!b.results)	/* NULL means "no results" */
+			b.results = (uintptr_t)w->rdonly;
+		break;
+	default:
+		arg = bad_ptr(w, sizeof(b), false);
+		break;
+	}
+	outcome(w, OP_batch_badptr, sys_err(ioctl(p->fd, cmd, arg)),
+		batch_gate(p, cmd, ALLOW(EFAULT, ENODEV)),
+		"batch with a bad pointer");
+}
+
+void do_clear(struct worker *w)
+{
+	struct pool_fd *p = pick_fd(w);
+	unsigned long arg = st_one_in(&w->rng, 4) ? 1 + st_below(&w->rng, 99) : 0;
+
+	if (!p)
+		return do_open(w);
+	outcome(w, OP_clear, sys_err(ioctl(p->fd, KBLOOM_IOC_CLEAR, arg)),
+		gate(p, true, arg ? ALLOW(EINVAL, ENODEV) : ALLOW(0, ENODEV)),
+		"clear");
+}
+
+void do_combine(struct worker *w, enum op op)
+{
+	struct pool_fd *p = pick_fd(w), *q = pick_fd(w);
+	unsigned long cmd = op == OP_merge ? KBLOOM_IOC_MERGE :
+					     KBLOOM_IOC_INTERSECT;
+	struct kbloom_other other;
+	bool src_readable;
+
+	if (!p)
+		return do_open(w);
+	memset(&other, 0, sizeof(other));
+	/* The source may be another pool file or this worker's good one. */
+	if (st_one_in(&w->rng, 4)) {
+		other.fd = w->good_fd;
+		src_readable = true;
+	} else {
+		other.fd = q->fd;
+		src_readable = can_read(q);
+	}
+	/* This file's access is checked first, then liveness, then the source. */
+	outcome(w, op, sys_err(ioctl(p->fd, cmd, &other)),
+		!can_write(p) ? ALLOW(EBADF) :
+		!src_readable ? ALLOW(EBADF, ENODEV) :
+		ALLOW(0, EXDEV, ENODEV), op_names[op]);
+}
+
+void do_combine_bad(struct worker *w)
+{
+	struct pool_fd *p = pick_fd(w);
+	unsigned long cmd = st_one_in(&w->rng, 2) ? KBLOOM_IOC_MERGE :
+						    KBLOOM_IOC_INTERSECT;
+	struct kbloom_other other;
+	errset allowed;
+	void *arg = &other;
+
+	if (!p)
+		return do_open(w);
+	memset(&other, 0, sizeof(other));
+	other.fd = p->fd;
+	switch (st_below(&w->rng, 6)) {
+	case 0:
+		other.fd = w->ctl;	/* not a filter */
+		allowed = ALLOW(EBADF, ENODEV);
+		break;
+	case 1:
+		other.fd = 900 + st_below(&w->rng, 100);	/* not open */
+		allowed = ALLOW(EBADF, ENODEV);
+		break;
+	case 2:
+		other.fd = (uint32_t)-1 - st_below(&w->rng, 4);
+		allowed = ALLOW(EBADF, ENODEV);
+		break;
+	case 3:
+		other.flags = 1U << st_below(&w->rng, 32);
+		allowed = ALLOW(EINVAL, ENODEV);
+		break;
+	case 4:
+		other.reserved[st_below(&w->rng, 2)] = 1;
+		allowed = ALLOW(EINVAL, ENODEV);
+		break;
+	default:
+		arg = bad_ptr(w, sizeof(other), false);
+		allowed = ALLOW(EFAULT, ENODEV);
+		break;
+	}
+	if (!can_write(p))
+		allowed = ALLOW(EBADF);
+	outcome(w, OP_combine_bad, sys_err(ioctl(p->fd, cmd, arg)), allowed,
+		"mutated merge/intersect");
+}
+
+void do_info(struct worker *w)
+{
+	struct pool_fd *p = pick_fd(w);
+	struct kbloom_info info;
+	char name[KBLOOM_NAME_MAX];
+	int e;
+
+	if (!p)
+		return do_open(w);
+	memset(&info, 0x5a, sizeof(info));
+	e = sys_err(ioctl(p->fd, KBLOOM_IOC_GET_INFO, &info));
+	outcome(w, OP_info, e, gate(p, false, ALLOW(0, ENODEV)), "get_info");
+	if (e)
+		return;
+	pool_name(name, p->slot);
+	/*
+	 * Opening a node is by device number: if its filter was destroyed
+	 * and another created with the same minor while our open() was
+	 * between the path walk and the device, we hold that other filter.
+	 * Counted, not failed: the kernel's char devices all work this way.
+	 */
+	if (strcmp(info.name, name))
+		w->st->opened_other++;
+	if (info.k < 1 || info.k > KBLOOM_K_MAX ||
+	    info.type > KBLOOM_TYPE_COUNTING ||
+	    (p->type >= 0 && info.type != (uint32_t)p->type) ||
+	    info.bits != info.nblocks * 512 || info.bytes != info.nblocks * 64 ||
+	    info.fill_ppb > KBLOOM_PPB || info.fp_now_ppb > KBLOOM_PPB ||
+	    info.bits_set > info.nblocks * (info.type ? 128 : 512) ||
+	    info.pad || info.reserved[0] || info.reserved[4])
+		record_fail(w, F_RESULT, "worker %d get_info of %s: inconsistent (name %.32s k %u bits %llu set %llu)",
+			    w->id, name, info.name, info.k,
+			    (unsigned long long)info.bits,
+			    (unsigned long long)info.bits_set);
+}
+
+void do_info_badptr(struct worker *w)
+{
+	struct pool_fd *p = pick_fd(w);
+
+	if (!p)
+		return do_open(w);
+	outcome(w, OP_info_badptr,
+		sys_err(ioctl(p->fd, KBLOOM_IOC_GET_INFO,
+			      bad_ptr(w, sizeof(struct kbloom_info), true))),
+		gate(p, false, ALLOW(EFAULT, ENODEV)), "get_info bad pointer");
+}
+
+void do_report(struct worker *w, enum op op)
+{
+	struct pool_fd *p = pick_fd(w);
+	struct kbloom_report rep;
+	errset allowed = ALLOW(0, ENODEV);
+	void *arg = &rep;
+
+	if (!p)
+		return do_open(w);
+	memset(&rep, 0, sizeof(rep));
+	rep.false_positives = st_below(&w->rng, 1000);
+	rep.true_positives = st_below(&w->rng, 1000);
+	rep.true_negatives = st_below(&w->rng, 100000);
+	/* The largest report there may be, or more, which records nothing. */
+	if (st_one_in(&w->rng, 10)) {
+		rep.true_negatives = KBLOOM_REPORT_MAX - rep.false_positives -
+				     rep.true_positives;
+	} else if (st_one_in(&w->rng, 10)) {
+		rep.true_negatives = st_one_in(&w->rng, 2) ? ~0ULL :
+				     KBLOOM_REPORT_MAX + 1;
+		allowed = ALLOW(EINVAL, ENODEV);
+	}
+	if (op == OP_report_bad) {
+		switch (st_below(&w->rng, 4)) {
+		case 0:
+			rep.flags = 1U << st_below(&w->rng, 32);
+			allowed = ALLOW(EINVAL, ENODEV);
+			break;
+		case 1:
+			rep.pad = 1;
+			allowed = ALLOW(EINVAL, ENODEV);
+			break;
+		case 2:
+			rep.reserved[st_below(&w->rng, 2)] = 1;
+			allowed = ALLOW(EINVAL, ENODEV);
+			break;
+		default:
+			arg = bad_ptr(w, sizeof(rep), false);
+			allowed = ALLOW(EFAULT, ENODEV);
+			break;
+		}
+	}
+	outcome(w, op, sys_err(ioctl(p->fd, KBLOOM_IOC_REPORT, arg)),
+		gate(p, false, allowed), "report");
+}
+
+void do_dev_random(struct worker *w)
+{
+	struct pool_fd *p = pick_fd(w);
+	unsigned long cmd = random_cmd(w);
+
+	if (!p)
+		return do_open(w);
+	outcome(w, OP_dev_random,
+		sys_err(ioctl(p->fd, cmd, st_one_in(&w->rng, 2) ?
+			      (void *)w->keybuf : bad_ptr(w, 64, true))),
+		ALLOW(ENOTTY), "unknown filter ioctl");
+}
+
+/* Reads every attribute of one pool filter while others destroy it. */
+void do_sysfs(struct worker *w)
+{
+	char dir[64], path[320], buf[64], name[KBLOOM_NAME_MAX];
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	pool_name(name, st_below(&w->rng, POOL));
+	snprintf(dir, sizeof(dir), "/sys/class/kbloom/%s", name);
+	d = opendir(dir);
+	if (!d) {
+		outcome(w, OP_sysfs, errno, ALLOW(ENOENT), "opendir");
+		return;
+	}
+	while ((de = readdir(d))) {
+		ssize_t n;
+
+		if (de->d_type != DT_REG)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			/* ENODEV: kernfs refuses a node being removed. */
+			outcome(w, OP_sysfs, errno, ALLOW(ENOENT, ENODEV),
+				"open attribute");
+			continue;
+		}
+		n = read(fd, buf, sizeof(buf));
+		outcome(w, OP_sysfs, sys_err(n), ALLOW(0, ENODEV),
+			"read attribute");
+		close(fd);
+	}
+	closedir(d);
+}
