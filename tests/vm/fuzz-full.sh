@@ -5,7 +5,7 @@
 # million fuzzed operations across four processes with rmmod refused while
 # they run (the in-kernel API's through the companion module and the BPF
 # kfuncs' among them: fuzz-ioctl loads the companion for its run), the
-# concurrency torture on a bits and on a counting filter (with readers
+# concurrency torture on a filter of each type (with readers
 # through the API and through BPF), then the fuzzer again under fault
 # injection (failslab and fail_page_alloc, only for the fuzzer's own
 # processes through task-filter and /proc/self/make-it-fail), a sweep
@@ -38,29 +38,13 @@ fi
 fz_kmemleak_reset
 
 echo "fuzz-full: phase 1: fuzzing, $ops operations per process"
-fuzz-ioctl -s "$seed" -p 4 -n "$ops" -t "$fuzz_seconds" -m "$min_ops" \
-	-H 300 >/tmp/fz-fuzz.log 2>&1 &
-pid=$!
-if fz_wait_open "$pid" 60; then
-	fz_try_unload fuzz-full
-else
-	fz_fail fuzz-full/rmmod-refused "the fuzzer never held the module"
-fi
-wait "$pid"
-rc=$?
-cat /tmp/fz-fuzz.log
-if [ "$rc" -ne 0 ]; then
-	fz_status=1
-	grep -q '^FAIL: ' /tmp/fz-fuzz.log ||
-		fz_fail fuzz-full/fuzz "fuzz-ioctl exit $rc"
-fi
+fz_fuzz fuzz-full 60 -s "$seed" -p 4 -n "$ops" -t "$fuzz_seconds" \
+	-m "$min_ops" -H 300
 echo "fuzz-full: phase 1 took $(($(date +%s) - started)) s"
 
 phase=$(date +%s)
 echo "fuzz-full: phase 2: torture, $torture_seconds s on each filter type"
 fz_run torture torture -s "$seed" -t "$torture_seconds" -H 300
-fz_run torture-counting torture -s "$seed" -t "$torture_seconds" -H 300 \
-	-T counting
 echo "fuzz-full: phase 2 took $(($(date +%s) - phase)) s"
 
 # Allocations fail at random, only in the fuzzer's workers (task-filter

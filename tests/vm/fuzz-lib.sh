@@ -18,21 +18,44 @@ fz_fail() {
 	fz_status=1
 }
 
-# Runs a program that prints its own PASS:/FAIL: lines; a non-zero exit
-# without a FAIL: line of its own still counts as a failure.
+# fz_verdict NAME RC START: the log of program NAME, which prints its own
+# PASS:/FAIL: lines; a non-zero exit RC without a FAIL: line of its own
+# still counts as a failure.
+fz_verdict() {
+	cat "/tmp/fz-$1.log"
+	echo "$1: exit $2 after $(($(date +%s) - $3)) s"
+	if [ "$2" -ne 0 ]; then
+		fz_status=1
+		grep -q '^FAIL: ' "/tmp/fz-$1.log" || fz_fail "$1" "exit $2"
+	fi
+}
+
+# fz_run NAME PROGRAM [ARGS...]: runs it, then its verdict.
 fz_run() {
 	name=$1
 	shift
-	log=/tmp/fz-$name.log
 	start=$(date +%s)
-	"$@" >"$log" 2>&1
-	rc=$?
-	cat "$log"
-	echo "$name: exit $rc after $(($(date +%s) - start)) s"
-	if [ "$rc" -ne 0 ]; then
-		fz_status=1
-		grep -q '^FAIL: ' "$log" || fz_fail "$name" "exit $rc"
+	"$@" >"/tmp/fz-$name.log" 2>&1
+	fz_verdict "$name" $? "$start"
+}
+
+# fz_fuzz NAME WAIT_S [ARGS...]: fuzz-ioctl ARGS, during which rmmod must
+# be refused (NAME/rmmod-refused) once it holds the module, within
+# WAIT_S s; then its verdict.
+fz_fuzz() {
+	name=$1
+	wait_s=$2
+	shift 2
+	start=$(date +%s)
+	fuzz-ioctl "$@" >"/tmp/fz-$name.log" 2>&1 &
+	pid=$!
+	if fz_wait_open "$pid" "$wait_s"; then
+		fz_try_unload "$name"
+	else
+		fz_fail "$name/rmmod-refused" "the fuzzer never held the module"
 	fi
+	wait "$pid"
+	fz_verdict "$name" $? "$start"
 }
 
 fz_module_refs() {

@@ -6,14 +6,16 @@
  * find them.  Meanwhile chaos processes merge main into their own filters
  * and their filters into main, save main (read()) and restore the image
  * into their filters (write()), intersect, clear, save and restore their
- * own, destroy and recreate them, and read statistics.  With -T counting,
- * main is a counting filter and writers also add and delete "churn" keys
- * of their own, each added once and deleted once.  Main is only ever added
+ * own, destroy and recreate them, and read statistics.  The run is made
+ * once for each filter type of vmtest.h's vt_types[] (or for -T TYPE
+ * only), its verdicts named torture/CASE/TYPE; where the type deletes
+ * (counting), writers also add and delete "churn" keys of their own, each
+ * added once and deleted once.  Main is only ever added
  * to or merged into (and, counting, loses only churn keys), so:
  *   - every key published before a check began is found (no false
  *     negatives), in main and in every copy of main a chaos process made;
  *   - a churn key deleted right after its add is found and removed;
- *   - main's count of set bits never falls (bits type);
+ *   - main's count of set bits never falls (types that do not delete);
  *   - no call takes longer than the hang limit (no deadlock).
  * Mapped readers (-m) check the same published keys through a read-only
  * mapping of main with the module's own core (kbloom_lookup), under the
@@ -43,7 +45,7 @@
  * Usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-m MAPPED_READERS]
  *                [-c CHAOS] [-K KAPI_READERS] [-B BPF_READERS]
  *                [-t SECONDS] [-H HANG_SECONDS] [-k KEYS_PER_WRITER]
- *                [-T bits|counting]
+ *                [-T TYPE]
  * By default the writers add one key per 10 cells of main in all; one
  * reader of each kernel kind runs when the machine has what it needs
  * (else SKIP says why).
@@ -56,6 +58,7 @@
 #include <sys/wait.h>
 
 #include "stress-map.h"
+#include "vmtest.h"
 #include "bpf/loader.h"
 
 #define MAX_WRITERS	8
@@ -118,7 +121,13 @@ struct shared {
 static struct shared *sh;
 static int nwriters = 2, nreaders = 2, nmapped = 1, nchaos = 3;
 static int nkapi = -1, nbpf = -1;	/* -1: one, if the machine can */
-static uint32_t main_type = KBLOOM_TYPE_BITS;
+static const struct vt_type *main_t;	/* the type of this run */
+
+/* Whether main's type deletes (vt_types[]' capability VT_DELETES). */
+static bool main_deletes(void)
+{
+	return main_t->caps & VT_DELETES;
+}
 static uint64_t max_keys;
 
 struct proc {
@@ -374,7 +383,7 @@ static void writer(struct proc *p, int w)
 		/* Only now may anyone expect these keys. */
 		__atomic_store_n(&sh->published[w], first + n,
 				 __ATOMIC_RELEASE);
-		if (main_type == KBLOOM_TYPE_COUNTING && st_one_in(&p->rng, 2)) {
+		if (main_deletes() && st_one_in(&p->rng, 2)) {
 			churn(p, fd, w, churned, n);
 			churned += n;
 		}
@@ -594,7 +603,7 @@ struct own {
 static void own_create(struct proc *p, struct own *o)
 {
 	uint64_t bits = MAIN_BITS, seed = MAIN_SEED;
-	uint32_t type = main_type;
+	uint32_t type = main_t->type;
 	int e;
 
 	o->main_geometry = !st_one_in(&p->rng, 4);
@@ -769,6 +778,20 @@ static void rewrite_main(struct proc *p, int main_fd, struct own *o)
 	count(p, C_MAIN_REWRITE, 1);
 }
 
+/*
+ * The outcome e of a merge, intersect or image load between main and own:
+ * refused (EXDEV) exactly when own has not main's geometry, else done.
+ * what formats own's name and the errno.  True when it was done.
+ */
+static bool combined(const struct own *o, int e, const char *what)
+{
+	if (e != (o->main_geometry ? 0 : EXDEV)) {
+		fail(F_ERRNO, what, o->name, st_errname(e));
+		return false;
+	}
+	return !e;
+}
+
 static void chaos_step(struct proc *p, int main_fd, struct own *own)
 {
 	struct own *o = &own[st_below(&p->rng, OWN_FILTERS)];
@@ -788,12 +811,7 @@ static void chaos_step(struct proc *p, int main_fd, struct own *own)
 		begin(p, "merge main into own");
 		e = combine(o->fd, main_fd, KBLOOM_IOC_MERGE);
 		end(p);
-		if (e != (o->main_geometry ? 0 : EXDEV)) {
-			fail(F_ERRNO, "merge main into %s: %s", o->name,
-			     st_errname(e));
-			break;
-		}
-		if (e)
+		if (!combined(o, e, "merge main into %s: %s"))
 			break;
 		count(p, C_MERGE_IN, 1);
 		if (!o->has_copy)
@@ -806,10 +824,7 @@ static void chaos_step(struct proc *p, int main_fd, struct own *own)
 		begin(p, "merge own into main");
 		e = combine(main_fd, o->fd, KBLOOM_IOC_MERGE);
 		end(p);
-		if (e != (o->main_geometry ? 0 : EXDEV))
-			fail(F_ERRNO, "merge %s into main: %s", o->name,
-			     st_errname(e));
-		else if (!e)
+		if (combined(o, e, "merge %s into main: %s"))
 			count(p, C_MERGE_OUT, 1);
 		break;
 	case 2:
@@ -817,10 +832,7 @@ static void chaos_step(struct proc *p, int main_fd, struct own *own)
 		begin(p, "intersect own with main");
 		e = combine(o->fd, main_fd, KBLOOM_IOC_INTERSECT);
 		end(p);
-		if (e != (o->main_geometry ? 0 : EXDEV))
-			fail(F_ERRNO, "intersect %s: %s", o->name,
-			     st_errname(e));
-		else if (!e)
+		if (combined(o, e, "intersect %s: %s"))
 			count(p, C_INTERSECT, 1);
 		own_verify(p, o, "intersect");
 		break;
@@ -843,12 +855,7 @@ static void chaos_step(struct proc *p, int main_fd, struct own *own)
 		begin(p, "restore main into own");
 		e = write_all(p, o->fd, len);
 		end(p);
-		if (e != (o->main_geometry ? 0 : EXDEV)) {
-			fail(F_ERRNO, "restore main into %s: %s", o->name,
-			     st_errname(e));
-			break;
-		}
-		if (e)
+		if (!combined(o, e, "restore main into %s: %s"))
 			break;
 		count(p, C_RESTORE, 1);
 		/* A load replaces: own now holds exactly main's snapshot. */
@@ -903,7 +910,7 @@ static void chaos_step(struct proc *p, int main_fd, struct own *own)
 			fail(F_ERRNO, "info main: %s", st_errname(e));
 			break;
 		}
-		if (main_type == KBLOOM_TYPE_BITS && info.bits_set < last_bits)
+		if (!main_deletes() && info.bits_set < last_bits)
 			fail(F_MONOTONIC, "main bits fell from %llu to %llu",
 			     (unsigned long long)last_bits,
 			     (unsigned long long)info.bits_set);
@@ -1023,82 +1030,46 @@ static void kernel_readers(bool *loaded, const char **kapi_why,
 	}
 }
 
-int main(int argc, char **argv)
+/*
+ * One torture run on a main of type main_t; the number of failures, or -1
+ * when it hung (its processes killed: no other run should follow).
+ */
+static int run(uint64_t seed, unsigned int seconds, unsigned int hang_s,
+	       uint64_t keys_per_writer)
 {
-	const char *kapi_why, *bpf_why;
+	const char *kapi_why, *bpf_why, *tn = main_t->name;
 	bool kapi_loaded;
-	unsigned int seconds = 60, hang_s = 60;
-	uint64_t seed = 1, sums[NR_COUNTS] = { 0 }, upto[MAX_WRITERS], start;
+	uint64_t sums[NR_COUNTS] = { 0 }, upto[MAX_WRITERS], start;
 	pid_t pids[MAX_PROCS], pid;
-	int c, i, nprocs, ctl, main_fd, failed = 0, alive, e, status;
+	int i, nprocs, ctl, main_fd, failed = 0, alive, e, status;
 	bool hung = false;
 	struct proc self;
-	const char *suite;
 
-	while ((c = getopt(argc, argv, "s:w:r:m:c:K:B:t:H:k:T:")) != -1) {
-		switch (c) {
-		case 's': seed = strtoull(optarg, NULL, 0); break;
-		case 'w': nwriters = atoi(optarg); break;
-		case 'r': nreaders = atoi(optarg); break;
-		case 'm': nmapped = atoi(optarg); break;
-		case 'c': nchaos = atoi(optarg); break;
-		case 'K': nkapi = atoi(optarg); break;
-		case 'B': nbpf = atoi(optarg); break;
-		case 't': seconds = atoi(optarg); break;
-		case 'H': hang_s = atoi(optarg); break;
-		case 'k': max_keys = strtoull(optarg, NULL, 0); break;
-		case 'T':
-			main_type = !strcmp(optarg, "counting") ?
-				    KBLOOM_TYPE_COUNTING : KBLOOM_TYPE_BITS;
-			break;
-		default:
-			fprintf(stderr, "usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-m MAPPED_READERS] [-c CHAOS] [-K KAPI_READERS] [-B BPF_READERS] [-t SECONDS] [-H HANG_SECONDS] [-k KEYS_PER_WRITER] [-T bits|counting]\n");
-			return 2;
-		}
-	}
-	suite = main_type == KBLOOM_TYPE_COUNTING ? "torture-counting" :
-						    "torture";
-	if (nkapi < -1 || nbpf < -1) {
-		fprintf(stderr, "torture: bad process counts or times\n");
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	sh = st_shared(sizeof(*sh));
-	/* As many kernel readers as there may be. */
-	nprocs = nwriters + nreaders + nmapped + nchaos +
-		 (nkapi < 0 ? 1 : nkapi) + (nbpf < 0 ? 1 : nbpf);
 	/* Ten cells per key: few enough false positives to see a loss. */
-	if (!max_keys && nwriters > 0)
-		max_keys = (main_type == KBLOOM_TYPE_COUNTING ? MAIN_BITS / 4 :
-			    MAIN_BITS) / 10 / nwriters;
-	if (nwriters < 1 || nwriters > MAX_WRITERS || nreaders < 0 ||
-	    nmapped < 0 || nchaos < 0 || nprocs + 1 > MAX_PROCS || !seconds ||
-	    !hang_s) {
-		fprintf(stderr, "torture: bad process counts or times\n");
-		return 2;
-	}
-	kernel_readers(&kapi_loaded, &kapi_why, &bpf_why);
-	nprocs = nwriters + nreaders + nmapped + nchaos + nkapi + nbpf;
-	printf("torture: seed %llu, %s main, %d writers of %llu keys, %d readers, %d mapped readers, %d in-kernel API readers, %d BPF readers, %d chaos, %u s\n",
-	       (unsigned long long)seed,
-	       main_type == KBLOOM_TYPE_COUNTING ? "counting" : "bits",
-	       nwriters, (unsigned long long)max_keys, nreaders, nmapped,
-	       nkapi, nbpf, nchaos, seconds);
+	max_keys = keys_per_writer ? keys_per_writer :
+		   (uint64_t)MAIN_BITS / vt_cell_bits(main_t) / 10 / nwriters;
 	ctl = st_open_ctl();
 	if (ctl < 0) {
-		printf("FAIL: %s/setup: open %s: %s\n", suite, ST_CONTROL,
+		printf("FAIL: torture/setup/%s: open %s: %s\n", tn, ST_CONTROL,
 		       st_errname(errno));
 		return 1;
 	}
 	st_destroy(ctl, MAIN_NAME);
-	e = st_create_type(ctl, MAIN_NAME, main_type, MAIN_BITS, MAIN_K,
+	e = st_create_type(ctl, MAIN_NAME, main_t->type, MAIN_BITS, MAIN_K,
 			   MAIN_SEED);
 	if (e) {
-		printf("FAIL: %s/setup: create %s: %s\n", suite, MAIN_NAME,
+		printf("FAIL: torture/setup/%s: create %s: %s\n", tn, MAIN_NAME,
 		       st_errname(e));
 		return 1;
 	}
 	sh->main_id = st_filter_id(MAIN_NAME, NULL);
+	kernel_readers(&kapi_loaded, &kapi_why, &bpf_why);
+	nprocs = nwriters + nreaders + nmapped + nchaos + nkapi + nbpf;
+	printf("torture: seed %llu, %s main, %d writers of %llu keys, %d readers, %d mapped readers, %d in-kernel API readers, %d BPF readers, %d chaos, %u s\n",
+	       (unsigned long long)seed, tn, nwriters,
+	       (unsigned long long)max_keys, nreaders, nmapped, nkapi, nbpf,
+	       nchaos, seconds);
 
 	fflush(NULL);
 	start = st_now_ms();
@@ -1109,7 +1080,7 @@ int main(int argc, char **argv)
 		if (pids[i] < 0) {
 			perror("fork");
 			sh->stop = 1;
-			return 2;
+			return -1;
 		}
 		if (!pids[i]) {
 			struct proc p;
@@ -1148,8 +1119,8 @@ int main(int argc, char **argv)
 			uint64_t began = sh->op_started_ms[i];
 
 			if (began && now > began + hang_s * 1000ULL) {
-				printf("FAIL: %s/no-deadlock: process %d stuck in %s for %llu s\n",
-				       suite, i, sh->op_name[i],
+				printf("FAIL: torture/no-deadlock/%s: process %d stuck in %s for %llu s\n",
+				       tn, i, sh->op_name[i],
 				       (unsigned long long)(now - began) / 1000);
 				hung = true;
 			}
@@ -1203,46 +1174,104 @@ int main(int argc, char **argv)
 			if (hung)
 				failed++;
 			else
-				printf("PASS: %s/%s\n", suite, fail_names[i]);
+				printf("PASS: torture/%s/%s\n", fail_names[i],
+				       tn);
 			continue;
 		}
 		if (sh->fails[i]) {
-			printf("FAIL: %s/%s: %llu times; first: %s\n",
-			       suite, fail_names[i], (unsigned long long)sh->fails[i],
-			       sh->fail_msg[i]);
+			printf("FAIL: torture/%s/%s: %llu times; first: %s\n",
+			       fail_names[i], tn,
+			       (unsigned long long)sh->fails[i], sh->fail_msg[i]);
 			failed++;
 		} else {
-			printf("PASS: %s/%s\n", suite, fail_names[i]);
+			printf("PASS: torture/%s/%s\n", fail_names[i], tn);
 		}
 	}
 	/* A torture that never got to do its work proves nothing. */
 	if (!sums[C_KEYS_CHECKED] || !sums[C_KEYS_ADDED] ||
-	    (main_type == KBLOOM_TYPE_COUNTING && !sums[C_CHURN]) ||
+	    (main_deletes() && !sums[C_CHURN]) ||
 	    (nmapped && !sums[C_MAP_KEYS]) ||
 	    (nkapi && (!sums[C_KAPI_KEYS] || !sums[C_KAPI_IRQ])) ||
 	    (nbpf && !sums[C_BPF_KEYS]) ||
 	    (nchaos && (!sums[C_MERGE_IN] || !sums[C_RESTORE] ||
 			!sums[C_COPY_KEYS] || !sums[C_DESTROY] ||
 			!sums[C_MAIN_REWRITE] || !sums[C_OWN_MAP_KEYS]))) {
-		printf("FAIL: %s/coverage: some kind of operation never completed\n",
-		       suite);
+		printf("FAIL: torture/coverage/%s: some kind of operation never completed\n",
+		       tn);
 		failed++;
 	} else {
-		printf("PASS: %s/coverage\n", suite);
+		printf("PASS: torture/coverage/%s\n", tn);
 	}
 	if (kapi_why)
-		printf("SKIP: %s/kapi-readers: %s\n", suite, kapi_why);
+		printf("SKIP: torture/kapi-readers/%s: %s\n", tn, kapi_why);
 	if (bpf_why)
-		printf("SKIP: %s/bpf-readers: %s\n", suite, bpf_why);
+		printf("SKIP: torture/bpf-readers/%s: %s\n", tn, bpf_why);
 	/* Its readers put what they held; it must go as it came. */
 	e = kapi_loaded && !hung ? st_kapi_unload() : 0;
 	if (e) {
-		printf("FAIL: %s/kernel-readers: rmmod %s: %s\n", suite,
+		printf("FAIL: torture/kernel-readers/%s: rmmod %s: %s\n", tn,
 		       ST_KAPI_MODULE, st_errname(e));
 		failed++;
 	}
+	/* ctl stays open: st_open_ctl() keeps it for the next run. */
 	if (!hung)
 		st_destroy(ctl, MAIN_NAME);
-	close(ctl);
+	return hung ? -1 : failed;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int seconds = 60, hang_s = 60;
+	uint64_t seed = 1, keys = 0;
+	const char *only = NULL;
+	int c, kapi, bpf, nprocs, failed = 0, ran = 0, n;
+
+	while ((c = getopt(argc, argv, "s:w:r:m:c:K:B:t:H:k:T:")) != -1) {
+		switch (c) {
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'w': nwriters = atoi(optarg); break;
+		case 'r': nreaders = atoi(optarg); break;
+		case 'm': nmapped = atoi(optarg); break;
+		case 'c': nchaos = atoi(optarg); break;
+		case 'K': nkapi = atoi(optarg); break;
+		case 'B': nbpf = atoi(optarg); break;
+		case 't': seconds = atoi(optarg); break;
+		case 'H': hang_s = atoi(optarg); break;
+		case 'k': keys = strtoull(optarg, NULL, 0); break;
+		case 'T': only = optarg; break;
+		default:
+			fprintf(stderr, "usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-m MAPPED_READERS] [-c CHAOS] [-K KAPI_READERS] [-B BPF_READERS] [-t SECONDS] [-H HANG_SECONDS] [-k KEYS_PER_WRITER] [-T TYPE]\n");
+			return 2;
+		}
+	}
+	/* As many kernel readers as there may be. */
+	nprocs = nwriters + nreaders + nmapped + nchaos +
+		 (nkapi < 0 ? 1 : nkapi) + (nbpf < 0 ? 1 : nbpf);
+	if (nwriters < 1 || nwriters > MAX_WRITERS || nreaders < 0 ||
+	    nmapped < 0 || nchaos < 0 || nkapi < -1 || nbpf < -1 ||
+	    nprocs + 1 > MAX_PROCS || !seconds || !hang_s) {
+		fprintf(stderr, "torture: bad process counts or times\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Each run decides its kernel readers afresh (kernel_readers()). */
+	kapi = nkapi;
+	bpf = nbpf;
+	for (main_t = vt_types; main_t < vt_types + ARRAY_SIZE(vt_types);
+	     main_t++) {
+		if (only && strcmp(only, main_t->name))
+			continue;
+		nkapi = kapi;
+		nbpf = bpf;
+		n = run(seed, seconds, hang_s, keys);
+		ran++;
+		if (n < 0)
+			return 1;
+		failed += n;
+	}
+	if (!ran) {
+		fprintf(stderr, "torture: no filter type %s\n", only);
+		return 2;
+	}
 	return failed ? 1 : 0;
 }
