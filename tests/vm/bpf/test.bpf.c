@@ -33,12 +33,15 @@ static __always_inline void count_error(int ret)
 /*
  * The answer of a check of the key at data + KBT_PKT_KEY_OFF in the filter
  * of g.filter_id (by_name: of g.filter_name), or 2 for a packet too short
- * to hold a key, or -1 for no such filter or an error.  len is a constant
- * or a register bounded to 1..KBT_KEY_BYTES.
+ * to hold a key, or -1 for no such filter or an error.  data and data_end
+ * are the context's (XDP's and tc's alike); len is a constant or a
+ * register bounded to 1..KBT_KEY_BYTES.
  */
-static __always_inline int judge(void *data, void *data_end, __u32 len,
+static __always_inline int judge(__u32 data_off, __u32 end_off, __u32 len,
 				 bool by_name)
 {
+	void *data = (void *)(long)data_off;
+	void *data_end = (void *)(long)end_off;
 	__u8 *key = data + KBT_PKT_KEY_OFF;
 	struct kbloom_filter *f;
 	int ret;
@@ -64,6 +67,29 @@ static __always_inline int judge(void *data, void *data_end, __u32 len,
 	return ret;
 }
 
+/*
+ * The key of an skb's packet in *key and a reference to the filter of
+ * g.filter_id; NULL when the packet is too short to hold a key (*verdict
+ * TC_ACT_OK) or there is no such filter (counted; TC_ACT_UNSPEC).
+ */
+static __always_inline struct kbloom_filter *
+tc_acquire(struct __sk_buff *skb, __u8 **key, int *verdict)
+{
+	void *data_end = (void *)(long)skb->data_end;
+	struct kbloom_filter *f;
+
+	*key = (void *)(long)skb->data + KBT_PKT_KEY_OFF;
+	*verdict = TC_ACT_OK;
+	if ((void *)(*key + KBT_KEY_BYTES) > data_end)
+		return NULL;
+	f = bpf_kbloom_acquire(g.filter_id);
+	if (!f) {
+		__sync_fetch_and_add(&g.nulls, 1);
+		*verdict = TC_ACT_UNSPEC;
+	}
+	return f;
+}
+
 static __always_inline int xdp_verdict(int answer)
 {
 	return answer == 1 ? XDP_DROP : answer == 0 || answer == 2 ? XDP_PASS
@@ -79,32 +105,24 @@ static __always_inline int tc_verdict(int answer)
 SEC("xdp")
 int xdp_by_id(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-
-	return xdp_verdict(judge(data, data_end, KBT_KEY_BYTES, false));
+	return xdp_verdict(judge(ctx->data, ctx->data_end, KBT_KEY_BYTES, false));
 }
 
 SEC("xdp")
 int xdp_by_name(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-
-	return xdp_verdict(judge(data, data_end, KBT_KEY_BYTES, true));
+	return xdp_verdict(judge(ctx->data, ctx->data_end, KBT_KEY_BYTES, true));
 }
 
 /* The first key_len bytes of the address: a size known only at run time. */
 SEC("xdp")
 int xdp_var_len(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
 	__u32 len = g.key_len;
 
 	if (len < 1 || len > KBT_KEY_BYTES)
 		return XDP_ABORTED;
-	return xdp_verdict(judge(data, data_end, len, false));
+	return xdp_verdict(judge(ctx->data, ctx->data_end, len, false));
 }
 
 /*
@@ -119,19 +137,14 @@ int xdp_var_len(struct xdp_md *ctx)
 SEC("tc")
 int tc_hold(struct __sk_buff *skb)
 {
-	void *data = (void *)(long)skb->data;
-	void *data_end = (void *)(long)skb->data_end;
-	__u8 *key = data + KBT_PKT_KEY_OFF;
 	struct kbloom_filter *f;
 	int i, ret = 0;
+	__u8 *key;
 
-	if ((void *)(key + KBT_KEY_BYTES) > data_end)
-		return TC_ACT_OK;
-	f = bpf_kbloom_acquire(g.filter_id);
-	if (!f) {
-		__sync_fetch_and_add(&g.nulls, 1);
-		return TC_ACT_UNSPEC;
-	}
+	f = tc_acquire(skb, &key, &ret);
+	if (!f)
+		return ret;
+	ret = 0;
 	g.holding = 1;
 	for (i = 0; i < KBT_HOLD_CHECKS; i++)
 		ret = bpf_kbloom_check(f, key, KBT_KEY_BYTES);
@@ -148,29 +161,20 @@ int tc_hold(struct __sk_buff *skb)
 SEC("tc")
 int tc_by_id(struct __sk_buff *skb)
 {
-	void *data = (void *)(long)skb->data;
-	void *data_end = (void *)(long)skb->data_end;
-
-	return tc_verdict(judge(data, data_end, KBT_KEY_BYTES, false));
+	return tc_verdict(judge(skb->data, skb->data_end, KBT_KEY_BYTES, false));
 }
 
 /* Adds the packet's key: OK when added, UNSPEC on no filter or an error. */
 SEC("tc")
 int tc_learn(struct __sk_buff *skb)
 {
-	void *data = (void *)(long)skb->data;
-	void *data_end = (void *)(long)skb->data_end;
-	__u8 *key = data + KBT_PKT_KEY_OFF;
 	struct kbloom_filter *f;
+	__u8 *key;
 	int ret;
 
-	if ((void *)(key + KBT_KEY_BYTES) > data_end)
-		return TC_ACT_OK;
-	f = bpf_kbloom_acquire(g.filter_id);
-	if (!f) {
-		__sync_fetch_and_add(&g.nulls, 1);
-		return TC_ACT_UNSPEC;
-	}
+	f = tc_acquire(skb, &key, &ret);
+	if (!f)
+		return ret;
 	ret = bpf_kbloom_add(f, key, KBT_KEY_BYTES);
 	bpf_kbloom_release(f);
 	if (ret < 0) {
