@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the libFuzzer targets.  The CRC here is written from
- * the format's description (standard CRC32C), not taken from the core, so a
- * target that fixes up an image's CRC also checks that the core and the
- * documented format agree.
+ * Helpers shared by the libFuzzer targets.  The CRC is tests/vm/stress.h's
+ * st_crc32c(), written from the format's description (standard CRC32C),
+ * not taken from the core, so a target that fixes up an image's CRC also
+ * checks that the core and the documented format agree.
  */
 #ifndef KBLOOM_FUZZ_COMMON_H
 #define KBLOOM_FUZZ_COMMON_H
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kbloom_core.h"
+#include "../vm/stress.h"
 
 /* A broken invariant: say which, then crash so libFuzzer keeps the input. */
 #define fuzz_assert(cond, ...)						\
@@ -25,20 +26,6 @@
 			abort();					\
 		}							\
 	} while (0)
-
-/* CRC32C: reflected 0x82F63B78, init ~0, final inversion. */
-static inline uint32_t fuzz_crc32c(const uint8_t *p, size_t len)
-{
-	uint32_t crc = ~0U;
-	int i;
-
-	while (len--) {
-		crc ^= *p++;
-		for (i = 0; i < 8; i++)
-			crc = (crc >> 1) ^ (0x82F63B78U & -(crc & 1));
-	}
-	return ~crc;
-}
 
 static inline uint64_t fuzz_le64(const uint8_t *p)
 {
