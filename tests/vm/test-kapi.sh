@@ -150,10 +150,12 @@ verdict $? cmd-needs-reference "a check without a reference was taken"
 res=$(cat "$params/result")
 check cmd-says-why "$res" has "error=check" "needs"
 
-for type in bits counting; do
+# For each filter type of kbloomctl-lib.sh's table (through check-lib.sh).
+# shellcheck disable=SC2154
+for type in $kb_types; do
 	fname=kapi-$type
-	flag=
-	[ "$type" = counting ] && flag=--counting
+	kb_type "$type"
+	flag=$kb_opt
 	kbloomctl destroy -f -q "$fname" "$fname-e" "$fname-d" "$fname-c" \
 		2>/dev/null
 	kbloomctl create -q "$fname" --capacity "$n" --fp 1% $flag
@@ -369,8 +371,11 @@ for type in bits counting; do
 done
 
 # --- references pin kbloom ---------------------------------------------------
-kapi hold kapi-bits
-kapi hold-id "$(sysfs kapi-bits id)"
+# Two references to the first type's filter.
+# shellcheck disable=SC2086
+set -- $kb_types
+kapi hold "kapi-$1"
+kapi hold-id "$(sysfs "kapi-$1" id)"
 check refcnt-counts-references "kbloom refcnt $(refcnt) with 2 held, wanted $((r0 + 3))" \
 	[ "$(refcnt)" -eq $((r0 + 3)) ]
 out=$(rmmod kbloom 2>&1)
@@ -379,7 +384,9 @@ rc=$?
 	echo "$out" | grep -q 'Resource temporarily unavailable'
 verdict $? rmmod-refused "rmmod exit $rc: $out"
 # The filter may even go while its references keep the module.
-kbloomctl destroy -q kapi-bits kapi-counting
+for type in $kb_types; do
+	kbloomctl destroy -q "kapi-$type"
+done
 kapi put
 kapi put
 check refcnt-after-puts "kbloom refcnt $(refcnt), wanted $((r0 + 1))" \
