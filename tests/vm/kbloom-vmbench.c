@@ -27,6 +27,7 @@
 #include "../../include/kbloom.h"
 #include "../../bench/bpf_bloom.h"
 #include "stress-map.h"
+#include "vmtest.h"
 
 #define VB_NAME		"vmbench"
 #define VB_CONTROL	"/dev/kbloom-control"
@@ -120,22 +121,6 @@ static void check(int ok, const char *name, const char *why)
 		failures++;
 	}
 	fflush(stdout);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-	double s[VB_MAX_REPEATS];
-
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	return n & 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
 /* The keys: n added ones, then queries, half of them never added. */
@@ -630,7 +615,7 @@ int main(int argc, char **argv)
 	check(kbl_mapped(lib) == 1, "kbl-mapped", "the handle is not mapped");
 
 	for (j = 0; j < ROW_COUNT; j++)
-		rows[j].median = median(rows[j].ns, repeats);
+		rows[j].median = vt_median(rows[j].ns, repeats);
 
 	printf("\nMedian ns per key in the VM (qemu: only the ratios below "
 	       "mean anything)\n");

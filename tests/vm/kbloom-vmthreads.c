@@ -322,22 +322,6 @@ static double run_one(uint32_t type, enum op op, int c, int r,
 	return kps;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-	double s[VTH_MAX_REPEATS];
-
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	return n & 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
 static void print_table(double kps[NTYPES][NOPS][NCOUNTS][VTH_MAX_REPEATS],
 			int repeats, long cpus)
 {
@@ -347,10 +331,10 @@ static void print_table(double kps[NTYPES][NOPS][NCOUNTS][VTH_MAX_REPEATS],
 	       "M keys/s", "vs 1", "repeats' range");
 	for (t = 0; t < NTYPES; t++)
 		for (o = 0; o < NOPS; o++) {
-			double one = median(kps[t][o][0], repeats) / 1e6;
+			double one = vt_median(kps[t][o][0], repeats) / 1e6;
 
 			for (c = 0; c < NCOUNTS; c++) {
-				double m = median(kps[t][o][c], repeats) / 1e6;
+				double m = vt_median(kps[t][o][c], repeats) / 1e6;
 				double lo = kps[t][o][c][0] / 1e6, hi = lo;
 
 				for (r = 1; r < repeats; r++) {

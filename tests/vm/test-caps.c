@@ -3,7 +3,8 @@
  * The memory caps, set at run time through /sys/module/kbloom/parameters:
  * a create past max_filter_bytes or max_total_bytes fails with E2BIG, past
  * max_filters with ENOSPC, an allocation the machine cannot give fails with
- * ENOMEM (quietly), and the module-wide totals return to where they were.
+ * ENOMEM (quietly), and the module-wide totals return to where they were;
+ * every cap once per filter type (caps/<case>/<type>).
  */
 #include "vmtest.h"
 
@@ -49,13 +50,26 @@ static uint64_t total(const char *what)
 	return v;
 }
 
-/* A filter holding exactly that many bytes of bits (a multiple of 64). */
-static int create_bytes(const char *name, uint64_t bytes)
+/* A filter of type t holding exactly bytes (a multiple of 64) of cells. */
+static int create_bytes(const char *name, const struct vt_type *t,
+			uint64_t bytes)
 {
 	struct kbloom_create req;
 
 	vt_create_req(&req, name, 0, 0);
 	req.bits = bytes * 8;
+	req.type = t->type;
+	return vt_create_raw(&req);
+}
+
+/* A filter of type t sized by rate (no destroy first: EEXIST shows). */
+static int create_rate(const char *name, const struct vt_type *t,
+		       uint64_t capacity)
+{
+	struct kbloom_create req;
+
+	vt_create_req(&req, name, capacity, FP_1PC);
+	req.type = t->type;
 	return vt_create_raw(&req);
 }
 
@@ -82,7 +96,7 @@ static const char *params_documented_defaults(void)
 	return NULL;
 }
 
-static const char *per_filter_cap(void)
+static const char *per_filter_cap(const struct vt_type *t)
 {
 	static const char *const names[] = { "cap-fit", "cap-over" };
 	const char *msg = NULL;
@@ -91,14 +105,14 @@ static const char *per_filter_cap(void)
 	cleanup(names, 2, NULL);
 	if (param_set("max_filter_bytes", 8192))
 		return "cannot set max_filter_bytes";
-	if (create_bytes("cap-fit", 8192))
+	if (create_bytes("cap-fit", t, 8192))
 		msg = vt_fail("8192 bytes at a cap of 8192: %s",
 			      vt_errno_name(errno));
-	else if (create_bytes("cap-over", 8192 + 64) != -1 || errno != E2BIG)
+	else if (create_bytes("cap-over", t, 8192 + 64) != -1 || errno != E2BIG)
 		msg = vt_fail("8256 bytes: %s, want E2BIG",
 			      vt_errno_name(errno));
-	/* By rate too: 100000 keys at 1 % need about 120 KiB. */
-	else if (vt_create("cap-over", 100000, FP_1PC, 0) != -1 ||
+	/* By rate too: 100000 keys at 1 % need 120 KiB or more. */
+	else if (create_rate("cap-over", t, 100000) != -1 ||
 		 errno != E2BIG)
 		msg = vt_fail("by rate: %s, want E2BIG", vt_errno_name(errno));
 	else if (!access("/dev/kbloom/cap-over", F_OK))
@@ -110,7 +124,7 @@ static const char *per_filter_cap(void)
 	return cleanup(names, 2, msg);
 }
 
-static const char *total_cap(void)
+static const char *total_cap(const struct vt_type *t)
 {
 	static const char *const names[] = { "tot-a", "tot-b", "tot-c" };
 	const char *msg = NULL;
@@ -121,9 +135,9 @@ static const char *total_cap(void)
 	base = total("bytes");
 	if (param_set("max_total_bytes", base + 16384))
 		return "cannot set max_total_bytes";
-	if (create_bytes("tot-a", 8192) || create_bytes("tot-b", 8192))
+	if (create_bytes("tot-a", t, 8192) || create_bytes("tot-b", t, 8192))
 		msg = vt_fail("up to the cap: %s", vt_errno_name(errno));
-	else if (create_bytes("tot-c", 64) != -1 || errno != E2BIG)
+	else if (create_bytes("tot-c", t, 64) != -1 || errno != E2BIG)
 		msg = vt_fail("past the cap: %s, want E2BIG",
 			      vt_errno_name(errno));
 	else if (total("bytes") != base + 16384)
@@ -135,10 +149,10 @@ static const char *total_cap(void)
 	fd = vt_open("tot-a", O_RDONLY);
 	if (fd < 0 || vt_destroy("tot-a"))
 		msg = vt_fail("open/destroy: %s", vt_errno_name(errno));
-	else if (create_bytes("tot-c", 64) != -1 || errno != E2BIG)
+	else if (create_bytes("tot-c", t, 64) != -1 || errno != E2BIG)
 		msg = vt_fail("while a destroyed filter is open: %s, want E2BIG",
 			      vt_errno_name(errno));
-	else if (close(fd) || create_bytes("tot-c", 8192))
+	else if (close(fd) || create_bytes("tot-c", t, 8192))
 		msg = vt_fail("after the last close: %s",
 			      vt_errno_name(errno));
 	if (msg)
@@ -148,7 +162,7 @@ static const char *total_cap(void)
 	if (param_set("max_total_bytes", base / 2))
 		return cleanup(names, 3, "cannot lower max_total_bytes");
 	fd = vt_open("tot-b", O_RDWR);
-	if (create_bytes("tot-a", 64) != -1 || errno != E2BIG)
+	if (create_bytes("tot-a", t, 64) != -1 || errno != E2BIG)
 		msg = vt_fail("under a lowered cap: %s, want E2BIG",
 			      vt_errno_name(errno));
 	else if (fd < 0 || vt_add_prefix(fd, "k", 0, 100) != 100 ||
@@ -164,7 +178,7 @@ static const char *total_cap(void)
 	return msg;
 }
 
-static const char *filter_count_cap(void)
+static const char *filter_count_cap(const struct vt_type *t)
 {
 	static const char *const names[] = { "cnt-a", "cnt-b", "cnt-c" };
 	const char *msg = NULL;
@@ -174,18 +188,18 @@ static const char *filter_count_cap(void)
 	base = total("filters");
 	if (param_set("max_filters", base + 2))
 		return "cannot set max_filters";
-	if (vt_create("cnt-a", 100, FP_1PC, 0) ||
-	    vt_create("cnt-b", 100, FP_1PC, 0))
+	if (create_rate("cnt-a", t, 100) ||
+	    create_rate("cnt-b", t, 100))
 		msg = vt_fail("up to the cap: %s", vt_errno_name(errno));
-	else if (vt_create("cnt-c", 100, FP_1PC, 0) != -1 || errno != ENOSPC)
+	else if (create_rate("cnt-c", t, 100) != -1 || errno != ENOSPC)
 		msg = vt_fail("past the cap: %s, want ENOSPC",
 			      vt_errno_name(errno));
 	else if (total("filters") != base + 2)
 		msg = "total_filters wrong";
-	else if (vt_destroy("cnt-a") || vt_create("cnt-c", 100, FP_1PC, 0))
+	else if (vt_destroy("cnt-a") || create_rate("cnt-c", t, 100))
 		msg = vt_fail("after a destroy: %s", vt_errno_name(errno));
 	/* A duplicate name at the cap is still a duplicate. */
-	else if (vt_create("cnt-b", 100, FP_1PC, 0) != -1 || errno != EEXIST)
+	else if (create_rate("cnt-b", t, 100) != -1 || errno != EEXIST)
 		msg = vt_fail("duplicate at the cap: %s, want EEXIST",
 			      vt_errno_name(errno));
 	msg = cleanup(names, 3, msg);
@@ -195,7 +209,7 @@ static const char *filter_count_cap(void)
 }
 
 /* More than the machine has: ENOMEM, no warning, nothing held. */
-static const char *allocation_failure(void)
+static const char *allocation_failure(const struct vt_type *t)
 {
 	static const char *const names[] = { "cap-huge" };
 	const char *msg = NULL;
@@ -206,7 +220,7 @@ static const char *allocation_failure(void)
 	    param_set("max_total_bytes", 1ULL << 40))
 		return cleanup(names, 1, "cannot raise the caps");
 	/* 64 GiB of bits in a VM of 1 GiB. */
-	if (create_bytes("cap-huge", 64ULL << 30) != -1 || errno != ENOMEM)
+	if (create_bytes("cap-huge", t, 64ULL << 30) != -1 || errno != ENOMEM)
 		msg = vt_fail("64 GiB: %s, want ENOMEM", vt_errno_name(errno));
 	else if (!access("/dev/kbloom/cap-huge", F_OK))
 		msg = "failed filter has a node";
@@ -217,10 +231,10 @@ static const char *allocation_failure(void)
 
 static const struct vt_case cases[] = {
 	VT_CASE(params_documented_defaults),
-	VT_CASE(per_filter_cap),
-	VT_CASE(total_cap),
-	VT_CASE(filter_count_cap),
-	VT_CASE(allocation_failure),
+	VT_TYPED(per_filter_cap),
+	VT_TYPED(total_cap),
+	VT_TYPED(filter_count_cap),
+	VT_TYPED(allocation_failure),
 };
 
 int main(void)

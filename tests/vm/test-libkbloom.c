@@ -46,6 +46,14 @@ static void unpack(struct packed *p)
 	free(p->lens);
 }
 
+/* Closes f and destroys its filter name: the end of a passed case. */
+static const char *done(struct kbl *f, const char *name)
+{
+	kbl_close(f);
+	kbl_destroy(name);
+	return NULL;
+}
+
 static bool bit(const uint64_t *words, size_t i)
 {
 	return words[i / 64] >> (i % 64) & 1;
@@ -174,9 +182,7 @@ static const char *test_one_key(const struct vt_type *t)
 		       info.bits_set == added.bits_set,
 		       "changed: cells %llu -> %llu, deletes %llu",
 		       added.bits_set, info.bits_set, info.delete_calls);
-	kbl_close(f);
-	kbl_destroy("lib-one");
-	return NULL;
+	return done(f, "lib-one");
 }
 
 /* Lengths are checked before the first ioctl: nothing is half added. */
@@ -197,9 +203,7 @@ static const char *test_validation_first(const struct vt_type *t)
 	EXPECT_OK(kbl_info(f, &info));
 	EXPECT(info.add_calls == 0, "%llu keys added", info.add_calls);
 	unpack(&p);
-	kbl_close(f);
-	kbl_destroy("lib-valid");
-	return NULL;
+	return done(f, "lib-valid");
 }
 
 /* More keys than KBLOOM_BATCH_MAX: several ioctls, one answer per key. */
@@ -231,9 +235,7 @@ static const char *test_chunk_by_count(const struct vt_type *t)
 	       n);
 	free(res);
 	unpack(&p);
-	kbl_close(f);
-	kbl_destroy("lib-count");
-	return NULL;
+	return done(f, "lib-count");
 }
 
 /*
@@ -275,9 +277,7 @@ static const char *test_chunk_by_bytes(const struct vt_type *t)
 	       (unsigned long long)hits, even);
 	free(res);
 	unpack(&p);
-	kbl_close(f);
-	kbl_destroy("lib-bytes");
-	return NULL;
+	return done(f, "lib-bytes");
 }
 
 /* The pointer-per-key calls give the same answers as the packed ones. */
@@ -320,9 +320,7 @@ static const char *test_pointer_keys(const struct vt_type *t)
 	free(packed_res);
 	free(ptr_res);
 	unpack(&p);
-	kbl_close(f);
-	kbl_destroy("lib-ptr");
-	return NULL;
+	return done(f, "lib-ptr");
 }
 
 static const char *test_clear_report(const struct vt_type *t)
@@ -342,9 +340,7 @@ static const char *test_clear_report(const struct vt_type *t)
 	EXPECT_OK(kbl_info(f, &info));
 	EXPECT(info.add_calls == 0 && info.bits_set == 0, "not cleared");
 	EXPECT(kbl_check_one(f, "k1", 2) == 0, "k1 survived clear");
-	kbl_close(f);
-	kbl_destroy("lib-clear");
-	return NULL;
+	return done(f, "lib-clear");
 }
 
 static const char *test_save_load(const struct vt_type *t)
@@ -383,9 +379,7 @@ static const char *test_save_load(const struct vt_type *t)
 	       "strerror: %s", kbl_strerror(-ENOEXEC));
 	close(junk);
 	close(fd);
-	kbl_close(f);
-	kbl_destroy("lib-img");
-	return NULL;
+	return done(f, "lib-img");
 }
 
 static const char *test_merge_intersect(const struct vt_type *t)
@@ -668,9 +662,7 @@ static const char *test_unmap_ioctls(const struct vt_type *t)
 	       kbl_check_one(f, "bob", 3) == 1, "unmapped answers");
 	EXPECT(kbl_ioctl_count(f) - before == 2, "%llu ioctls for 2 checks",
 	       (unsigned long long)(kbl_ioctl_count(f) - before));
-	kbl_close(f);
-	kbl_destroy("lib-unmap");
-	return NULL;
+	return done(f, "lib-unmap");
 }
 
 static const struct vt_case cases[] = {

@@ -232,11 +232,18 @@ static const char *user_group_member(void)
 	return NULL;
 }
 
+/* Every way of opening name is refused to this user. */
+static const char *refused_all(const char *name)
+{
+	EXPECT_ERRNO(vt_open(name, O_RDONLY), EACCES);
+	EXPECT_ERRNO(vt_open(name, O_WRONLY), EACCES);
+	EXPECT_ERRNO(vt_open(name, O_RDWR), EACCES);
+	return NULL;
+}
+
 static const char *user_no_access_0660(void)
 {
-	EXPECT_ERRNO(vt_open("perm-0660", O_RDONLY), EACCES);
-	EXPECT_ERRNO(vt_open("perm-0660", O_RDWR), EACCES);
-	return NULL;
+	return refused_all("perm-0660");
 }
 
 static const char *mode_0660_serves_group(void)
@@ -275,9 +282,7 @@ static const char *user_creates_own(void)
 
 static const char *other_user_refused(void)
 {
-	EXPECT_ERRNO(vt_open("perm-own", O_RDONLY), EACCES);
-	EXPECT_ERRNO(vt_open("perm-own", O_WRONLY), EACCES);
-	return NULL;
+	return refused_all("perm-own");
 }
 
 static const char *user_destroys_own(void)

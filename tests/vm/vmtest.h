@@ -254,6 +254,29 @@ static inline int vt_run(const char *suite, const struct vt_case *cases,
 	return vt_failed ? 1 : 0;
 }
 
+/* ---- measurements ---- */
+
+static inline int vt_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n), n >= 1 (a copy is sorted; v stays as it is). */
+static inline double vt_median(const double *v, int n)
+{
+	double *s = malloc(n * sizeof(*s)), m;
+
+	if (!s)
+		return v[0];
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), vt_cmp_double);
+	m = n & 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	free(s);
+	return m;
+}
+
 /* ---- control node ---- */
 
 static inline int vt_ctl(int flags)
