@@ -92,17 +92,6 @@ has() {
 	done
 }
 
-# near_theory HITS QUERIES THEORY_PPB: HITS/QUERIES is within max(5 sigma,
-# 2 % relative) of the exact rate, sigma = sqrt(p/Q) (anchors.md, section
-# 1); squared, as busybox awk has no sqrt.  The same test as
-# test-kbloomctl-bulk.sh's.
-near_theory() {
-	echo "$1 $2 $3" | awk '{
-		m = $1 / $2; p = $3 / 1e9; d = (m - p) * (m - p);
-		b = 25 * p / $2; if (0.0004 * p * p > b) b = 0.0004 * p * p;
-		exit (d <= b ? 0 : 1) }'
-}
-
 # bytes_back TARGET: total_bytes returns to TARGET within 10 s (a last put
 # outside process context leaves the freeing to a work item).
 bytes_back() {
@@ -214,7 +203,7 @@ for type in $kb_types; do
 	theory=$(sysfs "$fname" fp_now_ppb)
 	check "$type/absent-errors" "$res" has "keys=$n" errors=0 ctx=ok
 	check "$type/absent-rate" "$maybe of $n may be present, exact $theory ppb" \
-		near_theory "$maybe" "$n" "$theory"
+		kb_near_theory "$maybe" "$n" "$theory"
 	echo "kapi: $type: $maybe false positives in $n absent keys, exact" \
 		"model $theory ppb"
 	kbloomctl check -m "$fname" -f "$tmp/absent" >"$tmp/maybe"
