@@ -164,7 +164,11 @@ static void geometry(struct kunit *test)
 	else
 		kbloom_geometry_from_bits_per_key(&untyped, c->capacity,
 						  c->fp_ppb, c->k);
-	KUNIT_EXPECT_EQ(test, memcmp(&untyped, &geo, sizeof(geo)), 0);
+	KUNIT_EXPECT_EQ(test, untyped.nblocks, geo.nblocks);
+	KUNIT_EXPECT_EQ(test, untyped.k, geo.k);
+	KUNIT_EXPECT_EQ(test, untyped.type, geo.type);
+	KUNIT_EXPECT_EQ(test, untyped.capacity, geo.capacity);
+	KUNIT_EXPECT_EQ(test, untyped.fp_target_ppb, geo.fp_target_ppb);
 }
 
 /*
