@@ -108,20 +108,9 @@ void kunit_host_msg(struct kunit *test, const char *fmt, ...)
 {
 	va_list ap;
 
+	/* " ": an expectation without a message of its own. */
 	if (!strcmp(fmt, " "))
 		return;
-	va_start(ap, fmt);
-	kunit_host_append(test, fmt, ap);
-	va_end(ap);
-}
-
-static void kunit_host_say(struct kunit *test, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void kunit_host_say(struct kunit *test, const char *fmt, ...)
-{
-	va_list ap;
-
 	va_start(ap, fmt);
 	kunit_host_append(test, fmt, ap);
 	va_end(ap);
@@ -131,9 +120,9 @@ void kunit_host_value(struct kunit *test, const char *expr, bool is_signed,
 		      unsigned long long v)
 {
 	if (is_signed)
-		kunit_host_say(test, " %s == %lld,", expr, (long long)v);
+		kunit_host_msg(test, " %s == %lld,", expr, (long long)v);
 	else
-		kunit_host_say(test, " %s == %llu (%#llx),", expr, v, v);
+		kunit_host_msg(test, " %s == %llu (%#llx),", expr, v, v);
 }
 
 void kunit_host_end(struct kunit *test, bool assertion)
