@@ -84,14 +84,6 @@ static void keep(u64 v)
 	__asm__ __volatile__("" : : "r"(v));
 }
 
-static u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
-}
-
 static u64 rand64(u64 *state)
 {
 	u64 z = (*state += 0x9e3779b97f4a7c15ULL);
@@ -181,7 +173,7 @@ static void keys_make(struct vb_keys *k, u64 n, u64 q)
 static double ioctl_pass(int fd, unsigned long cmd, const u8 *keys,
 			 const u32 *lens, u64 count, u32 batch, u64 *results)
 {
-	u64 i, t0 = now_ns(), hits = 0;
+	u64 i, t0 = vt_now_ns(), hits = 0;
 
 	for (i = 0; i < count; i += batch) {
 		u32 m = count - i < batch ? (u32)(count - i) : batch;
@@ -198,7 +190,7 @@ static double ioctl_pass(int fd, unsigned long cmd, const u8 *keys,
 		hits += b.hits;
 	}
 	keep(hits);
-	return (double)(now_ns() - t0) / count;
+	return (double)(vt_now_ns() - t0) / count;
 }
 
 static int device_create(u64 n, struct kbloom_info *info)
@@ -253,12 +245,12 @@ static double core_add(struct kbloom_filter *f, const struct vb_keys *k)
 	u64 i, t0, fresh = 0;
 
 	kbloom_clear(f);
-	t0 = now_ns();
+	t0 = vt_now_ns();
 	for (i = 0; i < k->n; i++)
 		fresh += kbloom_add(f, k->added + i * VB_KEY_BYTES,
 				    VB_KEY_BYTES);
 	keep(fresh);
-	return (double)(now_ns() - t0) / k->n;
+	return (double)(vt_now_ns() - t0) / k->n;
 }
 
 static double core_batch(struct kbloom_filter *f, const struct kbloom_key *kv,
@@ -269,7 +261,7 @@ static double core_batch(struct kbloom_filter *f, const struct kbloom_key *kv,
 
 	if (add)
 		kbloom_clear(f);
-	t0 = now_ns();
+	t0 = vt_now_ns();
 	for (i = 0; i < count; i += VB_BIG_BATCH) {
 		u32 m = count - i < VB_BIG_BATCH ? (u32)(count - i)
 						 : VB_BIG_BATCH;
@@ -278,31 +270,31 @@ static double core_batch(struct kbloom_filter *f, const struct kbloom_key *kv,
 			    : kbloom_check_batch(f, kv + i, m, results);
 	}
 	keep(hits);
-	return (double)(now_ns() - t0) / count;
+	return (double)(vt_now_ns() - t0) / count;
 }
 
 static double core_check(struct kbloom_filter *f, const struct vb_keys *k)
 {
-	u64 i, t0 = now_ns(), hits = 0;
+	u64 i, t0 = vt_now_ns(), hits = 0;
 
 	for (i = 0; i < k->q; i++)
 		hits += kbloom_check(f, k->queries + i * VB_KEY_BYTES,
 				     VB_KEY_BYTES);
 	keep(hits);
-	return (double)(now_ns() - t0) / k->q;
+	return (double)(vt_now_ns() - t0) / k->q;
 }
 
 /* The core's uncounted lookup, as mapped readers run it, on our filter. */
 static double core_lookup(const struct kbloom_filter *f,
 			  const struct vb_keys *k)
 {
-	u64 i, t0 = now_ns(), hits = 0;
+	u64 i, t0 = vt_now_ns(), hits = 0;
 
 	for (i = 0; i < k->q; i++)
 		hits += kbloom_lookup(f, k->queries + i * VB_KEY_BYTES,
 				      VB_KEY_BYTES);
 	keep(hits);
-	return (double)(now_ns() - t0) / k->q;
+	return (double)(vt_now_ns() - t0) / k->q;
 }
 
 /*
@@ -314,7 +306,7 @@ static double core_lookup(const struct kbloom_filter *f,
 static double map_check(const struct st_map *m, const struct vb_keys *k,
 			u8 *res, u64 *retries)
 {
-	u64 i, t0 = now_ns();
+	u64 i, t0 = vt_now_ns();
 
 	for (i = 0; i < k->q; i++) {
 		u64 s1 = st_map_seq_begin(m);
@@ -323,7 +315,7 @@ static double map_check(const struct st_map *m, const struct vb_keys *k,
 				       VB_KEY_BYTES);
 		*retries += !st_map_seq_consistent(m, s1);
 	}
-	return (double)(now_ns() - t0) / k->q;
+	return (double)(vt_now_ns() - t0) / k->q;
 }
 
 /* kbloom_lookup_batch through the mapping, 4096 keys per sequence check. */
@@ -331,7 +323,7 @@ static double map_check_batch(const struct st_map *m,
 			      const struct vb_keys *k, u64 *retries)
 {
 	unsigned long results[BITS_TO_LONGS(VB_BIG_BATCH)];
-	u64 i, t0 = now_ns(), hits = 0;
+	u64 i, t0 = vt_now_ns(), hits = 0;
 
 	for (i = 0; i < k->q; i += VB_BIG_BATCH) {
 		u32 n = k->q - i < VB_BIG_BATCH ? (u32)(k->q - i)
@@ -342,13 +334,13 @@ static double map_check_batch(const struct st_map *m,
 		*retries += !st_map_seq_consistent(m, s1);
 	}
 	keep(hits);
-	return (double)(now_ns() - t0) / k->q;
+	return (double)(vt_now_ns() - t0) / k->q;
 }
 
 /* libkbloom's one-key check on a mapped handle; -errno on an error. */
 static double lib_check(struct kbl *h, const struct vb_keys *k, u8 *res)
 {
-	u64 i, t0 = now_ns();
+	u64 i, t0 = vt_now_ns();
 
 	for (i = 0; i < k->q; i++) {
 		int r = kbl_check_one(h, k->queries + i * VB_KEY_BYTES,
@@ -358,12 +350,12 @@ static double lib_check(struct kbl *h, const struct vb_keys *k, u8 *res)
 			return r;
 		res[i] = r;
 	}
-	return (double)(now_ns() - t0) / k->q;
+	return (double)(vt_now_ns() - t0) / k->q;
 }
 
 static double bpf_pass(int fd, const u8 *keys, u64 count, bool add)
 {
-	u64 i, t0 = now_ns();
+	u64 i, t0 = vt_now_ns();
 
 	for (i = 0; i < count; i++) {
 		const u8 *key = keys + i * VB_KEY_BYTES;
@@ -372,7 +364,7 @@ static double bpf_pass(int fd, const u8 *keys, u64 count, bool add)
 			: bpf_bloom_check(fd, key) < 0)
 			return -errno;
 	}
-	return (double)(now_ns() - t0) / count;
+	return (double)(vt_now_ns() - t0) / count;
 }
 
 static void json_row(const struct vb_row *r, u64 n, double bpk, u32 k,
@@ -481,11 +473,11 @@ int main(int argc, char **argv)
 		       strerror(-bpf_fd));
 		bpf = false;
 	} else {
-		u64 t0 = now_ns(), deadline = t0 + 60ULL * 1000000000ULL;
+		u64 t0 = vt_now_ns(), deadline = t0 + 60ULL * 1000000000ULL;
 
 		/* The whole set if it fits in a minute; else what did. */
 		for (i = 0; i < n; i++) {
-			if ((i & 1023) == 0 && now_ns() > deadline)
+			if ((i & 1023) == 0 && vt_now_ns() > deadline)
 				break;
 			if (bpf_bloom_add(bpf_fd, k.added + i * VB_KEY_BYTES))
 				break;
@@ -494,7 +486,7 @@ int main(int argc, char **argv)
 		       "keys in %.1f s; timed on %llu calls per repeat\n",
 		       (unsigned long long)shape.bits, shape.k,
 		       (unsigned long long)i, (unsigned long long)n,
-		       (now_ns() - t0) / 1e9, (unsigned long long)sample1);
+		       (vt_now_ns() - t0) / 1e9, (unsigned long long)sample1);
 	}
 	fflush(stdout);
 

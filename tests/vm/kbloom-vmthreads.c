@@ -68,14 +68,6 @@ static uint32_t lens[VTH_BATCH];
 static uint64_t nkeys[NOPS];
 static struct child_result *shared;
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* splitmix64: a bijection of the counter, so the keys are distinct. */
 static uint64_t key_word(uint64_t i)
 {
@@ -122,10 +114,10 @@ static void child(int i, int p, enum op op, int ready, int go)
 		_exit(3);
 	if (fd < 0)
 		_exit(1);
-	res->t_start = now_ns();
+	res->t_start = vt_now_ns();
 	res->err = keys_ioctl(fd, KBLOOM_IOC_ADD, first, count,
 			      op == OP_ADD_BATCH ? VTH_BATCH : 1, &hits);
-	res->t_end = now_ns();
+	res->t_end = vt_now_ns();
 	close(fd);
 	_exit(res->err ? 1 : 0);
 }

@@ -988,6 +988,7 @@ static const char *sysfs_matches_info(const struct vt_type *t)
 }
 
 static const struct vt_case cases[] = {
+	/* control node: create */
 	VT_TYPED(create_by_rate),
 	VT_TYPED(create_by_bits),
 	VT_TYPED(create_by_bits_best_k),
@@ -995,12 +996,14 @@ static const struct vt_case cases[] = {
 	VT_CASE(create_random_seed),
 	VT_CASE(create_node_mode),
 	VT_CASE(create_names_valid),
+	/* control node: names */
 	VT_CASE(reject_name_empty),
 	VT_CASE(reject_name_too_long),
 	VT_CASE(reject_name_chars),
 	VT_CASE(reject_name_garbage_after_nul),
 	VT_CASE(reject_name_duplicate),
 	VT_CASE(reject_name_reserved),
+	/* control node: the create request */
 	VT_CASE(reject_create_reserved),
 	VT_CASE(reject_create_flags),
 	VT_CASE(reject_create_seed_without_flag),
@@ -1011,10 +1014,12 @@ static const struct vt_case cases[] = {
 	VT_CASE(reject_create_bad_pointer),
 	VT_CASE(reject_control_unknown_command),
 	VT_CASE(reject_control_read_only),
+	/* control node: destroy */
 	VT_CASE(destroy_round_trip),
 	VT_CASE(reject_destroy_unknown),
 	VT_CASE(reject_destroy_bad_name),
 	VT_CASE(reject_destroy_reserved),
+	/* filter node */
 	VT_TYPED(clear_round_trip),
 	VT_TYPED(reject_clear_argument),
 	VT_TYPED(merge_round_trip),
@@ -1026,6 +1031,7 @@ static const struct vt_case cases[] = {
 	VT_TYPED(report_round_trip),
 	VT_TYPED(reject_report_fields),
 	VT_TYPED(reject_filter_unknown_command),
+	/* access modes and lifetime */
 	VT_TYPED(reject_read_only_writes),
 	VT_TYPED(reject_write_only_reads),
 	VT_TYPED(destroyed_filter_enodev),

@@ -687,11 +687,13 @@ static const char *image_round_trip_with_cat(const struct vt_type *t)
 }
 
 static const struct vt_case cases[] = {
+	/* reads and restores */
 	VT_TYPED(image_format),
 	VT_TYPED(short_reads),
 	VT_TYPED(reject_read_offset),
 	VT_TYPED(restore_exact),
 	VT_TYPED(restore_resets_reports),
+	/* each refused image, the filter left as it was */
 	VT_TYPED(reject_image_magic),
 	VT_TYPED(reject_image_version),
 	VT_TYPED(reject_image_header_size),
@@ -709,9 +711,11 @@ static const struct vt_case cases[] = {
 	VT_TYPED(reject_image_truncated),
 	VT_TYPED(reject_image_header_only),
 	VT_TYPED(reject_image_byte_after_end),
+	/* the file offset and bad buffers */
 	VT_TYPED(reject_write_offset),
 	VT_TYPED(reject_write_bad_pointer),
 	VT_TYPED(reject_read_bad_pointer),
+	/* streams against changes */
 	VT_TYPED(read_cut_by_clear),
 	VT_TYPED(read_racing_adds),
 	VT_TYPED(image_round_trip_with_cat),

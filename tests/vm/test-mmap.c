@@ -29,14 +29,6 @@
 
 static size_t page;
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* ---- filters ---- */
 
 /* header page + the cells rounded up to pages */
@@ -605,12 +597,12 @@ static const char *check_both_ways(int fd, const struct map *m,
 		free(by_ioctl);
 		return "out of memory";
 	}
-	t0 = now_s();
+	t0 = vt_now_s();
 	w->hits_map = keyset_mapped(m, s, by_map);
-	w->t_map = now_s() - t0;
-	t0 = now_s();
+	w->t_map = vt_now_s() - t0;
+	t0 = vt_now_s();
 	w->hits_ioctl = keyset_ioctl(fd, KBLOOM_IOC_CHECK, s, by_ioctl);
-	w->t_ioctl = now_s() - t0;
+	w->t_ioctl = vt_now_s() - t0;
 	w->diff = bitmap_diff(by_map, by_ioctl, s->k.count);
 	free(by_map);
 	free(by_ioctl);
@@ -641,7 +633,7 @@ static const char *identical(const struct vt_type *t, const void *arg)
 			       (unsigned long long)(have >> 20),
 			       (unsigned long long)(sz->bytes >> 20),
 			       (unsigned long long)(need >> 20));
-	t0 = now_s();
+	t0 = vt_now_s();
 	EXPECT_OK(vt_create_typed("map-same", t->type, KEYS_1M, sz->bytes * 8,
 				  0, SEED));
 	fd = vt_open("map-same", O_RDWR);
@@ -652,7 +644,7 @@ static const char *identical(const struct vt_type *t, const void *arg)
 		return vt_done(fd, "map-same", "out of memory for keys");
 	}
 	added = keyset_ioctl(fd, KBLOOM_IOC_ADD, &in, NULL);
-	t_add = now_s() - t0;
+	t_add = vt_now_s() - t0;
 	if (added < 0)
 		msg = vt_fail("ADD: %s", vt_errno_name(errno));
 	else if (map_whole(fd, &m))

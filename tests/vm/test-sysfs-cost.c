@@ -17,21 +17,12 @@
  * printed ("sysfs-cost:" lines) for the benchmark record.
  */
 #include <dirent.h>
-#include <time.h>
 
 #include "vmtest.h"
 
 #define SEED		0x5eed5eed5eedULL
 #define FP_1PC		10000000U
 #define GIB		(1ULL << 30)
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /*
  * After step: bits_set from sysfs equals the image's non-zero cells,
@@ -196,11 +187,11 @@ static int read_file_at(int dirfd, const char *name)
 
 static double read_timed(int dirfd, const char *name)
 {
-	double t0 = now_s();
+	double t0 = vt_now_s();
 
 	if (read_file_at(dirfd, name))
 		return -1;
-	return now_s() - t0;
+	return vt_now_s() - t0;
 }
 
 /* The regular files of dir (as cat dir/ * reads them), at most max. */
@@ -227,13 +218,13 @@ static int list_files(int dirfd, char names[][64], int max)
 /* Every file once; seconds, or -1. */
 static double read_all(int dirfd, char names[][64], int n)
 {
-	double t0 = now_s();
+	double t0 = vt_now_s();
 	int i;
 
 	for (i = 0; i < n; i++)
 		if (read_file_at(dirfd, names[i]))
 			return -1;
-	return now_s() - t0;
+	return vt_now_s() - t0;
 }
 
 static const char *cost_1gib(void)
@@ -269,21 +260,21 @@ static const char *cost_1gib(void)
 	/* One walk of the cells: the first cell file read after a change. */
 	t_scan = read_timed(dirfd, "bits_set");
 	/* The other cell files, with no change since: no walk of their own. */
-	t_cells = now_s();
+	t_cells = vt_now_s();
 	for (i = 0; i < (int)ARRAY_SIZE(cell_files); i++)
 		if (read_file_at(dirfd, cell_files[i])) {
 			msg = vt_fail("read %s: %s", cell_files[i],
 				      vt_errno_name(errno));
 			goto out;
 		}
-	t_cells = now_s() - t_cells;
+	t_cells = vt_now_s() - t_cells;
 
 	/*
 	 * Every other file 100 times, given up once it has taken as long as
 	 * one walk (a module that walks per read would take minutes here).
 	 */
-	t_counters = now_s();
-	for (reads = 0; reads < 100 && now_s() - t_counters < t_scan;
+	t_counters = vt_now_s();
+	for (reads = 0; reads < 100 && vt_now_s() - t_counters < t_scan;
 	     reads++)
 		for (i = 0; i < nfiles; i++)
 			if (!is_cell_file(names[i]) &&
@@ -292,7 +283,7 @@ static const char *cost_1gib(void)
 					      vt_errno_name(errno));
 				goto out;
 			}
-	t_counters = now_s() - t_counters;
+	t_counters = vt_now_s() - t_counters;
 
 	t_one = read_timed(dirfd, "add_calls");
 	/* cat of every file right after a change, and again with none. */

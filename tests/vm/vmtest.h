@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../include/uapi/linux/kbloom.h"
@@ -255,6 +256,24 @@ static inline int vt_run(const char *suite, const struct vt_case *cases,
 }
 
 /* ---- measurements ---- */
+
+/* Seconds on the monotonic clock. */
+static inline double vt_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Nanoseconds on the monotonic clock. */
+static inline uint64_t vt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 static inline int vt_cmp_double(const void *a, const void *b)
 {
