@@ -76,8 +76,6 @@ static struct vb_row rows[ROW_COUNT] = {
 	[ROW_LIB_CHECK] = { "libkbloom-map", "check", 1 },
 };
 
-static int failures;
-
 /* Keeps the compiler from discarding results nobody else reads. */
 static void keep(u64 v)
 {
@@ -106,13 +104,7 @@ static void *xcalloc(size_t n, size_t size)
 
 static void check(int ok, const char *name, const char *why)
 {
-	if (ok) {
-		printf("PASS: vmbench/%s\n", name);
-	} else {
-		printf("FAIL: vmbench/%s: %s\n", name, why);
-		failures++;
-	}
-	fflush(stdout);
+	vt_report("vmbench", name, ok ? NULL : why);
 }
 
 /* The keys: n added ones, then queries, half of them never added. */
@@ -690,5 +682,5 @@ int main(int argc, char **argv)
 	close(fd);
 	device_destroy();
 	kbloom_filter_free(&f);
-	return failures ? 1 : 0;
+	return vt_failed ? 1 : 0;
 }
