@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the libFuzzer targets.  The CRC is tests/vm/stress.h's
- * st_crc32c(), written from the format's description (standard CRC32C),
+ * crc32c_ref(), written from the format's description (standard CRC32C),
  * not taken from the core, so a target that fixes up an image's CRC also
  * checks that the core and the documented format agree.
  */

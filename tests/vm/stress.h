@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crc32c.h"
 #include "../../include/uapi/linux/kbloom.h"
 
 #define ST_CONTROL	"/dev/kbloom-control"
@@ -96,20 +97,6 @@ static inline const char *st_errname(int e)
 	const char *name = e ? strerrorname_np(e) : "ok";
 
 	return name ? name : "E?";
-}
-
-/* CRC32C (reflected 0x82F63B78, init ~0, final inversion), bitwise. */
-static inline uint32_t st_crc32c(const uint8_t *p, size_t len)
-{
-	uint32_t crc = ~0U;
-	int b;
-
-	while (len--) {
-		crc ^= *p++;
-		for (b = 0; b < 8; b++)
-			crc = (crc >> 1) ^ (0x82F63B78U & -(crc & 1));
-	}
-	return ~crc;
 }
 
 static inline uint64_t st_image_bytes(uint64_t nblocks)

@@ -762,7 +762,7 @@ static void rewrite_main(struct proc *p, int main_fd, struct own *o)
 		e = EIO;
 	if (!e) {
 		memset(p->image + cells, 0xff, len - cells - 4);
-		crc = st_crc32c(p->image, len - 4);
+		crc = crc32c_ref(p->image, len - 4);
 		memcpy(p->image + len - 4, &crc, 4);
 		e = write_all(p, o->fd, len);
 	}

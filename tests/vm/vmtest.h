@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crc32c.h"
 #include "../../include/uapi/linux/kbloom.h"
 
 #define VT_CONTROL	"/dev/kbloom-control"
@@ -640,20 +641,6 @@ static inline uint64_t vt_image_cells(const uint8_t *img, size_t len,
 		for (b = 0; b < 8; b += w)
 			n += !!((img[i] >> b) & mask);
 	return n;
-}
-
-/* CRC32C, bitwise: the reference the module's image must match. */
-static inline uint32_t vt_crc32c(const uint8_t *p, size_t len)
-{
-	uint32_t crc = ~0U;
-	int b;
-
-	while (len--) {
-		crc ^= *p++;
-		for (b = 0; b < 8; b++)
-			crc = (crc >> 1) ^ (0x82f63b78U & -(crc & 1));
-	}
-	return ~crc;
 }
 
 /*
