@@ -1049,8 +1049,9 @@ static const struct {
 
 int main(int argc, char **argv)
 {
+	const struct vt_type *t;
 	char full[128];
-	size_t i, j;
+	size_t i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1) {
@@ -1067,11 +1068,9 @@ int main(int argc, char **argv)
 		refcnt_start = 0;
 	vt_report(SUITE, "xdp-no-filter", xdp_no_filter());
 	for (i = 0; i < ARRAY_SIZE(typed); i++)
-		for (j = 0; j < ARRAY_SIZE(vt_types); j++) {
-			snprintf(full, sizeof(full), "%s/%s", typed[i].name,
-				 vt_types[j].name);
-			vt_report(SUITE, full, typed[i].fn(&vt_types[j]));
-		}
+		vt_for_each_type(t, 0)
+			vt_report_typed(SUITE, typed[i].name, t,
+					typed[i].fn(t));
 	for (i = 0; i < ARRAY_SIZE(rejections); i++) {
 		snprintf(full, sizeof(full), "reject/%s", rejections[i].name);
 		vt_report(SUITE, full, reject_case(&rejections[i]));
