@@ -393,6 +393,48 @@ static void ratio(const char *what, double r, double target, bool at_most)
 	printf("\n");
 }
 
+/*
+ * The ratios printed after the table: numerator and denominator rows, and a
+ * target where the issue set one.
+ */
+static const struct bench_ratio {
+	const char *what;
+	int num, den;
+	double target;		/* 0: none */
+	bool at_most, needs_bpf, starts_mapping;
+} ratios[] = {
+	{ "check: bpf-map / ioctl at 4096 keys per call",
+	  ROW_BPF_CHECK, ROW_IOCTL_CHECK_4096, 20, false, true, false },
+	{ "add: bpf-map / ioctl at 4096 keys per call",
+	  ROW_BPF_ADD, ROW_IOCTL_ADD_4096, 20, false, true, false },
+	{ "check: bpf-map / ioctl at 1 key per call",
+	  ROW_BPF_CHECK, ROW_IOCTL_CHECK_1, 0, false, true, false },
+	{ "check: ioctl at 4096 / core check_batch in the VM",
+	  ROW_IOCTL_CHECK_4096, ROW_CORE_CHECK_BATCH, 1.3, true, false, false },
+	{ "add: ioctl at 4096 / core add_batch in the VM",
+	  ROW_IOCTL_ADD_4096, ROW_CORE_ADD_BATCH, 1.3, true, false, false },
+	{ "check: ioctl at 64 / core check_batch",
+	  ROW_IOCTL_CHECK_64, ROW_CORE_CHECK_BATCH, 0, false, false, false },
+	{ "check: ioctl at 1 / core check",
+	  ROW_IOCTL_CHECK_1, ROW_CORE_CHECK, 0, false, false, false },
+	{ "check: core single / core check_batch",
+	  ROW_CORE_CHECK, ROW_CORE_CHECK_BATCH, 0, false, false, false },
+	{ "check: ioctl at 1 key / mapped",
+	  ROW_IOCTL_CHECK_1, ROW_MAP_CHECK, 0, false, false, true },
+	{ "check: ioctl at 1 key / kbl_check_one mapped",
+	  ROW_IOCTL_CHECK_1, ROW_LIB_CHECK, 0, false, false, false },
+	{ "check: mapped / core check (private)",
+	  ROW_MAP_CHECK, ROW_CORE_CHECK, 1.2, true, false, false },
+	{ "check: kbl_check_one mapped / core check (private)",
+	  ROW_LIB_CHECK, ROW_CORE_CHECK, 1.2, true, false, false },
+	{ "check: mapped / core lookup (private, uncounted)",
+	  ROW_MAP_CHECK, ROW_CORE_LOOKUP, 0, false, false, false },
+	{ "check: ioctl at 4096 / mapped lookup_batch",
+	  ROW_IOCTL_CHECK_4096, ROW_MAP_CHECK_BATCH, 0, false, false, false },
+	{ "check: mapped lookup_batch / core check_batch",
+	  ROW_MAP_CHECK_BATCH, ROW_CORE_CHECK_BATCH, 0, false, false, false },
+};
+
 int main(int argc, char **argv)
 {
 	u64 n = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000;
@@ -614,54 +656,16 @@ int main(int argc, char **argv)
 	}
 
 	printf("\nRatios in the VM\n");
-	if (bpf) {
-		ratio("check: bpf-map / ioctl at 4096 keys per call",
-		      rows[ROW_BPF_CHECK].median /
-		      rows[ROW_IOCTL_CHECK_4096].median, 20, false);
-		ratio("add: bpf-map / ioctl at 4096 keys per call",
-		      rows[ROW_BPF_ADD].median /
-		      rows[ROW_IOCTL_ADD_4096].median, 20, false);
-		ratio("check: bpf-map / ioctl at 1 key per call",
-		      rows[ROW_BPF_CHECK].median /
-		      rows[ROW_IOCTL_CHECK_1].median, 0, false);
+	for (j = 0; j < (int)ARRAY_SIZE(ratios); j++) {
+		const struct bench_ratio *r = &ratios[j];
+
+		if (r->needs_bpf && !bpf)
+			continue;
+		if (r->starts_mapping)
+			printf("\nThe mapping (one key per check unless batched)\n");
+		ratio(r->what, rows[r->num].median / rows[r->den].median,
+		      r->target, r->at_most);
 	}
-	ratio("check: ioctl at 4096 / core check_batch in the VM",
-	      rows[ROW_IOCTL_CHECK_4096].median /
-	      rows[ROW_CORE_CHECK_BATCH].median, 1.3, true);
-	ratio("add: ioctl at 4096 / core add_batch in the VM",
-	      rows[ROW_IOCTL_ADD_4096].median /
-	      rows[ROW_CORE_ADD_BATCH].median, 1.3, true);
-	ratio("check: ioctl at 64 / core check_batch",
-	      rows[ROW_IOCTL_CHECK_64].median /
-	      rows[ROW_CORE_CHECK_BATCH].median, 0, false);
-	ratio("check: ioctl at 1 / core check",
-	      rows[ROW_IOCTL_CHECK_1].median / rows[ROW_CORE_CHECK].median,
-	      0, false);
-	ratio("check: core single / core check_batch",
-	      rows[ROW_CORE_CHECK].median / rows[ROW_CORE_CHECK_BATCH].median,
-	      0, false);
-	printf("\nThe mapping (one key per check unless batched)\n");
-	ratio("check: ioctl at 1 key / mapped",
-	      rows[ROW_IOCTL_CHECK_1].median / rows[ROW_MAP_CHECK].median,
-	      0, false);
-	ratio("check: ioctl at 1 key / kbl_check_one mapped",
-	      rows[ROW_IOCTL_CHECK_1].median / rows[ROW_LIB_CHECK].median,
-	      0, false);
-	ratio("check: mapped / core check (private)",
-	      rows[ROW_MAP_CHECK].median / rows[ROW_CORE_CHECK].median,
-	      1.2, true);
-	ratio("check: kbl_check_one mapped / core check (private)",
-	      rows[ROW_LIB_CHECK].median / rows[ROW_CORE_CHECK].median,
-	      1.2, true);
-	ratio("check: mapped / core lookup (private, uncounted)",
-	      rows[ROW_MAP_CHECK].median / rows[ROW_CORE_LOOKUP].median,
-	      0, false);
-	ratio("check: ioctl at 4096 / mapped lookup_batch",
-	      rows[ROW_IOCTL_CHECK_4096].median /
-	      rows[ROW_MAP_CHECK_BATCH].median, 0, false);
-	ratio("check: mapped lookup_batch / core check_batch",
-	      rows[ROW_MAP_CHECK_BATCH].median /
-	      rows[ROW_CORE_CHECK_BATCH].median, 0, false);
 
 	printf("\n");
 	for (j = 0; j < ROW_COUNT; j++) {

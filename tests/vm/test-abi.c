@@ -284,18 +284,38 @@ static const char *reject_create_reserved(void)
 	return NULL;
 }
 
-static const char *reject_create_flags(void)
+/*
+ * Each value of bad[] in the u32 field at off of an otherwise good request
+ * is EINVAL, and no filter of that name appears.
+ */
+static const char *reject_create_u32(const char *name, size_t off,
+				     const uint32_t *bad, size_t n)
 {
 	struct kbloom_create req;
-	int bit;
+	char node[64];
+	size_t i;
 
-	for (bit = 1; bit < 32; bit++) {
-		vt_create_req(&req, "abi-flags", 1000, FP_1PC);
-		req.flags = 1U << bit;
+	for (i = 0; i < n; i++) {
+		vt_create_req(&req, name, 1000, FP_1PC);
+		memcpy((char *)&req + off, &bad[i], sizeof(bad[i]));
 		EXPECT_ERRNO(vt_create_raw(&req), EINVAL);
 	}
-	EXPECT(access("/dev/kbloom/abi-flags", F_OK), "filter created");
+	snprintf(node, sizeof(node), "/dev/kbloom/%s", name);
+	EXPECT(access(node, F_OK), "filter created");
 	return NULL;
+}
+
+static const char *reject_create_flags(void)
+{
+	uint32_t bad[31];
+	int bit;
+
+	/* Bit 0 is KBLOOM_CREATE_SEED; every other one is unknown. */
+	for (bit = 1; bit < 32; bit++)
+		bad[bit - 1] = 1U << bit;
+	return reject_create_u32("abi-flags",
+				 offsetof(struct kbloom_create, flags), bad,
+				 ARRAY_SIZE(bad));
 }
 
 static const char *reject_create_seed_without_flag(void)
@@ -347,25 +367,17 @@ static const char *reject_create_geometry(void)
 static const char *reject_create_type(void)
 {
 	const struct vt_type *t;
-	struct kbloom_create req;
-	uint32_t next = 0, bad[4];
-	size_t i;
+	uint32_t next = 0;
 
 	/* The types are numbered from 0: the ones past the table's. */
 	vt_for_each_type(t, 0)
 		if (t->type >= next)
 			next = t->type + 1;
-	bad[0] = next;
-	bad[1] = next + 1;
-	bad[2] = 0x80000000U;
-	bad[3] = UINT32_MAX;
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		vt_create_req(&req, "abi-type", 1000, FP_1PC);
-		req.type = bad[i];
-		EXPECT_ERRNO(vt_create_raw(&req), EINVAL);
-	}
-	EXPECT(access("/dev/kbloom/abi-type", F_OK), "filter created");
-	return NULL;
+	return reject_create_u32("abi-type",
+				 offsetof(struct kbloom_create, type),
+				 (const uint32_t[]){ next, next + 1,
+						     0x80000000U, UINT32_MAX },
+				 4);
 }
 
 static const char *reject_create_node_mode(void)

@@ -100,14 +100,19 @@ static int vt_skipped;
 static inline const char *vt_fail(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
+#define VT_FORMAT(buf, fmt)				\
+	({							\
+		va_list ap;					\
+								\
+		va_start(ap, fmt);				\
+		vsnprintf(buf, sizeof(buf), fmt, ap);		\
+		va_end(ap);					\
+		(const char *)(buf);				\
+	})
+
 static inline const char *vt_fail(const char *fmt, ...)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(vt_msg, sizeof(vt_msg), fmt, ap);
-	va_end(ap);
-	return vt_msg;
+	return VT_FORMAT(vt_msg, fmt);
 }
 
 /*
@@ -119,12 +124,7 @@ static inline const char *vt_skip(const char *fmt, ...)
 
 static inline const char *vt_skip(const char *fmt, ...)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(vt_skip_msg, sizeof(vt_skip_msg), fmt, ap);
-	va_end(ap);
-	return vt_skip_msg;
+	return VT_FORMAT(vt_skip_msg, fmt);
 }
 
 static inline const char *vt_errno_name(int e)
