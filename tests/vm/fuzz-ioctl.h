@@ -4,7 +4,8 @@
  * fuzz/: oracle.c, the outcome of every call and the good filters;
  * args.c, what the operations pass; control.c, filter.c, image.c and
  * mmap.c, the operations on the control node, on filter nodes, on images
- * and on mappings; kernel.c, the in-kernel API and the BPF kfuncs): the
+ * and on mappings; kapi.c and bpf.c, the in-kernel API and the BPF
+ * kfuncs): the
  * operation table, the per-worker state and statistics, and the
  * functions of each part.
  */
@@ -52,8 +53,8 @@
 	X(map_touch, 15) X(good_map_check, 12)
 
 /*
- * The kernel-side operations (fuzz/kernel.c): the in-kernel API through
- * the companion module, then BPF programs calling the kfuncs.
+ * The kernel-side operations: the in-kernel API through the companion
+ * module (fuzz/kapi.c), then BPF programs calling the kfuncs (fuzz/bpf.c).
  */
 #define FZ_KERNEL_OPS(X)						\
 	X(kapi_hold, 6) X(kapi_hold_id, 5) X(kapi_put, 6) X(kapi_range, 10) \
@@ -84,10 +85,10 @@ struct fz_kernel_stats {
 struct bpf_object;
 struct kbt_globals;
 
-/* A worker's side of fuzz/kernel.c. */
+/* A worker's side of fuzz/kapi.c and fuzz/bpf.c. */
 struct fz_kernel {
 	int cmd_fd, res_fd;	/* the companion's cmd and result */
-	int lock_fd;		/* its turn, see fuzz/kernel.c */
+	int lock_fd;		/* its turn, see fuzz/kapi.c */
 	uint64_t kapi_added;	/* good keys "k<worker>-<i>", i below this */
 	uint32_t stale[8];	/* ids of filters it destroyed */
 	int nstale;
@@ -157,7 +158,7 @@ struct wstats {
 	uint64_t images_loaded, images_rejected;
 	uint64_t opened_other;	/* a node's open reached another filter */
 	struct fz_map_stats map;	/* fuzz/mmap.c */
-	struct fz_kernel_stats kern;	/* fuzz/kernel.c */
+	struct fz_kernel_stats kern;	/* fuzz/kapi.c, fuzz/bpf.c */
 };
 
 struct pool_fd {
@@ -200,7 +201,7 @@ struct worker {
 	struct fz_map maps[MAX_MAPS];	/* live mappings of pool filters */
 	int nmaps;
 	struct st_map good_map;	/* the good filter, mapped on demand */
-	struct fz_kernel kern;	/* fuzz/kernel.c */
+	struct fz_kernel kern;	/* fuzz/kapi.c, fuzz/bpf.c */
 };
 
 /* A set of errnos (all below 128), 0 meaning success. */
@@ -288,7 +289,7 @@ void do_report(struct worker *w, enum op op);
 void do_dev_random(struct worker *w);
 void do_sysfs(struct worker *w);
 
-/* fuzz/mmap.c and fuzz/kernel.c: do_<name>() for each of their operations. */
+/* fuzz/mmap.c, kapi.c and bpf.c: do_<name>() for each of their operations. */
 #define OP_DECL(name, weight) void do_##name(struct worker *w);
 FZ_MAP_OPS(OP_DECL)
 FZ_KERNEL_OPS(OP_DECL)
@@ -298,7 +299,7 @@ void fz_map_setup(struct worker *w);
 void fz_map_final(struct worker *w);
 void fz_map_print(const struct wstats *stats, int nprocs);
 
-/* fuzz/kernel.c */
+/* fuzz/kapi.c: the kernel side, both parts */
 void fz_kernel_init(const char *suite, const char *ko, int nprocs,
 		    unsigned int *weights);
 void fz_kernel_setup(struct worker *w);
@@ -306,5 +307,19 @@ void fz_kernel_final(struct worker *w);
 void fz_kernel_print(const struct wstats *stats, int nprocs);
 int fz_kernel_finish(const char *suite, const struct wstats *stats,
 		     int nprocs);
+
+/* What fuzz/kapi.c and fuzz/bpf.c share: ids, names, the good filters. */
+#define KF_INT_MAX	0x7fffffffU	/* ids are 1..INT_MAX */
+uint32_t kf_good_id(int worker);
+void kf_bad_name(struct worker *w, char *name, size_t size);
+uint32_t kf_sysfs_id(struct worker *w, enum op op, const char *name);
+uint32_t kf_random_id(struct worker *w);
+
+/* fuzz/bpf.c, for fz_kernel_*(): what the run has of BPF, and why not. */
+extern bool kf_bpf, kf_bpf_failed;
+extern const char *kf_bpf_why;
+uint64_t kf_bpf_init(const char *suite);
+void kf_bpf_setup(struct worker *w);
+void kf_bpf_final(struct worker *w);
 
 #endif /* KBLOOM_FUZZ_IOCTL_H */

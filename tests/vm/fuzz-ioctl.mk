@@ -5,8 +5,9 @@
 # with the module's filter core, and loads bpf/test.bpf.o, embedded by
 # bpf/objects.S, with static libbpf (see tests/vm/Makefile).
 fuzz-ioctl_SRCS := fuzz/oracle.c fuzz/args.c fuzz/control.c fuzz/filter.c \
-	fuzz/image.c fuzz/mmap.c fuzz/kernel.c bpf/objects.S $(KBLOOM_CORE)
+	fuzz/image.c fuzz/mmap.c fuzz/kapi.c fuzz/bpf.c bpf/objects.S \
+	$(KBLOOM_CORE)
 fuzz-ioctl_DEPS := $(BPF_OBJS)
 fuzz-ioctl_CFLAGS := $(BPF_EMBED_CFLAGS)
-# --wrap=syscall: fuzz/kernel.c sees libbpf's system calls (why: there).
+# --wrap=syscall: fuzz/bpf.c sees libbpf's system calls (why: there).
 fuzz-ioctl_LDLIBS := -Wl,--wrap=syscall $(LIBBPF) -lxxhash -lm

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The fuzzer's kernel-side operations (see fuzz-ioctl.c for the rest):
- * kbloom's in-kernel API through the companion module
- * (tests/kmod/kbloom_kapi_test.c; its top comment lists the commands) and
- * its BPF kfuncs through the programs of bpf/test.bpf.c, on the pool
- * filters that the other operations create, destroy, clear, load and
- * intersect meanwhile.
+ * The fuzzer's in-kernel API operations (fuzz/bpf.c has its BPF ones,
+ * fuzz-ioctl.c the rest), and the fz_kernel_*() that run both: kbloom's
+ * in-kernel API through the companion module
+ * (tests/kmod/kbloom_kapi_test.c; its top comment lists the commands) on
+ * the pool filters that the other operations create, destroy, clear, load
+ * and intersect meanwhile.
  *
  * The companion is one global state: a stack of references, a key prefix
  * and a churn timer.  The workers take turns at it (an flock of
@@ -27,38 +27,22 @@
  * to it, must then be found by CHECK, by the companion and by programs;
  * its keys "g<worker>-<i>" added by ioctl must be found by the companion.
  *
- * BPF, when kbloom has BTF: each worker loads its own bpf/test.bpf.o (its
- * counters are the object's globals) and runs its XDP and tc programs on
- * pool filters by id and by name, on good filters, on stale, impossible
- * and bad ones; test_run must succeed, the verdict must be one the
- * program gives for what its counters say it met (NULL from acquire only
- * where no live filter can be, errors only ENODEV and only where a filter
- * can have been destroyed).
- *
  * Under fault injection (-F) the allocations that fail are the
  * companion's (the keys of a batch, the bad key), kernfs' (a command's
- * copy), seq_file's (the answer), the kernel's and libbpf's for BPF
- * (test_run's data and skb; a load's BTF and maps, not its program: see
- * __wrap_syscall()) and the device's (create, destroy).  A failed write
- * did nothing, so the model stays exact; an answer that cannot be read is
- * read again.  The flock is taken with injection paused: it is no part of
- * the test.
+ * copy), seq_file's (the answer) and the device's (create, destroy).  A
+ * failed write did nothing, so the model stays exact; an answer that
+ * cannot be read is read again.  The flock is taken with injection
+ * paused: it is no part of the test.
  */
-#include <stdarg.h>
 #include <sys/file.h>
-#include <linux/pkt_cls.h>
 
 #include "../fuzz-ioctl.h"
-#include "../bpf/loader.h"
 
 #define KF_LOCK_FILE	"/tmp/fz-kapi.lock"
 #define KF_REFS		8	/* the companion's KAPI_REFS */
 #define KF_PREFIX_MAX	16	/* its KAPI_PREFIX_MAX */
 #define KF_ARGS		6	/* its KAPI_ARGS: words in a command */
 #define KF_GOOD_MAX	8000	/* keys a worker adds through it */
-#define KF_BPF_GOOD_MAX	8000	/* ... and through tc_learn */
-#define KF_BPF_SET	0x6b660000ULL	/* + worker: its BPF keys' set */
-#define KF_INT_MAX	0x7fffffffU	/* ids are 1..INT_MAX */
 
 /* Key range commands: odd ones add, from 2 on batches. */
 static const char *const kf_ranges[] = {
@@ -102,8 +86,8 @@ struct kf_shared {
 };
 
 static struct kf_shared *kf;
-static bool kf_kapi, kf_bpf;	/* what the run has; set before fork() */
-static const char *kf_kapi_why = "", *kf_bpf_why = "";
+static bool kf_kapi;	/* what the run has; set before fork() */
+static const char *kf_kapi_why = "";
 static char kf_res[4096];	/* the last answer, per process */
 static char kf_last[160];	/* the last command, printable */
 
@@ -411,7 +395,7 @@ static int kf_range(struct worker *w, enum op op, int cmd, int ctx,
 /* ---- names and ids ---- */
 
 /* A name no filter can have, one word (the companion splits on blanks). */
-static void kf_bad_name(struct worker *w, char *name, size_t size)
+void kf_bad_name(struct worker *w, char *name, size_t size)
 {
 	static const char *const bad[] = {
 		".", "..", "a/b", "*", "semi;colon", "\xc3\xa9t\xc3\xa9",
@@ -439,7 +423,7 @@ static void kf_bad_name(struct worker *w, char *name, size_t size)
 }
 
 /* The id sysfs shows for a filter; 0 (and the errno judged) if none. */
-static uint32_t kf_sysfs_id(struct worker *w, enum op op, const char *name)
+uint32_t kf_sysfs_id(struct worker *w, enum op op, const char *name)
 {
 	int e;
 	uint32_t id = st_filter_id(name, &e);
@@ -453,7 +437,7 @@ static uint32_t kf_sysfs_id(struct worker *w, enum op op, const char *name)
  * An id that may be a live filter's, of a pool's or of none; never a good
  * filter's, which a reference taken as a pool's could then add to.
  */
-static uint32_t kf_random_id(struct worker *w)
+uint32_t kf_random_id(struct worker *w)
 {
 	uint32_t id = 1 + st_below(&w->rng, 100000);
 	int p;
@@ -462,6 +446,11 @@ static uint32_t kf_random_id(struct worker *w)
 		if (id == kf->good_id[p])
 			return KF_INT_MAX + 1;
 	return id;
+}
+
+uint32_t kf_good_id(int worker)
+{
+	return kf->good_id[worker];
 }
 
 static void kf_good_tag(char *tag, size_t size, char kind, int worker)
@@ -1145,319 +1134,11 @@ unlock:
 	kf_good_verify(w, op, first, m);
 }
 
-/* ---- BPF ---- */
-
-/*
- * The programs of bpf/test.bpf.c the workers run: 0.17 to 0.24 s each to
- * load on the debug kernel under TCG, measured here.  Not tc_hold (1.4 s:
- * its 8192 checks are as many passes of the verifier) nor syscall_add
- * (6.1 s, for its loop of 1024 adds); test-bpf runs those.
- */
-static const char *const kf_progs[] = {
-	"xdp_by_id", "xdp_by_name", "tc_by_id", "tc_learn", NULL,
-};
-
-/* What a program's acquire may meet. */
-enum kf_target {
-	KF_T_POOL,	/* a pool filter, or nothing: they come and go */
-	KF_T_GOOD,	/* a good filter: always there */
-	KF_T_NONE,	/* a stale or impossible id, a bad name: nothing */
-};
-
-static void kf_target_name(struct kbt_globals *g, const char *name,
-			   size_t len)
-{
-	memset(g->filter_name, 0, sizeof(g->filter_name));
-	memcpy(g->filter_name, name,
-	       len < sizeof(g->filter_name) ? len : sizeof(g->filter_name));
-}
-
-/* The keys tc_learn adds to this worker's good filter. */
-static void kf_bpf_key(struct worker *w, uint8_t *key, uint64_t i)
-{
-	kb_key(key, KF_BPF_SET + w->id, i);
-}
-
-/*
- * One packet through a program that acquires by id or by name: test_run
- * succeeds, and the verdict is what the program gives for what its
- * counters say happened (one acquire; one check or add).  known: the key
- * is in the filter, which must then be found.
- */
-static bool kf_bpf_packet(struct worker *w, enum op op, const char *prog,
-			  const uint8_t *key, enum kf_target t, bool known)
-{
-	struct kbt_globals *g = w->kern.g;
-	uint64_t nulls = g->nulls, errors = g->errors, enodev = g->enodev;
-	bool xdp = prog[0] == 'x', learn = !strcmp(prog, "tc_learn");
-	uint8_t pkt[KBT_PKT_BYTES];
-	uint32_t bad, hit, miss;
-	uint64_t dn, de;
-	long ret;
-
-	kb_packet(pkt, key);
-	ret = kb_run_pkt(kb_prog_fd(w->kern.obj, prog), pkt, sizeof(pkt), 1);
-	if (ret < 0) {
-		outcome(w, op, (int)-ret, ALLOW(0), "test_run");
-		return false;
-	}
-	outcome(w, op, 0, ALLOW(0), "test_run");
-	w->st->kern.bpf_runs++;
-	dn = g->nulls - nulls;
-	de = g->errors - errors;
-	/* test_run's retval is a u32: TC_ACT_UNSPEC (-1) is 0xffffffff. */
-	bad = xdp ? XDP_ABORTED : (uint32_t)TC_ACT_UNSPEC;
-	hit = xdp ? XDP_DROP : learn ? TC_ACT_OK : TC_ACT_SHOT;
-	miss = xdp ? XDP_PASS : TC_ACT_OK;
-	if (dn + de > 1 || g->enodev - enodev != de ||
-	    (dn + de ? ret != bad : ret != hit && ret != miss)) {
-		/* As a signed verdict: "-1", not "4294967295". */
-		ret = (int32_t)ret;
-		record_fail(w, F_RESULT, "worker %d %s: %s gave %ld after %llu NULL acquires and %llu errors",
-			    w->id, op_names[op], prog, ret,
-			    (unsigned long long)dn, (unsigned long long)de);
-		return false;
-	}
-	if (dn) {
-		w->st->kern.bpf_nulls++;
-		if (t == KF_T_GOOD)
-			record_fail(w, F_ERRNO, "worker %d %s: %s: acquire gave NULL for a good filter",
-				    w->id, op_names[op], prog);
-	} else if (t == KF_T_NONE) {
-		record_fail(w, F_ERRNO, "worker %d %s: %s: acquire found a filter for a stale or impossible id or a bad name",
-			    w->id, op_names[op], prog);
-	}
-	if (de) {
-		w->st->kern.bpf_enodev++;
-		outcome(w, op, (int)-g->last_error,
-			t == KF_T_POOL ? ALLOW(ENODEV) : ALLOW(0),
-			learn ? "bpf_kbloom_add()" : "bpf_kbloom_check()");
-	}
-	if (known && ret != hit)
-		record_fail(w, F_FALSE_NEG, "worker %d %s: %s: a key added to its good filter judged absent (%ld)",
-			    w->id, op_names[op], prog, ret);
-	return !dn && !de;
-}
-
-/*
- * Programs on pool filters by id (read from sysfs now, or made up) and by
- * name, on good filters, on stale and impossible ids and bad names, with
- * random keys or keys known to be in this worker's good filter.
- */
-void do_bpf_run(struct worker *w)
-{
-	static const char *const by_id[] = {
-		"xdp_by_id", "tc_by_id", "tc_learn",
-	};
-	enum op op = OP_bpf_run;
-	struct kbt_globals *g = w->kern.g;
-	uint64_t r = st_below(&w->rng, 10);
-	enum kf_target t = KF_T_POOL;
-	uint8_t key[KBT_KEY_BYTES];
-	bool name = false, known = false, other = false;
-	char buf[80];
-	uint32_t id = 0;
-
-	if (!g)
-		return;
-	if (r < 4) {
-		pool_name(buf, st_below(&w->rng, POOL));
-		id = kf_sysfs_id(w, op, buf);
-		if (!id)
-			id = kf_random_id(w);
-	} else if (r < 6) {
-		pool_name(buf, st_below(&w->rng, POOL));
-		kf_target_name(g, buf, strlen(buf));
-		name = true;
-	} else if (r == 6) {
-		t = KF_T_GOOD;
-		id = kf->good_id[w->id];
-		if (st_one_in(&w->rng, 2)) {
-			kf_target_name(g, w->good_name, strlen(w->good_name));
-			name = true;
-		}
-		known = w->kern.bpf_added && st_one_in(&w->rng, 2);
-	} else if (r == 7) {
-		t = KF_T_NONE;
-		id = w->kern.nstale && st_one_in(&w->rng, 2) ?
-		     w->kern.stale[st_below(&w->rng, w->kern.nstale)] :
-		     st_one_in(&w->rng, 3) ? 0 :
-		     KF_INT_MAX + 1 + st_below(&w->rng, KF_INT_MAX);
-	} else if (r == 8) {
-		/* Bad characters, or all 32 bytes without a NUL. */
-		t = KF_T_NONE;
-		name = true;
-		if (st_one_in(&w->rng, 2)) {
-			kf_bad_name(w, buf, sizeof(buf));
-			kf_target_name(g, buf, strlen(buf));
-		} else {
-			memset(g->filter_name, 'n', sizeof(g->filter_name));
-		}
-	} else {
-		/* Another worker's good filter (checked, never added to). */
-		t = KF_T_GOOD;
-		other = true;
-		id = kf->good_id[st_below(&w->rng, MAX_PROCS)];
-		if (!id) {
-			t = KF_T_NONE;
-			id = KF_INT_MAX + 1;
-		}
-	}
-	g->filter_id = id;
-	if (known)
-		kf_bpf_key(w, key, st_below(&w->rng, w->kern.bpf_added));
-	else
-		kb_key(key, st_next(&w->rng), st_next(&w->rng));
-	kf_bpf_packet(w, op, name ? "xdp_by_name" :
-		      by_id[st_below(&w->rng, known || other ? 2 : 3)], key, t,
-		      known);
-}
-
-/* The worker calling libbpf, for __wrap_syscall(). */
-static struct worker *kf_self;
-
-/*
- * Every syscall() of this program and of libbpf comes here
- * (fuzz-ioctl.mk links with -Wl,--wrap=syscall).  Under fault injection
- * BPF_PROG_LOAD runs with it paused: 6.1's bpf_prog_alloc() and the
- * verifier take memory with __vmalloc() and no __GFP_NOWARN, so a failure
- * injected there prints a stack trace (warn_alloc()), which
- * scripts/vm-run rightly counts against the run (seen once in the first
- * phase-3 run here).  The rest of a load, vmlinux's and the modules' BTF,
- * the object's BTF and its maps, stays under injection.
- */
-long __real_syscall(long nr, ...);
-long __wrap_syscall(long nr, ...);
-
-long __wrap_syscall(long nr, ...)
-{
-	bool pause;
-	long a[6], ret;
-	va_list ap;
-	int i, e;
-
-	/* As glibc's syscall() does: six arguments, used or not. */
-	va_start(ap, nr);
-	for (i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
-	pause = kf_self && nr == __NR_bpf && a[0] == BPF_PROG_LOAD;
-	if (pause)
-		fz_fault_pause(kf_self, true);
-	ret = __real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-	if (pause) {
-		e = errno;
-		fz_fault_pause(kf_self, false);
-		errno = e;
-	}
-	return ret;
-}
-
-/*
- * One program of a fresh object loaded and the object closed: under -F
- * allocations fail in libbpf and in the kernel for the object's BTF, the
- * modules' BTF and the maps (not for the program itself, see above).
- */
-void do_bpf_load(struct worker *w)
-{
-	const char *progs[2] = { kf_progs[st_below(&w->rng, 4)], NULL };
-	struct bpf_object *obj;
-	char what[300];
-	int e;
-
-	/*
-	 * 0.1 s a load on Debian's kernel, 0.3 s on the debug kernel (libbpf
-	 * reads vmlinux's BTF each time): one call in 16, but every one
-	 * under injection.
-	 */
-	if (!w->fault && !st_one_in(&w->rng, 16))
-		return;
-	e = kb_load_test(&obj, NULL, progs);
-	snprintf(what, sizeof(what), "load %s of bpf/test.bpf.o (libbpf: %s)",
-		 progs[0], e ? kb_libbpf_last() : "ok");
-	/*
-	 * Under injection, besides ENOMEM: ESRCH, libbpf's "failed to find
-	 * valid kernel BTF" when the read of /sys/kernel/btf/vmlinux failed
-	 * for want of memory ("Error loading vmlinux BTF" first); ENOSPC,
-	 * shmem's answer when it cannot allocate the inode of the shared
-	 * anonymous mapping libbpf keeps a map's contents in ("failed to
-	 * alloc map 'test.bss' content buffer").
-	 */
-	outcome(w, OP_bpf_load, e, w->fault ? ALLOW(0, ESRCH, ENOSPC) :
-		ALLOW(0), what);
-	if (e)
-		return;
-	w->st->kern.bpf_loads++;
-	kb_close_test(obj, NULL);
-}
-
-/* Its BPF keys [first, first + n) by CHECK: all there. */
-static void kf_bpf_verify(struct worker *w, enum op op, uint64_t first,
-			  uint32_t n)
-{
-	struct st_keys k = { w->keybuf, w->lens, (uint64_t)n * KBT_KEY_BYTES,
-			     n };
-	uint32_t hits = 0, i;
-	int e;
-
-	if (!n)
-		return;
-	for (i = 0; i < n; i++) {
-		kf_bpf_key(w, (uint8_t *)w->keybuf + (size_t)i * KBT_KEY_BYTES,
-			   first + i);
-		w->lens[i] = KBT_KEY_BYTES;
-	}
-	e = st_batch(w->good_fd, KBLOOM_IOC_CHECK, &k, NULL, &hits);
-	if (outcome(w, op, e, ALLOW(0), "check keys a program added"))
-		return;
-	w->st->kern.bpf_good_checked += n;
-	if (hits != n)
-		record_fail(w, F_FALSE_NEG, "worker %d after %s: CHECK found %u of %u keys tc_learn added, from %llu",
-			    w->id, op_names[op], hits, n,
-			    (unsigned long long)first);
-}
-
-/*
- * The good filter through BPF: keys a tc program adds (tc_learn, one a
- * packet) are then found by CHECK and judged present by the XDP and tc
- * programs.
- */
-void do_good_bpf(struct worker *w)
-{
-	enum op op = OP_good_bpf;
-	struct kbt_globals *g = w->kern.g;
-	uint32_t n = 1 + st_below(&w->rng, 32), i;
-	uint8_t key[KBT_KEY_BYTES];
-	uint64_t first;
-
-	if (!g)
-		return;
-	g->filter_id = kf->good_id[w->id];
-	for (i = 0; i < n && w->kern.bpf_added < KF_BPF_GOOD_MAX; i++) {
-		kf_bpf_key(w, key, w->kern.bpf_added);
-		/* Counted only when added; else the next op adds it again. */
-		if (!kf_bpf_packet(w, op, "tc_learn", key, KF_T_GOOD, false))
-			break;
-		w->kern.bpf_added++;
-		w->st->kern.bpf_good_added++;
-	}
-	if (!w->kern.bpf_added)
-		return;
-	first = st_below(&w->rng, w->kern.bpf_added);
-	kf_bpf_verify(w, op, first, w->kern.bpf_added - first > 512 ? 512 :
-		      w->kern.bpf_added - first);
-	kf_bpf_key(w, key, first);
-	kf_bpf_packet(w, op, st_one_in(&w->rng, 2) ? "xdp_by_id" : "tc_by_id",
-		      key, KF_T_GOOD, true);
-}
-
 /* ---- the worker's side ---- */
 
 /* Before fault injection: the companion's files, a BPF object. */
 void fz_kernel_setup(struct worker *w)
 {
-	int e;
-
 	memset(&w->kern, 0, sizeof(w->kern));
 	w->kern.cmd_fd = -1;
 	w->kern.res_fd = -1;
@@ -1470,13 +1151,7 @@ void fz_kernel_setup(struct worker *w)
 			record_fail(w, F_USABLE, "worker %d: open the companion's parameters or %s: %s",
 				    w->id, KF_LOCK_FILE, st_errname(errno));
 	}
-	if (kf_bpf) {
-		kf_self = w;
-		e = kb_load_test(&w->kern.obj, &w->kern.g, kf_progs);
-		if (e)
-			record_fail(w, F_USABLE, "worker %d: load bpf/test.bpf.o: %s: %s",
-				    w->id, st_errname(e), kb_libbpf_last());
-	}
+	kf_bpf_setup(w);
 }
 
 /*
@@ -1486,9 +1161,7 @@ void fz_kernel_setup(struct worker *w)
 void fz_kernel_final(struct worker *w)
 {
 	uint64_t first, added = w->kern.kapi_added;
-	uint8_t key[KBT_KEY_BYTES];
 	char tag[16];
-	uint32_t n;
 
 	for (first = 0; first < added; first += 4096)
 		kf_good_verify(w, OP_final, first,
@@ -1507,20 +1180,7 @@ void fz_kernel_final(struct worker *w)
 		}
 		kf_unlock(w);
 	}
-	added = w->kern.bpf_added;
-	for (first = 0; first < added; first += 4096)
-		kf_bpf_verify(w, OP_final, first,
-			      added - first > 4096 ? 4096 : added - first);
-	if (w->kern.g) {
-		w->kern.g->filter_id = kf->good_id[w->id];
-		for (n = 0; n < added && n < 64; n++) {
-			kf_bpf_key(w, key, n);
-			kf_bpf_packet(w, OP_final, "xdp_by_id", key, KF_T_GOOD,
-				      true);
-		}
-		kb_close_test(w->kern.obj, w->kern.g);
-		w->kern.g = NULL;
-	}
+	kf_bpf_final(w);
 }
 
 /* ---- the parent ---- */
@@ -1538,7 +1198,7 @@ static int kf_parent_cmd(const char *cmd)
 }
 
 /* Set when what the run should have could not be set up (said so). */
-static bool kf_kapi_failed, kf_bpf_failed;
+static bool kf_kapi_failed;
 
 /*
  * Loads the companion from ko unless it is loaded already, and a BPF
@@ -1549,7 +1209,6 @@ void fz_kernel_init(const char *suite, const char *ko, int nprocs,
 		    unsigned int *weights)
 {
 	static char why[256];
-	struct bpf_object *obj;
 	int fd, e, p, op;
 	uint64_t t0 = 0;
 
@@ -1590,22 +1249,7 @@ void fz_kernel_init(const char *suite, const char *ko, int nprocs,
 		snprintf(name, sizeof(name), "fzgood-%d", p);
 		kf->good_id[p] = st_filter_id(name, NULL);
 	}
-	kf_bpf_why = kb_btf_missing();
-	if (!kf_bpf_why) {
-		kb_libbpf_init();
-		t0 = st_now_ms();
-		e = kb_load_test(&obj, NULL, kf_progs);
-		t0 = st_now_ms() - t0;
-		if (e) {
-			printf("FAIL: %s/bpf: load bpf/test.bpf.o: %s: %s\n",
-			       suite, st_errname(e), kb_libbpf_last());
-			kf_bpf_failed = true;
-			kf_bpf_why = "bpf/test.bpf.o did not load";
-		} else {
-			kb_close_test(obj, NULL);
-			kf_bpf = true;
-		}
-	}
+	t0 = kf_bpf_init(suite);
 	for (op = FZ_KAPI_FIRST; op <= FZ_KERNEL_LAST; op++)
 		if (op < FZ_BPF_FIRST ? !kf_kapi : !kf_bpf)
 			weights[op] = 0;
