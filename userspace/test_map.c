@@ -6,7 +6,7 @@
  * the cells), filled by the core's own kbloom_add().  The same bytes in a
  * memfd go through kbl_map_open()'s two mmap() calls.  What needs the
  * module (the sequence moving during a check, destroy, the statistics)
- * is tested in the VM (tests/vm/test-libkbloom.c, test-mmap.c).
+ * is tested in the VM (tests/vm/test-libkbloom.c, test-mmap-answers.c).
  */
 #include "../tests/vm/vmtest.h"
 

@@ -26,7 +26,7 @@
  * through its mapping), and the in-kernel API (through the companion
  * module, which the fuzzer loads from KO and unloads at the end) and the
  * BPF kfuncs (programs run with BPF_PROG_TEST_RUN, when kbloom has BTF)
- * in kernel.c.
+ * in fuzz/kapi.c and fuzz/bpf.c.
  *
  * Usage: fuzz-ioctl [-s SEED] [-p PROCS] [-n OPS] [-t SECONDS] [-m MIN_OPS]
  *                   [-H HANG_SECONDS] [-F] [-N SUITE] [-K KO]
@@ -206,7 +206,7 @@ static int make_it_fail(int fd, int on)
 
 /*
  * Fault injection off for a moment (pause) and on again, around what is
- * no part of the test, such as the lock of fuzz/kernel.c's turns.  Not
+ * no part of the test, such as the lock of fuzz/kapi.c's turns.  Not
  * before it is on, nor after the run turned it off.
  */
 void fz_fault_pause(struct worker *w, bool pause)
