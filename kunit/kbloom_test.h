@@ -33,23 +33,7 @@
 #endif
 
 #include "kbloom_core.h"
-
-/*
- * The filter types, and what a test may expect of each.  A case that holds
- * for every type runs once per row; a type is one more row.
- */
-struct kbloom_test_type {
-	const char *name;
-	u32 type;
-	u32 cell_bits;		/* width of one cell */
-	bool deletes;		/* kbloom_delete() removes keys */
-	u32 golden_crc;		/* of kbloom_test_golden()'s image */
-};
-
-static const struct kbloom_test_type kbloom_test_types[] = {
-	{ "bits", KBLOOM_TYPE_BITS, 1, false, 0x67c905deU },
-	{ "counting", KBLOOM_TYPE_COUNTING, 4, true, 0xb9168db6U },
-};
+#include "kbloom_test_types.h"
 
 static inline void kbloom_test_type_desc(const struct kbloom_test_type *t,
 					 char *desc)
@@ -248,12 +232,6 @@ kbloom_test_new_rate(struct kunit *test, const struct kbloom_test_type *t,
 static inline u64 kbloom_test_words(const struct kbloom_filter *f)
 {
 	return f->geo.nblocks * KBLOOM_BLOCK_WORDS;
-}
-
-/* Cells, numbered over the whole array in the uapi's order. */
-static inline u32 kbloom_test_block_cells(const struct kbloom_test_type *t)
-{
-	return KBLOOM_BLOCK_BITS / t->cell_bits;
 }
 
 static inline u32 kbloom_test_cell_max(const struct kbloom_test_type *t)

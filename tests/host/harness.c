@@ -73,7 +73,7 @@ void make_filter_type(struct kbloom_filter *f, u32 type, u64 nblocks, u32 k,
 	make_filter_geo(f, &geo, seed);
 }
 
-const char *typed_name(const char *fmt, const struct host_type *t, ...)
+const char *typed_name(const char *fmt, const struct kbloom_test_type *t, ...)
 {
 	static char name[128];
 	size_t n;

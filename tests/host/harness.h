@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include "../../kmod/kbloom_core.h"
+#include "../../kunit/kbloom_test_types.h"
 
 void pass(const char *suite, const char *name);
 void fail(const char *suite, const char *name, const char *fmt, ...)
@@ -48,29 +49,15 @@ static inline u64 rng_next(struct rng *r)
 }
 
 /*
- * The filter types the host-only tests run over (the unit suite's table is
- * kbloom_test_types[] in kunit/kbloom_test.h): a new type is one more row
- * in each.  budgets: bits of memory per key for the rate sweeps, 0-ended.
+ * The filter types: the unit suite's table (kunit/kbloom_test_types.h), so
+ * that a new type is one row for the KUnit suites and these sweeps alike.
  */
-struct host_type {
-	const char *name;
-	u32 type;
-	unsigned int cells;	/* per block */
-	bool deletes;
-	u32 budgets[9];
-};
-
-static const struct host_type host_types[] = {
-	{ "bits", KBLOOM_TYPE_BITS, 512, false, { 6, 8, 10, 12, 16, 20 } },
-	{ "counting", KBLOOM_TYPE_COUNTING, 128, true,
-	  { 8, 10, 12, 16, 32, 40, 48, 64 } },
-};
-
-#define for_each_host_type(t) \
-	for ((t) = host_types; (t) < host_types + ARRAY_SIZE(host_types); (t)++)
+#define for_each_host_type(t)						\
+	for ((t) = kbloom_test_types;					\
+	     (t) < kbloom_test_types + ARRAY_SIZE(kbloom_test_types); (t)++)
 
 /* "<case>/<type>", for the report lines. */
-const char *typed_name(const char *fmt, const struct host_type *t, ...)
+const char *typed_name(const char *fmt, const struct kbloom_test_type *t, ...)
 	__attribute__((format(printf, 1, 3)));
 
 /* A filter of this geometry with a fixed seed; exits on failure. */

@@ -21,7 +21,7 @@ static bool in_bitmap(const u8 *bm, u64 i)
  * bitmap over the universe.  Every member must answer "maybe"; the others
  * measure the false-positive rate at the true distinct count.
  */
-static void test_no_false_negatives(const struct host_type *t)
+static void test_no_false_negatives(const struct kbloom_test_type *t)
 {
 	const u64 universe = 20000000, draws = 10000000;
 	struct kbloom_geometry geo;
@@ -62,7 +62,7 @@ static void test_no_false_negatives(const struct host_type *t)
 	       (unsigned long long)missed, (unsigned long long)members);
 
 	want = model_fp_scheme_cells((double)members / geo.nblocks, geo.k,
-				     t->cells);
+				     kbloom_test_block_cells(t));
 	sigma = sqrt(want / absent);
 	expect(fabs((double)fp / absent - want) <= fmax(5 * sigma, 0.02 * want),
 	       SUITE, typed_name("fp_at_10M_distinct", t),
@@ -78,7 +78,7 @@ static void test_no_false_negatives(const struct host_type *t)
 }
 
 /* Measured rate against the model at the best k for each budget. */
-static void test_fp_matches_formula(const struct host_type *t,
+static void test_fp_matches_formula(const struct kbloom_test_type *t,
 				    u32 bits_per_key)
 {
 	const u64 n = 1000000, queries = 4000000;
@@ -94,15 +94,15 @@ static void test_fp_matches_formula(const struct host_type *t,
 	hits = count_counter_hits(&f, n, queries);
 
 	lambda = (double)n / geo.nblocks;
-	want = model_fp_scheme_cells(lambda, geo.k, t->cells);
+	want = model_fp_scheme_cells(lambda, geo.k, kbloom_test_block_cells(t));
 	core = kbloom_formula_fp_ppb_type(geo.type, geo.nblocks, n, geo.k) /
 	       1e9;
 	got = (double)hits / queries;
 	sigma = sqrt(want * (1 - want) / queries);
 	printf("# %s %2u bits/key (%5.2f cells) k=%2u: measured %.5f%% model %.5f%% core %.5f%% textbook %.5f%% (%+.2f%%, %.1f sigma)\n",
-	       t->name, bits_per_key, bits_per_key * t->cells / 512.0, geo.k,
+	       t->name, bits_per_key, bits_per_key * kbloom_test_block_cells(t) / 512.0, geo.k,
 	       100 * got, 100 * want, 100 * core,
-	       100 * model_fp_textbook_cells(lambda, geo.k, t->cells),
+	       100 * model_fp_textbook_cells(lambda, geo.k, kbloom_test_block_cells(t)),
 	       100 * (got / want - 1), (got - want) / sigma);
 	expect(fabs(got - want) <= fmax(5 * sigma, 0.02 * want), SUITE,
 	       typed_name("fp_vs_formula_%ubpk", t, bits_per_key),
@@ -115,13 +115,13 @@ static void test_fp_matches_formula(const struct host_type *t,
  * the cells one key sets, key after key.  A key's probes may repeat a
  * cell, so each cell is set by a key with chance 1 - (1 - 1/cells)^k.
  */
-static void test_cells_uniform(const struct host_type *t)
+static void test_cells_uniform(const struct kbloom_test_type *t)
 {
 	const u64 keys = 200000;
-	const u32 k = 8, width = 512 / t->cells;
+	const u32 k = 8, width = 512 / kbloom_test_block_cells(t);
 	u64 counts[512] = { 0 }, i;
-	double chi = 0, dof = t->cells - 1, sd = sqrt(2 * dof);
-	double expected = keys * (1 - pow(1 - 1.0 / t->cells, k));
+	double chi = 0, dof = kbloom_test_block_cells(t) - 1, sd = sqrt(2 * dof);
+	double expected = keys * (1 - pow(1 - 1.0 / kbloom_test_block_cells(t), k));
 	struct kbloom_filter f;
 	unsigned int c;
 
@@ -131,12 +131,12 @@ static void test_cells_uniform(const struct host_type *t)
 
 		kbloom_clear(&f);
 		kbloom_add(&f, &v, sizeof(v));
-		for (c = 0; c < t->cells; c++)
+		for (c = 0; c < kbloom_test_block_cells(t); c++)
 			counts[c] += (f.words[c * width / 64] >>
 				      (c * width % 64) & ((1U << width) - 1)) != 0;
 	}
 	kbloom_filter_free(&f);
-	for (c = 0; c < t->cells; c++)
+	for (c = 0; c < kbloom_test_block_cells(t); c++)
 		chi += (counts[c] - expected) * (counts[c] - expected) /
 		       expected;
 	/* cells - 1 degrees of freedom: 5 standard deviations either way. */
@@ -147,7 +147,7 @@ static void test_cells_uniform(const struct host_type *t)
 
 int main(void)
 {
-	const struct host_type *t;
+	const struct kbloom_test_type *t;
 	const u32 *b;
 
 	for_each_host_type(t) {

@@ -13,7 +13,7 @@
 #define SUITE "geometry"
 
 /* The core's integer formula against the long-double closed form. */
-static void test_formula_precision(const struct host_type *t)
+static void test_formula_precision(const struct kbloom_test_type *t)
 {
 	static const double per_block[] = { 0.01, 1, 5, 10, 25.6, 32, 51.2,
 					    64, 85.3, 128, 200, 400 };
@@ -27,7 +27,7 @@ static void test_formula_precision(const struct host_type *t)
 			u64 nblocks = 10000;
 			u64 n = (u64)(per_block[i] * nblocks);
 			double want = model_fp_closed_cells((double)n / nblocks,
-							    k, t->cells);
+							    k, kbloom_test_block_cells(t));
 			double got = kbloom_formula_fp_ppb_type(t->type, nblocks,
 								n, k) / 1e9;
 			double err = fabs(got - want) /
@@ -46,7 +46,7 @@ static void test_formula_precision(const struct host_type *t)
 }
 
 /* The closed form against direct occupancy computation: the derivation. */
-static void test_closed_form_derivation(const struct host_type *t)
+static void test_closed_form_derivation(const struct kbloom_test_type *t)
 {
 	double worst = 0;
 	unsigned int k;
@@ -55,8 +55,8 @@ static void test_closed_form_derivation(const struct host_type *t)
 
 	for (k = 1; k <= 16; k++) {
 		for (lambda = 2; lambda <= 300; lambda *= 1.7) {
-			double a = model_fp_closed_cells(lambda, k, t->cells);
-			double b = model_fp_scheme_cells(lambda, k, t->cells);
+			double a = model_fp_closed_cells(lambda, k, kbloom_test_block_cells(t));
+			double b = model_fp_scheme_cells(lambda, k, kbloom_test_block_cells(t));
 			double rel = fabs(a - b) / b;
 
 			/* below 1 ppb the closed form's cancellation shows */
@@ -73,7 +73,7 @@ static void test_closed_form_derivation(const struct host_type *t)
 }
 
 /* k = 0 picks the k the model says is best (or one within 0.1 %). */
-static void test_best_k(const struct host_type *t)
+static void test_best_k(const struct kbloom_test_type *t)
 {
 	static const u32 budgets[] = { 4, 6, 8, 10, 12, 16, 20, 24, 32, 40,
 				       48, 64 };
@@ -88,14 +88,14 @@ static void test_best_k(const struct host_type *t)
 						       budgets[i], 0);
 		lambda = 51200.0 / g.nblocks;
 		for (k = 1; k <= 16; k++) {
-			double fp = model_fp_scheme_cells(lambda, k, t->cells);
+			double fp = model_fp_scheme_cells(lambda, k, kbloom_test_block_cells(t));
 
 			if (fp < best) {
 				best = fp;
 				best_k = k;
 			}
 		}
-		got = model_fp_scheme_cells(lambda, g.k, t->cells);
+		got = model_fp_scheme_cells(lambda, g.k, kbloom_test_block_cells(t));
 		expect(got <= best * 1.001, SUITE,
 		       typed_name("best_k_%ubpk", t, budgets[i]),
 		       "core k %u (%.6g), model k %u (%.6g)", g.k, got,
@@ -109,7 +109,7 @@ static void test_best_k(const struct host_type *t)
 	kbloom_geometry_from_bits_type(&g, t->type, 512 * 1000, 0, 0);
 	k_none = g.k;
 	kbloom_geometry_from_bits_type(&g, t->type, 512 * 1000, 0,
-				       1000 * t->cells / 10);
+				       1000 * kbloom_test_block_cells(t) / 10);
 	k_ten = g.k;
 	expect(k_none == k_ten && k_none >= 5, SUITE,
 	       typed_name("best_k_without_capacity", t),
@@ -121,7 +121,7 @@ static void test_best_k(const struct host_type *t)
  * uses at most 1 % more bits than the least any k needs for p.  Queries are
  * enough that the sampling error is well under the sizing slack.
  */
-static void test_sizing(const struct host_type *t, u32 fp_ppb, u64 queries)
+static void test_sizing(const struct kbloom_test_type *t, u32 fp_ppb, u64 queries)
 {
 	const u64 n = 1000000;
 	struct kbloom_geometry g;
@@ -138,9 +138,9 @@ static void test_sizing(const struct host_type *t, u32 fp_ppb, u64 queries)
 		     "from_rate returned %d", ret);
 		return;
 	}
-	min_bpk = model_min_bits_per_key_cells(p, t->cells, &min_k);
+	min_bpk = model_min_bits_per_key_cells(p, kbloom_test_block_cells(t), &min_k);
 	bpk = (double)g.nblocks * 512 / n;
-	model = model_fp_scheme_cells((double)n / g.nblocks, g.k, t->cells);
+	model = model_fp_scheme_cells((double)n / g.nblocks, g.k, kbloom_test_block_cells(t));
 
 	make_filter_geo(&f, &g, 99 + fp_ppb);
 	add_counter_keys(&f, 0, n);
@@ -160,7 +160,7 @@ static void test_sizing(const struct host_type *t, u32 fp_ppb, u64 queries)
 
 int main(void)
 {
-	const struct host_type *t;
+	const struct kbloom_test_type *t;
 
 	for_each_host_type(t) {
 		test_formula_precision(t);

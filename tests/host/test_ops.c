@@ -122,7 +122,7 @@ static void *race_thread(void *arg)
 	return NULL;
 }
 
-static void test_concurrent_adds(const struct host_type *type)
+static void test_concurrent_adds(const struct kbloom_test_type *type)
 {
 	struct kbloom_filter shared, serial;
 	struct racer r = { &shared, 1 };
@@ -188,7 +188,7 @@ static void *delete_thread(void *arg)
 	return NULL;
 }
 
-static void test_concurrent_add_delete(const struct host_type *type)
+static void test_concurrent_add_delete(const struct kbloom_test_type *type)
 {
 	struct kbloom_geometry g = { .nblocks = 1, .k = 3,
 				     .type = type->type };
@@ -229,7 +229,7 @@ static void test_concurrent_add_delete(const struct host_type *type)
 
 int main(void)
 {
-	const struct host_type *t;
+	const struct kbloom_test_type *t;
 
 	for_each_host_type(t) {
 		test_concurrent_adds(t);

@@ -15,9 +15,9 @@
 #define SUITE "stats"
 
 /* Cells above 0, as the statistics count them. */
-static u64 cells_set(const struct kbloom_filter *f, const struct host_type *t)
+static u64 cells_set(const struct kbloom_filter *f, const struct kbloom_test_type *t)
 {
-	u32 width = 512 / t->cells, c;
+	u32 width = 512 / kbloom_test_block_cells(t), c;
 	u64 w, n = 0;
 
 	for (w = 0; w < f->geo.nblocks * 8; w++)
@@ -27,7 +27,7 @@ static u64 cells_set(const struct kbloom_filter *f, const struct host_type *t)
 }
 
 /* The statistics of f, holding n keys, against measurement and model. */
-static void check_at(struct kbloom_filter *f, const struct host_type *t,
+static void check_at(struct kbloom_filter *f, const struct kbloom_test_type *t,
 		     u64 n, const char *at)
 {
 	const u64 queries = 4000000;
@@ -44,7 +44,7 @@ static void check_at(struct kbloom_filter *f, const struct host_type *t,
 	sigma = sqrt(now * (1 - now) / queries);
 	est_err = (double)st.est_keys / n - 1;
 	model = model_fp_scheme_cells((double)n / f->geo.nblocks, f->geo.k,
-				      t->cells);
+				      kbloom_test_block_cells(t));
 	printf("# %s at %s of capacity: fp now %.5f%% measured %.5f%% (%.1f sigma) model %.5f%%, est %llu of %llu keys (%+.2f%%), fill %.2f%%, saturated %u\n",
 	       t->name, at, 100 * now, 100 * measured,
 	       (measured - now) / sigma, 100 * model,
@@ -63,7 +63,7 @@ static void check_at(struct kbloom_filter *f, const struct host_type *t,
 	       (unsigned long long)st.est_keys, (unsigned long long)n);
 	expect(st.bits_set == cells &&
 	       st.fill_ppb == (u32)(cells * 1000000000ULL /
-				    (f->geo.nblocks * t->cells)), SUITE,
+				    (f->geo.nblocks * kbloom_test_block_cells(t))), SUITE,
 	       typed_name("bits_and_fill_%s", t, at),
 	       "bits_set %llu vs %llu, fill %u",
 	       (unsigned long long)st.bits_set, (unsigned long long)cells,
@@ -87,7 +87,7 @@ static void check_at(struct kbloom_filter *f, const struct host_type *t,
  * "maybe" at the rate of a filter holding only the first, whose cells
  * these are, and the statistics are those of 100 % again.
  */
-static void test_stats_sweep(const struct host_type *t)
+static void test_stats_sweep(const struct kbloom_test_type *t)
 {
 	const u64 capacity = 1000000;
 	struct kbloom_filter f, fresh;
@@ -116,7 +116,7 @@ static void test_stats_sweep(const struct host_type *t)
 	       (unsigned long long)capacity);
 	got = (double)count_counter_hits(&f, capacity, capacity) / capacity;
 	want = model_fp_scheme_cells((double)capacity / g.nblocks, g.k,
-				     t->cells);
+				     kbloom_test_block_cells(t));
 	printf("# %s, deleted half: maybe %.5f%%, model %.5f%%\n", t->name,
 	       100 * got, 100 * want);
 	expect(fabs(got - want) <= fmax(5 * sqrt(want / capacity),
@@ -156,7 +156,7 @@ static void test_log_table(void)
 
 int main(void)
 {
-	const struct host_type *t;
+	const struct kbloom_test_type *t;
 
 	test_log_table();
 	for_each_host_type(t)
