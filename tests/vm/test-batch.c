@@ -246,7 +246,7 @@ static const char *add_check_large_batches(const struct vt_type *t)
  */
 static const char *sticky_counters(const struct vt_type *t)
 {
-	uint32_t i, adds = t->cell_max + 5;
+	uint32_t i, adds = vt_cell_max(t) + 5;
 	struct vt_keys one;
 	long hits = 0;
 	int fd;

@@ -92,7 +92,7 @@ static const char *never_stale(const struct vt_type *t)
 	AGREE(1, "after one new key");
 
 	/* A known key changes no cell where cells do not count. */
-	if (t->cell_max == 1) {
+	if (vt_cell_max(t) == 1) {
 		if (vt_add_prefix(fd, "one-more", 0, 1) != 0) {
 			msg = vt_fail("known key: %s", vt_errno_name(errno));
 			goto out;

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batch-of.h"
 #include "crc32c.h"
 #include "../../include/uapi/linux/kbloom.h"
 
@@ -51,13 +52,12 @@ struct vt_type {
 	uint32_t type;
 	uint32_t caps;
 	uint32_t cells;		/* cells of a 512-bit block: bits, counters */
-	uint32_t cell_max;	/* a cell sticks at this count */
 	uint32_t k10_min, k10_max;	/* best k at 10 cells a key */
 };
 
 static const struct vt_type vt_types[] = {
-	{ "bits", KBLOOM_TYPE_BITS, 0, 512, 1, 6, 7 },
-	{ "counting", KBLOOM_TYPE_COUNTING, VT_DELETES, 128, 15, 5, 7 },
+	{ "bits", KBLOOM_TYPE_BITS, 0, 512, 6, 7 },
+	{ "counting", KBLOOM_TYPE_COUNTING, VT_DELETES, 128, 5, 7 },
 };
 
 /* Every row of vt_types[] that has all of the capabilities need. */
@@ -69,6 +69,12 @@ static const struct vt_type vt_types[] = {
 static inline uint32_t vt_cell_bits(const struct vt_type *t)
 {
 	return 512 / t->cells;
+}
+
+/* The count a cell sticks at: 1 for a bit, 15 for a 4-bit counter. */
+static inline uint32_t vt_cell_max(const struct vt_type *t)
+{
+	return (1U << vt_cell_bits(t)) - 1;
 }
 
 typedef const char *(*vt_case_fn)(void);
@@ -478,12 +484,7 @@ static inline int vt_keys_make(struct vt_keys *k, const char *prefix,
 static inline void vt_batch(struct kbloom_batch *b, const struct vt_keys *k,
 			    uint64_t *results)
 {
-	memset(b, 0, sizeof(*b));
-	b->keys = (uintptr_t)k->bytes;
-	b->lens = (uintptr_t)k->lens;
-	b->keys_len = k->keys_len;
-	b->count = k->count;
-	b->results = (uintptr_t)results;
+	KB_BATCH_OF(b, k, results);
 }
 
 /* ADD or CHECK a key set; returns hits, or -1 with errno. */
