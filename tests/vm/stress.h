@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batch-of.h"
 #include "crc32c.h"
 #include "../../include/uapi/linux/kbloom.h"
 
@@ -194,12 +195,7 @@ static inline void st_keys_fill(struct st_keys *k, const char *tag,
 static inline void st_batch_of(struct kbloom_batch *b, const struct st_keys *k,
 			       uint64_t *results)
 {
-	memset(b, 0, sizeof(*b));
-	b->keys = (uintptr_t)k->bytes;
-	b->lens = (uintptr_t)k->lens;
-	b->keys_len = k->keys_len;
-	b->count = k->count;
-	b->results = (uintptr_t)results;
+	KB_BATCH_OF(b, k, results);
 }
 
 static inline int st_batch(int fd, unsigned long cmd, const struct st_keys *k,
