@@ -471,10 +471,10 @@ static inline u64 int_sqrt64(u64 x)
 	return r;
 }
 
-/* The kernel's return values: characters written, or -E2BIG if cut. */
+/* The kernel's return value: the characters written, at most size - 1. */
 #define scnprintf(buf, size, ...) ({					\
 	int __n = snprintf(buf, size, __VA_ARGS__);			\
-	__n >= (int)(size) ? (int)(size) - 1 : __n;			\
+	!(size) ? 0 : __n >= (int)(size) ? (int)(size) - 1 : __n;	\
 })
 
 static inline long strscpy(char *dst, const char *src, size_t size)
