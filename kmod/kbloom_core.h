@@ -67,10 +67,25 @@ static inline u32 kbloom_cell_order(u32 type)
 					      KBLOOM_BITS_CELL_ORDER;
 }
 
-/* log2 of the cells of a block: 9 (512 bits) or 7 (128 counters). */
+/*
+ * log2 of the cells of a 64-byte block: 9 (512 bits) or 7 (128 counters).
+ * A window's cells are masks of 2^plane_order bits, and its key block of
+ * 2^plane_order lines holds 512 of them: per 64-byte block that is
+ * 512 >> plane_order cells, which kbloom_geometry.plane_order gives.
+ */
 static inline u32 kbloom_cells_order(u32 type)
 {
 	return 9 - kbloom_cell_order(type);
+}
+
+/* Window planes per cell, 2^order: the least power of two above g. */
+static inline u32 kbloom_plane_order(u32 generations)
+{
+	u32 order = 0;
+
+	while ((1U << order) < generations + 1)
+		order++;
+	return order;
 }
 
 static inline u32 kbloom_block_cells(u32 type)
@@ -85,6 +100,14 @@ struct kbloom_geometry {
 	u32 k;			/* probes per key, 1..KBLOOM_K_MAX */
 	u32 type;		/* KBLOOM_TYPE_* */
 	u32 fp_target_ppb;	/* what the creator asked for, 0 if nothing */
+	/*
+	 * Windows: g, and log2 of the planes of a cell (kbloom_plane_order),
+	 * so a key block is 2^plane_order of the nblocks 64-byte blocks and
+	 * nblocks is a multiple of it.  capacity counts the keys of g - 1
+	 * generations.  Both 0 for the other types.
+	 */
+	u32 generations;
+	u32 plane_order;
 };
 
 /* What the filter has been asked to do, and how often it said yes. */
@@ -95,6 +118,29 @@ struct kbloom_counts {
 	u64 check_hits;
 	u64 delete_calls;
 	u64 delete_hits;
+};
+
+/*
+ * A window filter's rotation state.  Planes 0 .. g (g + 1 of them; any
+ * further planes of a cell are never set) take turns: cur is where adds go,
+ * the g planes of ages 0 .. g - 1 (cur, cur - 1, ... modulo g + 1) are
+ * live, and the one left, the spare, is empty or being emptied.
+ */
+struct kbloom_window {
+	u64 live;		/* planes a check consults; bit i: plane i */
+	u64 *live_mirror;	/* kept equal to live (a mapping's), or NULL */
+	u32 cur;		/* the plane adds go to */
+	u32 planes;		/* g + 1 */
+	u64 rotations;		/* since create or the image loaded */
+	/*
+	 * Rotations by count: when an add takes plane_adds[cur] to every or
+	 * past it, due(f) is called, once per plane, from the adder's
+	 * context (any but NMI, possibly with bottom halves off): it must
+	 * only schedule the rotation.  every 0 or due NULL: never.
+	 */
+	u64 every;
+	void (*due)(struct kbloom_filter *f);
+	atomic64_t plane_adds[KBLOOM_IMAGE_PLANES];	/* keys added */
 };
 
 /*
@@ -115,6 +161,7 @@ struct kbloom_filter {
 	 */
 	struct kbloom_stripe *stripes;
 	struct kbloom_counts __percpu *counts;
+	struct kbloom_window win;	/* KBLOOM_TYPE_WINDOW only */
 };
 
 /* A power of two; a cache line each, so writers on two CPUs rarely meet. */
@@ -143,6 +190,8 @@ struct kbloom_stats {
 				 */
 };
 
+struct kbloom_filter;
+
 /*
  * Geometry of a filter of a given type.  Each returns 0 or a negative
  * errno: -EINVAL for parameters or a type out of range, -E2BIG when the
@@ -161,6 +210,23 @@ int kbloom_geometry_from_bits_type(struct kbloom_geometry *geo, u32 type,
 int kbloom_geometry_from_bits_per_key_type(struct kbloom_geometry *geo,
 					   u32 type, u64 capacity,
 					   u32 bits_per_key, u32 k);
+/*
+ * The same for any type with its generations (0 but for windows, where
+ * 2..KBLOOM_GENERATIONS_MAX; -EINVAL otherwise).  A window's capacity is
+ * the keys of g - 1 generations, its rate the window's when g live
+ * generations hold capacity / (g - 1) keys each, and its bits all of its
+ * memory, spare plane included; nblocks comes out a multiple of the key
+ * block, 2^plane_order.
+ */
+int kbloom_geometry_from_rate_gen(struct kbloom_geometry *geo, u32 type,
+				  u32 generations, u64 capacity, u32 fp_ppb);
+int kbloom_geometry_from_bits_gen(struct kbloom_geometry *geo, u32 type,
+				  u32 generations, u64 bits, u32 k,
+				  u64 capacity);
+int kbloom_geometry_from_bits_per_key_gen(struct kbloom_geometry *geo,
+					  u32 type, u32 generations,
+					  u64 capacity, u32 bits_per_key,
+					  u32 k);
 
 /* The same for KBLOOM_TYPE_BITS, the type that takes no asking for. */
 static inline int kbloom_geometry_from_rate(struct kbloom_geometry *geo,
@@ -194,6 +260,13 @@ int kbloom_geometry_validate(const struct kbloom_geometry *geo);
  */
 u32 kbloom_formula_fp_ppb_type(u32 type, u64 nblocks, u64 n, u32 k);
 u32 kbloom_formula_fp_ppb(u64 nblocks, u64 n, u32 k);
+/*
+ * A window's rate (exact for its scheme: a query's k cells are the same in
+ * every generation) when live generations each hold n keys, in a filter
+ * of nblocks 64-byte blocks and key blocks of 2^plane_order of them.
+ */
+u32 kbloom_formula_fp_ppb_window(u64 nblocks, u32 plane_order, u64 n,
+				 u32 k, u32 live);
 u64 kbloom_geometry_bytes(const struct kbloom_geometry *geo);
 
 /*
@@ -275,6 +348,22 @@ int kbloom_intersect(struct kbloom_filter *dst,
 void kbloom_get_stats(const struct kbloom_filter *f, struct kbloom_stats *st);
 
 /*
+ * Windows.  rotate makes the spare plane current and retires the oldest
+ * live one in a single store to live (then to live_mirror), and only then
+ * publishes the new cur, so that no add lands in a plane a check ignores;
+ * then it empties the retired plane under each stripe's lock in chunks,
+ * rescheduling, and returns with it the new spare.  Process context; the
+ * caller serialises rotate against rotate, clear, merge, intersect and
+ * image load; adds and checks run on.  -EOPNOTSUPP for other types.
+ * plane gives the plane of a live generation by age (0: current).
+ * generations fills gen[0 .. g - 1], newest first, walking the cells.
+ */
+int kbloom_window_rotate(struct kbloom_filter *f);
+u32 kbloom_window_plane(const struct kbloom_filter *f, u32 age);
+void kbloom_window_generations(const struct kbloom_filter *f,
+			       struct kbloom_generation *gen);
+
+/*
  * get_stats in its two halves, for a caller that keeps a scan while the
  * cells stay as they were (the module's sysfs, kbloom_stats_cache.c).
  * scan_cells walks every block for what depends on the cells alone, which
@@ -302,6 +391,7 @@ void kbloom_stats_combine(const struct kbloom_filter *f,
  */
 struct kbloom_image_cursor {
 	struct kbloom_image_header hdr;
+	struct kbloom_image_window win;	/* version 2's window part */
 	u64 pos;
 	u32 crc;
 };

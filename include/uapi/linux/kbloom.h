@@ -29,10 +29,38 @@
  *                         less evenly; sizing by rate accounts for both (a
  *                         filter for 1 % takes 4.4 times the bytes of a
  *                         bits one, for 0.1 % 4.9 times).
- *   For both types, "bits" and "bits_per_key" (create) and "bits" and
- *   "bytes" (info) count memory; "bits_set" and "fill_ppb" count cells that
- *   are non-zero (bits set, or counters above 0) against nblocks * 512 or
- *   nblocks * 128 cells.
+ *   KBLOOM_TYPE_WINDOW    a sliding window: g generations (2 to
+ *                         KBLOOM_GENERATIONS_MAX) of 512-bit blocks.  ADD
+ *                         sets the key in the current generation; CHECK
+ *                         answers "may be present" when any live
+ *                         generation has it.  A rotation empties the
+ *                         oldest generation and makes a clean one current:
+ *                         every rotate_ms milliseconds (a kernel timer),
+ *                         after rotate_every keys added to the current
+ *                         generation, or when asked (KBLOOM_IOC_ROTATE).
+ *                         Each cell of a key block is a mask of P bits, P
+ *                         the smallest power of two above g (bit i: plane
+ *                         i set it), so a key block is P 64-byte lines, a
+ *                         key's k probes fall in at most k adjacent lines
+ *                         of it, and each generation is a 512-cell blocked
+ *                         filter of its own.  g planes are live; one more,
+ *                         the spare, is emptied in the background after a
+ *                         rotation, so rotating never waits for a clear
+ *                         and readers never see a half-cleared generation.
+ *                         No DELETE.
+ *                         The guarantee: a key whose ADD began at time t
+ *                         is found by every CHECK until at least
+ *                         t + (g - 1) * rotate_ms, and while fewer than
+ *                         (g - 1) * rotate_every ADDs have begun after
+ *                         it, whichever ends first (a ROTATE by hand
+ *                         shortens both); after g rotations it is gone,
+ *                         except as a false positive.
+ *   For every type, "bits" and "bits_per_key" (create) and "bits" and
+ *   "bytes" (info) count memory, and nblocks counts 64-byte blocks of
+ *   memory (a window key block is P of them); "bits_set" and "fill_ppb"
+ *   count cells that are non-zero (bits set, counters above 0, or a window
+ *   cell set in any live generation) against nblocks * 512,
+ *   nblocks * 128 or nblocks * 512 / P cells.
  *
  * Control node commands (the node must be open for writing, else EBADF)
  *   KBLOOM_CTL_CREATE   struct kbloom_create.  Exactly one way of choosing
@@ -41,14 +69,28 @@
  *                         bits [+ k]                (capacity optional)
  *                         capacity + bits_per_key [+ k]
  *                       A zero k means "best k for the geometry".  type
- *                       is KBLOOM_TYPE_BITS or KBLOOM_TYPE_COUNTING.  The
+ *                       is KBLOOM_TYPE_BITS, _COUNTING or _WINDOW.  A
+ *                       window filter needs generations (2 to
+ *                       KBLOOM_GENERATIONS_MAX) and may have rotate_ms
+ *                       (KBLOOM_ROTATE_MS_MIN to KBLOOM_ROTATE_MS_MAX)
+ *                       and rotate_every (1 to KBLOOM_ROTATE_EVERY_MAX),
+ *                       0 for none; other types need all three 0.  For a
+ *                       window, capacity counts the keys of g - 1
+ *                       generations (the window the guarantee covers),
+ *                       fp_ppb is the rate of the whole window when all g
+ *                       live generations hold capacity / (g - 1) keys
+ *                       each (just before a rotation), bits and
+ *                       bits_per_key count all the memory (spare plane
+ *                       included); with rotate_every and no capacity,
+ *                       capacity is (g - 1) * rotate_every.  The
  *                       seed must be 0 without KBLOOM_CREATE_SEED.  The
  *                       node belongs to the caller's fsuid and fsgid;
  *                       node_mode holds permission bits only (0777).
  *                       bits_per_key is at most KBLOOM_MAX_BITS_PER_KEY.
  *                       Errors: EINVAL (bad name, "." or "..", geometry,
  *                       bits_per_key over KBLOOM_MAX_BITS_PER_KEY,
- *                       flags, seed, reserved field, type or node mode),
+ *                       flags, seed, reserved field, type, node mode,
+ *                       generations, rotate_ms, rotate_every or pad),
  *                       EEXIST (name in use, or one of the names taken by
  *                       the class files "total_filters" and "total_bytes"),
  *                       E2BIG (over the per-filter or total byte cap),
@@ -99,9 +141,26 @@
  *                       counting filter can prevent.  Needs write
  *                       permission.
  *   KBLOOM_IOC_CLEAR    no argument (must be 0).  Resets every cell and
- *                       counter.  Needs write permission.
+ *                       counter.  Needs write permission.  A window filter
+ *                       keeps its rotation schedule and its count of
+ *                       rotations; every generation is emptied.
+ *   KBLOOM_IOC_ROTATE   no argument (must be 0).  Window filters only
+ *                       (else EOPNOTSUPP): rotates now, as the timer
+ *                       would; returns once the retired generation is
+ *                       empty (a clear of its plane, which concurrent
+ *                       ADD and CHECK do not wait for).  The timer's next
+ *                       rotation is rotate_ms from this one.  Needs write
+ *                       permission.
+ *   KBLOOM_IOC_GET_WINDOW struct kbloom_window_info (output only).  Window
+ *                       filters only (else EOPNOTSUPP): the rotation
+ *                       settings and state, and per generation, newest
+ *                       first, the keys added into it and what its cells
+ *                       show.
  *   KBLOOM_IOC_MERGE    struct kbloom_other.  Union: bits are ORed,
- *                       counters added (stopping at KBLOOM_COUNTER_MAX).
+ *                       counters added (stopping at KBLOOM_COUNTER_MAX),
+ *                       and window generations by age: the other's
+ *                       current generation into this one's current, its
+ *                       previous into the previous, and so on.
  *                       A filter merged with itself (through any open
  *                       file of it) is unchanged, for both types: the
  *                       union of its keys with the same keys.  Adding a
@@ -110,10 +169,13 @@
  *                       would then leave every key present.  A copy of
  *                       it, another filter, has its counters added.
  *   KBLOOM_IOC_INTERSECT struct kbloom_other. Bits are ANDed, counters
- *                       take the lower of the two.  Both need
+ *                       take the lower of the two, window generations are
+ *                       ANDed by age.  Both need
  *                       write permission here and the other filter open
  *                       for reading (else EBADF).  Filters must be
- *                       compatible (same blocks, k, seed, type): otherwise
+ *                       compatible (same blocks, k, seed, type, and for
+ *                       windows generations; their rotation settings may
+ *                       differ): otherwise
  *                       EXDEV.  A destroyed other filter gives ENODEV.
  *   KBLOOM_IOC_GET_INFO struct kbloom_info (output only).
  *   KBLOOM_IOC_REPORT   struct kbloom_report.  Callers feed back what the
@@ -136,11 +198,12 @@
  *   Errors of the filter commands: EINVAL (count 0 or over
  *   KBLOOM_BATCH_MAX, a key length of 0 or over KBLOOM_KEY_MAX, lengths not
  *   summing to keys_len, flags, pad or reserved field, a CLEAR argument,
- *   a REPORT over KBLOOM_REPORT_MAX),
+ *   a REPORT over KBLOOM_REPORT_MAX, a ROTATE argument),
  *   EFAULT (bad pointer), EBADF (the node is not open with the access the
  *   command needs, or the MERGE/INTERSECT fd is not a kbloom filter open
  *   for reading), ENODEV (filter destroyed), EOPNOTSUPP (DELETE on a bits
- *   filter), ENOTTY (unknown command).
+ *   filter, ROTATE or GET_WINDOW on a filter that is not a window),
+ *   ENOTTY (unknown command).
  *   They are judged in this order: ENOTTY (an unknown command is ENOTTY
  *   always, also on a destroyed filter, the kernel's rule for ioctls),
  *   EBADF (the access the command needs: EBADF before EOPNOTSUPP, and
@@ -150,7 +213,8 @@
  *
  * Images
  *   read() on a filter node streams its image from offset 0: a
- *   struct kbloom_image_header, nblocks * 64 bytes of cells (64-bit
+ *   struct kbloom_image_header, then (version 2) a
+ *   struct kbloom_image_window, nblocks * 64 bytes of cells (64-bit
  *   little-endian words; a counting filter's counter i of a block is bits
  *   4 * (i % 16) to 4 * (i % 16) + 3 of the block's word i / 16), then a
  *   little-endian CRC32C over all that came before.  Reads must be
@@ -158,9 +222,21 @@
  *   offset than the stream's is ESPIPE.  Adds and deletes may run during a
  *   read, and keys added before it began and not deleted are in the
  *   image, as are keys merged in; a CLEAR, INTERSECT or image load during
- *   a read ends the stream with ESTALE (read again from offset 0).  The
+ *   a read ends the stream with ESTALE (read again from offset 0), and so
+ *   does a rotation of a window filter (it retires a generation the
+ *   image's header says is live).  A window's image holds the cells of
+ *   its live generations only (the spare plane reads as 0).  The
  *   image carries add_calls and add_new but not the delete counters,
  *   which a load resets to 0.
+ *   Versions: the module writes version 2, whose header is followed by a
+ *   struct kbloom_image_window (all zero but for window filters) and
+ *   whose header_bytes counts both.  Version 1 images (no window part;
+ *   bits and counting filters only, as version 1 had no windows) still
+ *   load.  A window image restores the generations, which one is
+ *   current, the rotations so far, the keys added to each generation and
+ *   the time since the last rotation (so the timer's next rotation comes
+ *   when it would have); the filter keeps its own rotate_ms and
+ *   rotate_every.
  *   write() of a whole image, starting at offset 0, restores it into a
  *   compatible filter at the final byte, with the report counters reset;
  *   the filter keeps its own capacity and fp_target_ppb (it was sized by
@@ -171,8 +247,8 @@
  *   sets the file offset back to 0: the next write() starts a new image.
  *   The filter is unchanged if the image is rejected:
  *     ENOEXEC  wrong magic          EPROTO   unsupported version
- *     EINVAL   invalid header field EXDEV    geometry, type or seed
- *                                             differs
+ *     EINVAL   invalid header field EXDEV    geometry, type, seed or
+ *              (window part too)             generations differ
  *     EMSGSIZE longer than its header says (also: any byte written after
  *              an image was loaded, until a write at offset 0 starts anew)
  *     EFAULT, ENOMEM  as for any write, and the image is rejected too
@@ -200,7 +276,10 @@
  *   computed the same way: xxh64 of the key with the seed, the block
  *   (hash * nblocks) >> 64, k cells probed as the module's core does
  *   (libkbloom's kbl_map() runs that very code); a counting filter's key
- *   may be present when its k counters are all non-zero.
+ *   may be present when its k counters are all non-zero.  A window's
+ *   key block is (hash * (nblocks / P)) >> 64, P = 1 << plane_order, and
+ *   its key may be present when the AND of its k cell masks with
+ *   kbloom_map_header.live is non-zero.
  *   Consistency: adds, deletes and merges change single words atomically,
  *   so a reader sees each key's cells before or after it; CLEAR,
  *   INTERSECT and an image load rewrite the whole filter and make
@@ -209,7 +288,12 @@
  *   check, finds it even, and reads it unchanged after the check (after a
  *   read barrier) got an answer from one state of the filter, as an ioctl
  *   would have; otherwise it should check again (libkbloom then asks the
- *   module with an ioctl).
+ *   module with an ioctl).  A rotation does not move sequence: it makes
+ *   one store to live, which drops the retired plane and adds the new
+ *   current one at once, before any ADD writes into the new one, and only
+ *   then clears the retired plane.  A reader that loads live (acquire)
+ *   once per check or batch and ANDs with it sees every key whose ADD
+ *   completed before that load and is still inside its window.
  *   Lifetime: a mapping holds the open file, so the filter's memory and
  *   the module stay until the last munmap(): until then rmmod is refused
  *   (delete_module() fails with EAGAIN, as for any module in use).  After
@@ -241,7 +325,19 @@
 /* Filter types: how the cells of a block are used. */
 #define KBLOOM_TYPE_BITS	0	/* one bit per cell */
 #define KBLOOM_TYPE_COUNTING	1	/* a 4-bit counter per cell */
+#define KBLOOM_TYPE_WINDOW	2	/* generations that rotate */
 #define KBLOOM_COUNTER_MAX	15	/* where a counter sticks */
+
+/*
+ * Window filters.  63, not 64: the 63 live planes and the spare one fill a
+ * 64-bit cell.  The shortest period is what a busy machine's timers keep
+ * to; the longest is what msecs_to_jiffies() takes whole (24.8 days).
+ */
+#define KBLOOM_GENERATIONS_MIN	2
+#define KBLOOM_GENERATIONS_MAX	63
+#define KBLOOM_ROTATE_MS_MIN	10
+#define KBLOOM_ROTATE_MS_MAX	((__u64)1 << 31)
+#define KBLOOM_ROTATE_EVERY_MAX	((__u64)1 << 48)
 
 /* struct kbloom_create.flags */
 #define KBLOOM_CREATE_SEED	(1U << 0)	/* use .seed, else random */
@@ -258,7 +354,11 @@ struct kbloom_create {
 	__u32 flags;
 	__u32 node_mode;		/* permission bits, 0 = 0600 */
 	__u32 type;			/* KBLOOM_TYPE_* */
-	__u64 reserved[4];		/* must be 0 */
+	__u32 generations;		/* window: 2..63; else 0 */
+	__u32 pad;			/* must be 0 */
+	__u64 rotate_ms;		/* window: timer period, 0 = none */
+	__u64 rotate_every;		/* window: adds per generation, 0 = none */
+	__u64 reserved[1];		/* must be 0 */
 };
 
 struct kbloom_name {
@@ -340,10 +440,35 @@ struct kbloom_info {
 #define KBLOOM_IOC_GET_INFO	_IOR(KBLOOM_IOC_MAGIC, 0x15, struct kbloom_info)
 #define KBLOOM_IOC_REPORT	_IOW(KBLOOM_IOC_MAGIC, 0x16, struct kbloom_report)
 #define KBLOOM_IOC_DELETE	_IOWR(KBLOOM_IOC_MAGIC, 0x17, struct kbloom_batch)
+#define KBLOOM_IOC_ROTATE	_IO(KBLOOM_IOC_MAGIC, 0x18)
+#define KBLOOM_IOC_GET_WINDOW	_IOR(KBLOOM_IOC_MAGIC, 0x19, \
+				     struct kbloom_window_info)
+
+/* One generation of a window filter, in struct kbloom_window_info. */
+struct kbloom_generation {
+	__u64 add_calls;	/* keys added into it since it was emptied */
+	__u64 bits_set;		/* its cells set */
+	__u64 est_keys;		/* distinct keys, estimated from its fill */
+	__u32 fill_ppb;		/* bits_set / (nblocks * 512 / P) */
+	__u32 pad;
+};
+
+struct kbloom_window_info {
+	__u32 generations;	/* g */
+	__u32 plane_order;	/* log2 P: planes per cell */
+	__u64 rotate_ms;	/* 0: no timer */
+	__u64 rotate_every;	/* 0: no count */
+	__u64 rotations;	/* since create */
+	__u64 next_rotation_ms;	/* until the timer's next one; 0: no timer */
+	__u64 reserved[3];
+	/* newest first: gen[0] is the current one; gen[g..] are 0 */
+	struct kbloom_generation gen[KBLOOM_GENERATIONS_MAX];
+};
 
 /* The image: little-endian, followed by the cells and a CRC32C. */
 #define KBLOOM_IMAGE_MAGIC	0x4d4c424bU	/* "KBLM" */
-#define KBLOOM_IMAGE_VERSION	1
+#define KBLOOM_IMAGE_VERSION	2
+#define KBLOOM_IMAGE_VERSION_1	1	/* no window part; still loads */
 
 struct kbloom_image_header {
 	__le32 magic;
@@ -359,6 +484,19 @@ struct kbloom_image_header {
 	__le64 add_calls;
 	__le64 add_new;
 	__le64 reserved[3];	/* must be 0 */
+};
+
+/* Version 2: after the header, part of header_bytes; 0 but for windows. */
+#define KBLOOM_IMAGE_PLANES	64
+
+struct kbloom_image_window {
+	__le32 generations;
+	__le32 current;		/* the plane adds go to */
+	__le64 live;		/* bit i: plane i is live; current among them */
+	__le64 rotations;
+	__le64 elapsed_ms;	/* since the last rotation */
+	__le64 reserved[4];	/* must be 0 */
+	__le64 plane_adds[KBLOOM_IMAGE_PLANES];	/* keys added, per plane */
 };
 
 /*
@@ -386,7 +524,11 @@ struct kbloom_map_header {
 	__u64 sequence;		/* odd while the whole filter is rewritten */
 	__u32 flags;		/* KBLOOM_MAP_* */
 	__u32 page_size;	/* the kernel's page size */
-	__u64 reserved[6];	/* 0 */
+	__u64 live;		/* window: bit i = plane i is live; else 0 */
+	__u32 generations;	/* window: g; else 0 */
+	__u32 plane_order;	/* window: log2 P, the planes of a cell */
+	__u64 rotations;	/* window: rotations so far */
+	__u64 reserved[3];	/* 0 */
 };
 
 #endif /* _UAPI_LINUX_KBLOOM_H */
