@@ -45,6 +45,7 @@ typedef __s64 s64;
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define BIT_ULL(n)	(1ULL << (n))
+#define GENMASK_ULL(h, l) (((~0ULL) << (l)) & (~0ULL >> (63 - (h))))
 #define PTR_ALIGN(p, a)	((__typeof__(p))align_up_uintptr((uintptr_t)(p), a))
 /* Every use in the core compares unsigned values of at most 64 bits. */
 #define min_t(t, a, b)	((t)min_u64((u64)(a), (u64)(b)))
@@ -86,6 +87,26 @@ static inline u64 get_unaligned_le64(const void *p)
 
 	memcpy(&v, p, sizeof(v));
 	return le64toh(v);
+}
+
+static inline u16 get_unaligned_le16(const void *p)
+{
+	u16 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le16toh(v);
+}
+
+/* The first byte of p[0 .. n) that is not c, or NULL. */
+static inline void *memchr_inv(const void *p, int c, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] != (unsigned char)c)
+			return (void *)(b + i);
+	return NULL;
 }
 
 static inline u32 get_unaligned_le32(const void *p)
@@ -135,6 +156,15 @@ static inline void atomic64_inc(atomic64_t *v)
 {
 	atomic64_add(1, v);
 }
+
+static inline s64 atomic64_add_return(s64 i, atomic64_t *v)
+{
+	return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST);
+}
+
+/* The kernel's ordered publication of one value, as C11 spells it. */
+#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
 /*
  * Per-CPU data, emulated per thread: an allocation holds one slot of
@@ -291,6 +321,12 @@ static inline u64 div64_u64(u64 dividend, u64 divisor)
 static inline u64 div_u64(u64 dividend, u32 divisor)
 {
 	return dividend / divisor;
+}
+
+/* The lowest set bit of w, which must not be 0. */
+static inline unsigned long __ffs64(u64 w)
+{
+	return __builtin_ctzll(w);
 }
 
 static inline unsigned int hweight64(u64 w)

@@ -31,6 +31,16 @@
  * non-zero field.  The probe functions take the order as a constant, so
  * each type gets code as tight as if it were written for it alone.
  *
+ * A window filter (KBLOOM_TYPE_WINDOW) probes the same 512 cells per key,
+ * but each cell is a mask of P = 2^plane_order bits, one per plane, and a
+ * key block is P lines: cell c is bits c * P .. c * P + P - 1 of it.  An add
+ * sets its plane's bit in the k cells; a check ANDs the k masks with the
+ * live planes.  So each generation is a 512-cell blocked filter of its own,
+ * as memory-efficient as g separate filters, while a check reads one key
+ * block instead of g: 0.28 to 0.57 times the time of g separate arrays at
+ * g = 4..16, batched 0.18 to 0.48 times (bench/window.c, 10 M and 100 M
+ * keys, issue 15).  Rotation clears one bit of every cell in place.
+ *
  * Counters stick at their maximum: once a counter has overflowed, the
  * number of keys behind it is unknown, and decrementing it could take it to
  * 0 while keys still need it.  A cell probed twice by one key is
@@ -79,10 +89,25 @@ enum kbloom_op {
 	KBLOOM_OP_DELETE,
 };
 
-static __always_inline u64 *block_of(const struct kbloom_filter *f, u64 h)
+/*
+ * Not a cell width: selects the window's probes in the functions that take
+ * an order, so that each type's loops are still compiled for it alone.
+ */
+#define KBLOOM_WINDOW_ORDER	8
+
+/* log2 of the 64-byte blocks of a key block: plane_order for a window. */
+static __always_inline u32 block_order(const struct kbloom_filter *f,
+				       u32 order)
 {
-	u64 index = mul_u64_u64_shr(h, f->geo.nblocks, 64);
-	u64 *block = f->words + index * KBLOOM_BLOCK_WORDS;
+	return order == KBLOOM_WINDOW_ORDER ? f->geo.plane_order : 0;
+}
+
+static __always_inline u64 *block_of_order(const struct kbloom_filter *f,
+					   u64 h, u32 order)
+{
+	u32 shift = block_order(f, order);
+	u64 index = mul_u64_u64_shr(h, f->geo.nblocks >> shift, 64);
+	u64 *block = f->words + (index << shift) * KBLOOM_BLOCK_WORDS;
 
 	/*
 	 * Left to itself the compiler re-adds words and the block's offset
@@ -91,6 +116,12 @@ static __always_inline u64 *block_of(const struct kbloom_filter *f, u64 h)
 	 */
 	OPTIMIZER_HIDE_VAR(block);
 	return block;
+}
+
+static __always_inline u64 *block_of(const struct kbloom_filter *f, u64 h)
+{
+	return block_of_order(f, h, f->geo.type == KBLOOM_TYPE_WINDOW ?
+				    KBLOOM_WINDOW_ORDER : 0);
 }
 
 /* The double-hashing sequence x_i = g1 + i * g2 of one key. */
@@ -262,10 +293,77 @@ static __always_inline bool probe_delete(const struct kbloom_filter *f,
 	return true;
 }
 
+/* Window: cell c of the 512 is the P-bit mask at bit c * P of the block. */
+static __always_inline struct kbloom_cell probe_next_window(
+	const struct kbloom_filter *f, struct kbloom_probe *p)
+{
+	struct kbloom_cell c = probe_next(p, KBLOOM_BITS_CELL_ORDER);
+	u32 bit = (c.word * 64 + c.shift) << f->geo.plane_order;
+
+	return (struct kbloom_cell){ .word = bit / 64, .shift = bit % 64 };
+}
+
+/*
+ * live holds only planes below P, so the cells above this one in the word
+ * fall out of the AND without a mask (which for P = 64 would be 1 << 64).
+ */
+static __always_inline bool probe_check_window(const struct kbloom_filter *f,
+					       const u64 *block, u64 h,
+					       u64 live)
+{
+	struct kbloom_probe p;
+	u32 i;
+
+	probe_start(h, &p);
+	for (i = f->geo.k; i; i--) {
+		struct kbloom_cell c = probe_next_window(f, &p);
+
+		live &= READ_ONCE(block[c.word]) >> c.shift;
+		if (!live)
+			return false;
+	}
+	return true;
+}
+
+/* As probe_add_bits(), in the current plane; under the stripe lock. */
+static __always_inline bool probe_add_window(const struct kbloom_filter *f,
+					     u64 *block, u64 h, u32 plane)
+{
+	struct kbloom_cell cells[KBLOOM_K_MAX];
+	struct kbloom_probe p;
+	u64 missing = 0;
+	u32 i, k = f->geo.k;
+
+	probe_start(h, &p);
+	for (i = 0; i < k; i++) {
+		cells[i] = probe_next_window(f, &p);
+		missing |= ~READ_ONCE(block[cells[i].word]) >>
+			   (cells[i].shift + plane);
+	}
+	if (!(missing & 1))
+		return false;
+	for (i = 0; i < k; i++) {
+		u64 *word = &block[cells[i].word];
+
+		WRITE_ONCE(*word, READ_ONCE(*word) |
+				  1ULL << (cells[i].shift + plane));
+	}
+	return true;
+}
+
+/* The planes a check consults, once per check or batch. */
+static __always_inline u64 window_live(const struct kbloom_filter *f)
+{
+	return smp_load_acquire(&f->win.live);
+}
+
 static __always_inline bool probe_op(const struct kbloom_filter *f,
 				     u64 *block, u64 h, enum kbloom_op op,
 				     u32 order)
 {
+	if (order == KBLOOM_WINDOW_ORDER)
+		return op == KBLOOM_OP_CHECK &&
+		       probe_check_window(f, block, h, window_live(f));
 	switch (op) {
 	case KBLOOM_OP_ADD:
 		return probe_add(f, block, h, order);
@@ -284,13 +382,17 @@ static __always_inline bool probe_block(const struct kbloom_filter *f,
 		return probe_op(f, block, h, op, KBLOOM_COUNTER_CELL_ORDER);
 	if (op == KBLOOM_OP_DELETE)
 		return false;
+	if (f->geo.type == KBLOOM_TYPE_WINDOW)
+		return probe_op(f, block, h, op, KBLOOM_WINDOW_ORDER);
 	return probe_op(f, block, h, op, KBLOOM_BITS_CELL_ORDER);
 }
 
+/* Key block b's stripe is b % KBLOOM_WRITE_STRIPES, for every type. */
 static __always_inline spinlock_t *stripe_lock(const struct kbloom_filter *f,
 					       const u64 *block)
 {
-	u64 index = (block - f->words) / KBLOOM_BLOCK_WORDS;
+	u64 index = (u64)(block - f->words) / KBLOOM_BLOCK_WORDS >>
+		    f->geo.plane_order;
 
 	return &f->stripes[index % KBLOOM_WRITE_STRIPES].lock;
 }
@@ -313,6 +415,39 @@ static __always_inline bool probe_write(const struct kbloom_filter *f,
 	ret = probe_op(f, block, h, op, order);
 	spin_unlock(lock);
 	return ret;
+}
+
+/*
+ * A window's add, holding its block's stripe; *plane gets the plane it went
+ * to.  cur is read under the lock: a rotation publishes cur only after live
+ * holds the new plane, and clears a retired plane under these same locks,
+ * so an add either lands in a plane that stays live for g - 1 more
+ * rotations or finishes before the clear of its plane reaches its block.
+ */
+static __always_inline bool probe_write_window(const struct kbloom_filter *f,
+					       u64 *block, u64 h, u32 *plane)
+{
+	spinlock_t *lock = stripe_lock(f, block);
+	bool ret;
+
+	spin_lock(lock);
+	*plane = smp_load_acquire(&f->win.cur);
+	ret = probe_add_window(f, block, h, *plane);
+	spin_unlock(lock);
+	return ret;
+}
+
+/*
+ * n keys went into plane; the add that takes it to every (or past it)
+ * makes the rotation due, once.
+ */
+static void window_count(struct kbloom_filter *f, u32 plane, u64 n)
+{
+	u64 every = READ_ONCE(f->win.every);
+	u64 now = atomic64_add_return(n, &f->win.plane_adds[plane]);
+
+	if (every && now >= every && now - n < every && f->win.due)
+		f->win.due(f);
 }
 
 int kbloom_filter_init(struct kbloom_filter *f,
@@ -356,6 +491,11 @@ int kbloom_filter_init(struct kbloom_filter *f,
 	for (i = 0; i < KBLOOM_WRITE_STRIPES; i++)
 		spin_lock_init(&f->stripes[i].lock);
 	f->geo = *geo;
+	if (geo->type == KBLOOM_TYPE_WINDOW) {
+		/* Plane 0 current, plane 1 the spare, the others live. */
+		f->win.planes = geo->generations + 1;
+		f->win.live = GENMASK_ULL(geo->generations, 0) & ~BIT_ULL(1);
+	}
 	return 0;
 }
 
@@ -426,9 +566,50 @@ static __always_inline u64 *block_fetch(const struct kbloom_filter *f, u64 h)
 	return block;
 }
 
-bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len)
+/*
+ * A window's key block is P lines, of which a key's k probes touch at most
+ * k: fetch only those.  Prefetching the whole block instead cost batched
+ * checks at g = 16 (P = 16 lines) 1.9 times as much (bench/window.c).
+ */
+static __always_inline u64 *window_fetch(const struct kbloom_filter *f, u64 h,
+					 bool write)
 {
-	u64 h = kbloom_hash(f, key, len);
+	u64 *block = block_of_order(f, h, KBLOOM_WINDOW_ORDER);
+	struct kbloom_probe p;
+	u64 lines = 0;
+	u32 i;
+
+	probe_start(h, &p);
+	for (i = f->geo.k; i; i--)
+		lines |= BIT_ULL(probe_next_window(f, &p).word /
+				 KBLOOM_BLOCK_WORDS);
+	while (lines) {
+		const u64 *line = block + __ffs64(lines) * KBLOOM_BLOCK_WORDS;
+
+		if (write)
+			prefetchw(line);
+		else
+			prefetch(line);
+		lines &= lines - 1;
+	}
+	return block;
+}
+
+static bool window_add(struct kbloom_filter *f, u64 h)
+{
+	u64 *block = window_fetch(f, h, true);
+	bool set_new;
+	u32 plane;
+
+	local_bh_disable();
+	set_new = probe_write_window(f, block, h, &plane);
+	local_bh_enable();
+	window_count(f, plane, 1);
+	return set_new;
+}
+
+static bool cells_add(struct kbloom_filter *f, u64 h)
+{
 	u64 *block = block_fetch(f, h);
 	bool set_new;
 
@@ -440,6 +621,14 @@ bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len)
 		set_new = probe_write(f, block, h, KBLOOM_OP_ADD,
 				      KBLOOM_BITS_CELL_ORDER);
 	local_bh_enable();
+	return set_new;
+}
+
+bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len)
+{
+	u64 h = kbloom_hash(f, key, len);
+	bool set_new = f->geo.type == KBLOOM_TYPE_WINDOW ? window_add(f, h) :
+							   cells_add(f, h);
 
 	this_cpu_inc(f->counts->add_calls);
 	if (set_new)
@@ -488,21 +677,55 @@ bool kbloom_delete(struct kbloom_filter *f, const void *key, u32 len)
 /* A key's hash, its block prefetched on the way so the probe finds it. */
 static __always_inline u64 *hash_prefetch(const struct kbloom_filter *f,
 					  const struct kbloom_key *key,
-					  u64 *h)
+					  u64 *h, enum kbloom_op op, u32 order)
 {
 	u64 *block;
 
 	*h = kbloom_hash(f, key->data, key->len);
+	if (order == KBLOOM_WINDOW_ORDER)
+		return window_fetch(f, *h, op != KBLOOM_OP_CHECK);
 	block = block_of(f, *h);
 	prefetch(block);
 	return block;
 }
 
-/* Where a batch is: the blocks and hashes of the keys ahead. */
+/*
+ * Where a batch is: the blocks and hashes of the keys ahead; for a
+ * window's adds, the plane of the last ones and how many went there, so
+ * that plane_adds takes one atomic add per run rather than per key; for
+ * its checks, the live planes, read once per batch.
+ */
 struct kbloom_pipeline {
 	u64 hashes[KBLOOM_BATCH_AHEAD];
 	u64 *blocks[KBLOOM_BATCH_AHEAD];
+	u64 live;
+	u32 plane;
+	u32 run;
 };
+
+/* Key i of a batch into the block fetched for it: true when it counts. */
+static __always_inline bool batch_key(struct kbloom_filter *f,
+				      struct kbloom_pipeline *pl, u64 *block,
+				      u64 h, enum kbloom_op op, u32 order)
+{
+	u32 plane;
+	bool ret;
+
+	if (order != KBLOOM_WINDOW_ORDER)
+		return op == KBLOOM_OP_CHECK ?
+		       probe_op(f, block, h, op, order) :
+		       probe_write(f, block, h, op, order);
+	if (op == KBLOOM_OP_CHECK)
+		return probe_check_window(f, block, h, pl->live);
+	ret = probe_write_window(f, block, h, &plane);
+	if (plane != pl->plane && pl->run) {
+		window_count(f, pl->plane, pl->run);
+		pl->run = 0;
+	}
+	pl->plane = plane;
+	pl->run++;
+	return ret;
+}
 
 /* Keys base .. end - 1 (at most 64); bit i - base of the result for key i. */
 static __always_inline unsigned long
@@ -520,9 +743,9 @@ batch_word(struct kbloom_filter *f, struct kbloom_pipeline *pl,
 
 		if (next < n)
 			pl->blocks[slot] = hash_prefetch(f, &keys[next],
-							 &pl->hashes[slot]);
-		if (op == KBLOOM_OP_CHECK ? probe_op(f, block, h, op, order) :
-		    probe_write(f, block, h, op, order))
+							 &pl->hashes[slot],
+							 op, order);
+		if (batch_key(f, pl, block, h, op, order))
 			found |= 1UL << (i - base);
 	}
 	return found;
@@ -542,8 +765,13 @@ static __always_inline u32 batch_run(struct kbloom_filter *f,
 	u32 ahead = min_t(u32, n, KBLOOM_BATCH_AHEAD);
 	u32 base, i, hits = 0;
 
+	pl.run = 0;
+	pl.plane = 0;
+	if (order == KBLOOM_WINDOW_ORDER && op == KBLOOM_OP_CHECK)
+		pl.live = window_live(f);
 	for (i = 0; i < ahead; i++)
-		pl.blocks[i] = hash_prefetch(f, &keys[i], &pl.hashes[i]);
+		pl.blocks[i] = hash_prefetch(f, &keys[i], &pl.hashes[i], op,
+					     order);
 	for (base = 0; base < n; base += BITS_PER_LONG) {
 		u32 end = min_t(u32, n, base + BITS_PER_LONG);
 		unsigned long found = batch_word(f, &pl, keys, n, base, end,
@@ -553,6 +781,8 @@ static __always_inline u32 batch_run(struct kbloom_filter *f,
 		if (results)
 			results[base / BITS_PER_LONG] = found;
 	}
+	if (pl.run)
+		window_count(f, pl.plane, pl.run);
 	return hits;
 }
 
@@ -561,6 +791,12 @@ static u32 batch_probe_op(struct kbloom_filter *f,
 			  const struct kbloom_key *keys, u32 n,
 			  unsigned long *results, enum kbloom_op op)
 {
+	if (f->geo.type == KBLOOM_TYPE_WINDOW && op != KBLOOM_OP_DELETE)
+		return op == KBLOOM_OP_ADD ?
+		       batch_run(f, keys, n, results, KBLOOM_OP_ADD,
+				 KBLOOM_WINDOW_ORDER) :
+		       batch_run(f, keys, n, results, KBLOOM_OP_CHECK,
+				 KBLOOM_WINDOW_ORDER);
 	if (f->geo.type == KBLOOM_TYPE_COUNTING) {
 		switch (op) {
 		case KBLOOM_OP_ADD:
@@ -665,13 +901,23 @@ void kbloom_clear(struct kbloom_filter *f)
 		cond_resched();
 	}
 	kbloom_counts_set(f, &(struct kbloom_counts){});
+	for (b = 0; b < KBLOOM_IMAGE_PLANES; b++)
+		atomic64_set(&f->win.plane_adds[b], 0);
 }
 
 bool kbloom_compatible(const struct kbloom_filter *a,
 		       const struct kbloom_filter *b)
 {
 	return a->geo.nblocks == b->geo.nblocks && a->geo.k == b->geo.k &&
-	       a->geo.seed == b->geo.seed && a->geo.type == b->geo.type;
+	       a->geo.seed == b->geo.seed && a->geo.type == b->geo.type &&
+	       a->geo.generations == b->geo.generations;
+}
+
+u32 kbloom_window_plane(const struct kbloom_filter *f, u32 age)
+{
+	u32 planes = f->win.planes;
+
+	return (READ_ONCE(f->win.cur) + planes - age % planes) % planes;
 }
 
 /*
@@ -716,40 +962,106 @@ static u64 counters_common(u64 a, u64 b)
 			 (b >> 4) & KBLOOM_LOW_NIBBLES) << 4;
 }
 
-/* One word of dst combined with one of src: a union, or what both hold. */
-static u64 combine_word(u32 type, u64 dst, u64 src, bool keep_common)
+/*
+ * What a walk of the cells does to each word of dst: a union with src or
+ * what both hold; for windows, generation by generation (dst's plane of
+ * each age takes src's plane of that age), or the clear of one plane.
+ */
+struct kbloom_combine {
+	bool keep_common;
+	bool clear;		/* windows: empty clear_plane, src unused */
+	u32 clear_plane;
+	u32 ages;		/* windows: generations */
+	u64 low;		/* windows: bit 0 of every cell of a word */
+	u8 dst_plane[KBLOOM_IMAGE_PLANES];
+	u8 src_plane[KBLOOM_IMAGE_PLANES];
+};
+
+static u64 window_word(u64 dst, u64 src, const struct kbloom_combine *c)
 {
+	u32 a;
+
+	if (c->clear)
+		return dst & ~(c->low << c->clear_plane);
+	for (a = 0; a < c->ages; a++) {
+		u64 from = ((src >> c->src_plane[a]) & c->low) <<
+			   c->dst_plane[a];
+
+		if (c->keep_common)
+			dst &= ~(c->low << c->dst_plane[a]) | from;
+		else
+			dst |= from;
+	}
+	return dst;
+}
+
+/* One word of dst combined with one of src. */
+static u64 combine_word(u32 type, u64 dst, u64 src,
+			const struct kbloom_combine *c)
+{
+	if (type == KBLOOM_TYPE_WINDOW)
+		return window_word(dst, src, c);
 	if (type == KBLOOM_TYPE_COUNTING)
-		return keep_common ? counters_common(dst, src) :
-				     counters_union(dst, src);
-	return keep_common ? dst & src : dst | src;
+		return c->keep_common ? counters_common(dst, src) :
+					counters_union(dst, src);
+	return c->keep_common ? dst & src : dst | src;
+}
+
+/* A window's cells of one word, each by its lowest bit. */
+static u64 window_low_bits(const struct kbloom_filter *f)
+{
+	u32 width = 1U << f->geo.plane_order, s;
+	u64 low = 0;
+
+	for (s = 0; s < 64; s += width)
+		low |= 1ULL << s;
+	return low;
+}
+
+/* Pairs the generations of two windows by age, newest first. */
+static void window_ages(const struct kbloom_filter *dst,
+			const struct kbloom_filter *src,
+			struct kbloom_combine *c)
+{
+	u32 a;
+
+	c->ages = dst->geo.generations;
+	c->low = window_low_bits(dst);
+	for (a = 0; a < c->ages; a++) {
+		c->dst_plane[a] = kbloom_window_plane(dst, a);
+		c->src_plane[a] = kbloom_window_plane(src, a);
+	}
 }
 
 /*
- * Both combine word by word, holding each block's stripe, so adds and
- * deletes racing a merge or an intersect on dst are never lost.  A chunk
- * of blocks is walked one stripe at a time (every KBLOOM_WRITE_STRIPES-th
- * block, a stride the prefetchers follow), so a lock is taken once per
- * 64 blocks of a chunk rather than once per block.
+ * Merge, intersect and a window's plane clear walk word by word, holding
+ * each key block's stripe, so adds and deletes racing them on dst are
+ * never lost.  A chunk of key blocks is walked one stripe at a time (every
+ * KBLOOM_WRITE_STRIPES-th key block, a stride the prefetchers follow), so
+ * a lock is taken once per 64 key blocks of a chunk rather than once per
+ * block.
  */
 static void combine(struct kbloom_filter *dst, const struct kbloom_filter *src,
-		    bool keep_common)
+		    const struct kbloom_combine *c)
 {
-	u64 nblocks = dst->geo.nblocks, chunk, end, b, w;
-	u32 type = dst->geo.type, s;
+	u32 order = dst->geo.plane_order, type = dst->geo.type, s;
+	u64 nkeyblocks = dst->geo.nblocks >> order;
+	u64 chunk_blocks = KBLOOM_RESCHED_BLOCKS >> order;
+	u64 block_words = (u64)KBLOOM_BLOCK_WORDS << order;
+	u64 chunk, end, b, w;
 
-	for (chunk = 0; chunk < nblocks; chunk = end) {
-		end = min_t(u64, nblocks, chunk + KBLOOM_RESCHED_BLOCKS);
+	for (chunk = 0; chunk < nkeyblocks; chunk = end) {
+		end = min_t(u64, nkeyblocks, chunk + chunk_blocks);
 		for (s = 0; s < KBLOOM_WRITE_STRIPES; s++) {
 			spin_lock_bh(&dst->stripes[s].lock);
 			/* Chunks start at multiples of the stripe count. */
 			for (b = chunk + s; b < end; b += KBLOOM_WRITE_STRIPES) {
-				for (w = b * KBLOOM_BLOCK_WORDS;
-				     w < (b + 1) * KBLOOM_BLOCK_WORDS; w++) {
+				for (w = b * block_words;
+				     w < (b + 1) * block_words; w++) {
 					u64 old = READ_ONCE(dst->words[w]);
 					u64 new = combine_word(type, old,
 							READ_ONCE(src->words[w]),
-							keep_common);
+							c);
 
 					/* An unchanged word stays clean. */
 					if (new != old)
@@ -762,15 +1074,43 @@ static void combine(struct kbloom_filter *dst, const struct kbloom_filter *src,
 	}
 }
 
+/*
+ * A window's generations merge by age, and so do their counts of keys
+ * added; a current generation that reaches rotate_every that way makes
+ * the rotation due as adds would.
+ */
+static void window_merge_counts(struct kbloom_filter *dst,
+				const struct kbloom_combine *c,
+				const struct kbloom_filter *src)
+{
+	u32 a;
+
+	for (a = 0; a < c->ages; a++) {
+		u64 n = atomic64_read(&src->win.plane_adds[c->src_plane[a]]);
+
+		if (!n)
+			continue;
+		if (a)
+			atomic64_add(n, &dst->win.plane_adds[c->dst_plane[a]]);
+		else
+			window_count(dst, c->dst_plane[0], n);
+	}
+}
+
 int kbloom_merge(struct kbloom_filter *dst, const struct kbloom_filter *src)
 {
+	struct kbloom_combine c = { .keep_common = false };
 	struct kbloom_counts from;
 
 	if (!kbloom_compatible(dst, src))
 		return -EXDEV;
 	if (dst == src)
 		return 0;
-	combine(dst, src, false);
+	if (dst->geo.type == KBLOOM_TYPE_WINDOW)
+		window_ages(dst, src, &c);
+	combine(dst, src, &c);
+	if (dst->geo.type == KBLOOM_TYPE_WINDOW)
+		window_merge_counts(dst, &c, src);
 	/* The union holds every key submitted to either side. */
 	kbloom_counts_read(src, &from);
 	this_cpu_add(dst->counts->add_calls, from.add_calls);
@@ -783,9 +1123,48 @@ int kbloom_merge(struct kbloom_filter *dst, const struct kbloom_filter *src)
 int kbloom_intersect(struct kbloom_filter *dst,
 		     const struct kbloom_filter *src)
 {
+	struct kbloom_combine c = { .keep_common = true };
+
 	if (!kbloom_compatible(dst, src))
 		return -EXDEV;
-	if (dst != src)
-		combine(dst, src, true);
+	if (dst == src)
+		return 0;
+	if (dst->geo.type == KBLOOM_TYPE_WINDOW)
+		window_ages(dst, src, &c);
+	combine(dst, src, &c);
+	return 0;
+}
+
+/*
+ * The order is what makes the guarantee (uapi header): live gains the
+ * spare and loses the oldest plane in one store, so a check sees either
+ * the old window or the new one, never a plane being cleared; cur moves
+ * only after that store, so no add lands in a plane a check may ignore;
+ * the retired plane is cleared last, under the stripes, and becomes the
+ * next spare.  Its old keys can no longer be found, but its bits stay set
+ * until the clear reaches them: only a plane outside live is ever
+ * cleared, so that costs no false negative.
+ */
+int kbloom_window_rotate(struct kbloom_filter *f)
+{
+	struct kbloom_combine c = { .clear = true };
+	struct kbloom_window *w = &f->win;
+	u32 next, old;
+	u64 live;
+
+	if (f->geo.type != KBLOOM_TYPE_WINDOW)
+		return -EOPNOTSUPP;
+	next = (w->cur + 1) % w->planes;
+	old = (w->cur + 2) % w->planes;
+	live = (w->live | BIT_ULL(next)) & ~BIT_ULL(old);
+	smp_store_release(&w->live, live);
+	if (w->live_mirror)
+		smp_store_release(w->live_mirror, live);
+	smp_store_release(&w->cur, next);
+	WRITE_ONCE(w->rotations, w->rotations + 1);
+	c.clear_plane = old;
+	c.low = window_low_bits(f);
+	combine(f, f, &c);
+	atomic64_set(&w->plane_adds[old], 0);
 	return 0;
 }

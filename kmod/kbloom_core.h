@@ -120,6 +120,8 @@ struct kbloom_counts {
 	u64 delete_hits;
 };
 
+struct kbloom_filter;
+
 /*
  * A window filter's rotation state.  Planes 0 .. g (g + 1 of them; any
  * further planes of a cell are never set) take turns: cur is where adds go,
@@ -189,8 +191,6 @@ struct kbloom_stats {
 				 * fp_now above target
 				 */
 };
-
-struct kbloom_filter;
 
 /*
  * Geometry of a filter of a given type.  Each returns 0 or a negative
@@ -403,8 +403,17 @@ void kbloom_image_start(const struct kbloom_filter *f,
 size_t kbloom_image_emit(const struct kbloom_filter *f,
 			 struct kbloom_image_cursor *cur, void *buf,
 			 size_t len);
-/* Checks header (len >= sizeof header) against f; 0 or an image errno. */
+/*
+ * Checks the header (len >= sizeof header; versions 1 and 2) against f; 0
+ * or an image errno.  Once it passed, total_bytes is the whole image's
+ * length as its version makes it (kbloom_image_bytes() is version 2's,
+ * what reads produce), and check_window judges version 2's window part
+ * once header_bytes have arrived (-ENODATA before; 0 for version 1).
+ */
 int kbloom_image_check_header(const struct kbloom_filter *f, const void *img,
+			      size_t len);
+u64 kbloom_image_total_bytes(const struct kbloom_filter *f, const void *img);
+int kbloom_image_check_window(const struct kbloom_filter *f, const void *img,
 			      size_t len);
 /*
  * Validates the whole image, then loads it: all or nothing.  The image

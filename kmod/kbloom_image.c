@@ -7,8 +7,16 @@
  * header's type is all that differs between the two kinds of image.
  *
  * The header has room for add_calls and add_new only; the delete counts
- * stay out, so the reserved fields stay 0 and an image of a bits filter is
- * byte for byte what it always was.  A load restarts them from 0.
+ * stay out, so the reserved fields stay 0.  A load restarts them from 0.
+ *
+ * Version 2 puts a struct kbloom_image_window after the header, counted in
+ * header_bytes: a window's generations, its current plane, live planes,
+ * rotations, the time since the last rotation (the module's to fill in)
+ * and the keys added per plane.  It is zero for the other types, whose
+ * cells are what version 1 carried, so a version 1 image of them still
+ * loads.  A window's image holds its live planes only: the spare, which
+ * may be half cleared, reads as 0, so an image does not depend on when a
+ * clear was interrupted.
  *
  * The CRC is the standard CRC32C (Castagnoli, reflected polynomial
  * 0x82F63B78, initial value ~0, final inversion; "123456789" gives
@@ -28,6 +36,8 @@
 #endif
 
 #define KBLOOM_HDR_BYTES	sizeof(struct kbloom_image_header)
+#define KBLOOM_WIN_BYTES	sizeof(struct kbloom_image_window)
+#define KBLOOM_HDR2_BYTES	(KBLOOM_HDR_BYTES + KBLOOM_WIN_BYTES)
 #define KBLOOM_CRC_BYTES	sizeof(__le32)
 #define KBLOOM_CRC_SEED		(~0U)
 #define KBLOOM_LOAD_RESCHED	(4096 * KBLOOM_BLOCK_WORDS)
@@ -40,7 +50,43 @@ static u64 bits_bytes(u64 nblocks)
 
 u64 kbloom_image_bytes(const struct kbloom_geometry *geo)
 {
-	return KBLOOM_HDR_BYTES + bits_bytes(geo->nblocks) + KBLOOM_CRC_BYTES;
+	return KBLOOM_HDR2_BYTES + bits_bytes(geo->nblocks) + KBLOOM_CRC_BYTES;
+}
+
+/* Bit i of every cell of a word, for each plane i in live. */
+static u64 window_cells_mask(const struct kbloom_filter *f, u64 live)
+{
+	u32 width = 1U << f->geo.plane_order, s;
+	u64 low = 0;
+
+	for (s = 0; s < 64; s += width)
+		low |= 1ULL << s;
+	/* live is below 2^width: the products do not overlap. */
+	return low * live;
+}
+
+/* The live planes of a window with this current plane. */
+static u64 window_live_of(const struct kbloom_filter *f, u32 cur)
+{
+	u32 planes = f->geo.generations + 1;
+
+	return GENMASK_ULL(f->geo.generations, 0) &
+	       ~BIT_ULL((cur + 1) % planes);
+}
+
+static void window_start(const struct kbloom_filter *f,
+			 struct kbloom_image_window *win)
+{
+	u32 cur = smp_load_acquire(&f->win.cur), i;
+
+	win->generations = cpu_to_le32(f->geo.generations);
+	win->current = cpu_to_le32(cur);
+	win->live = cpu_to_le64(window_live_of(f, cur));
+	win->rotations = cpu_to_le64(READ_ONCE(f->win.rotations));
+	for (i = 0; i < f->win.planes; i++)
+		if (le64_to_cpu(win->live) & BIT_ULL(i))
+			win->plane_adds[i] = cpu_to_le64(
+				atomic64_read(&f->win.plane_adds[i]));
 }
 
 void kbloom_image_start(const struct kbloom_filter *f,
@@ -52,7 +98,7 @@ void kbloom_image_start(const struct kbloom_filter *f,
 	memset(cur, 0, sizeof(*cur));
 	hdr->magic = cpu_to_le32(KBLOOM_IMAGE_MAGIC);
 	hdr->version = cpu_to_le16(KBLOOM_IMAGE_VERSION);
-	hdr->header_bytes = cpu_to_le16(KBLOOM_HDR_BYTES);
+	hdr->header_bytes = cpu_to_le16(KBLOOM_HDR2_BYTES);
 	hdr->k = cpu_to_le32(f->geo.k);
 	hdr->type = cpu_to_le32(f->geo.type);
 	hdr->nblocks = cpu_to_le64(f->geo.nblocks);
@@ -62,18 +108,23 @@ void kbloom_image_start(const struct kbloom_filter *f,
 	kbloom_counts_read(f, &counts);
 	hdr->add_calls = cpu_to_le64(counts.add_calls);
 	hdr->add_new = cpu_to_le64(counts.add_new);
+	if (f->geo.type == KBLOOM_TYPE_WINDOW)
+		window_start(f, &cur->win);
 	cur->crc = KBLOOM_CRC_SEED;
 }
 
-/* Copies bytes [from, from + len) of the bits section, in image order. */
+/*
+ * Copies bytes [from, from + len) of the bits section, in image order,
+ * each word masked by keep (a window's live planes, else every bit).
+ */
 static void emit_bits(const struct kbloom_filter *f, u64 from, u8 *out,
-		      size_t len)
+		      size_t len, u64 keep)
 {
 	while (len) {
 		u64 index = from / sizeof(u64);
 		u32 skip = from % sizeof(u64);
 		size_t take = min_t(size_t, len, sizeof(u64) - skip);
-		__le64 word = cpu_to_le64(READ_ONCE(f->words[index]));
+		__le64 word = cpu_to_le64(READ_ONCE(f->words[index]) & keep);
 
 		memcpy(out, (u8 *)&word + skip, take);
 		out += take;
@@ -86,8 +137,10 @@ size_t kbloom_image_emit(const struct kbloom_filter *f,
 			 struct kbloom_image_cursor *cur, void *buf,
 			 size_t len)
 {
-	u64 bits_end = KBLOOM_HDR_BYTES + bits_bytes(f->geo.nblocks);
+	u64 bits_end = KBLOOM_HDR2_BYTES + bits_bytes(f->geo.nblocks);
 	u64 total = bits_end + KBLOOM_CRC_BYTES;
+	u64 keep = f->geo.type == KBLOOM_TYPE_WINDOW ?
+		   window_cells_mask(f, le64_to_cpu(cur->win.live)) : ~0ULL;
 	u8 *out = buf;
 	size_t copied = 0;
 
@@ -98,9 +151,15 @@ size_t kbloom_image_emit(const struct kbloom_filter *f,
 		if (cur->pos < KBLOOM_HDR_BYTES) {
 			take = min_t(size_t, room, KBLOOM_HDR_BYTES - cur->pos);
 			memcpy(out, (u8 *)&cur->hdr + cur->pos, take);
+		} else if (cur->pos < KBLOOM_HDR2_BYTES) {
+			u64 at = cur->pos - KBLOOM_HDR_BYTES;
+
+			take = min_t(size_t, room, KBLOOM_WIN_BYTES - at);
+			memcpy(out, (u8 *)&cur->win + at, take);
 		} else if (cur->pos < bits_end) {
 			take = min_t(u64, room, bits_end - cur->pos);
-			emit_bits(f, cur->pos - KBLOOM_HDR_BYTES, out, take);
+			emit_bits(f, cur->pos - KBLOOM_HDR2_BYTES, out, take,
+				  keep);
 		} else {
 			__le32 crc = cpu_to_le32(~cur->crc);
 
@@ -117,13 +176,20 @@ size_t kbloom_image_emit(const struct kbloom_filter *f,
 	return copied;
 }
 
+static u32 header_bytes_of(u16 version)
+{
+	return version == KBLOOM_IMAGE_VERSION_1 ? KBLOOM_HDR_BYTES :
+						   KBLOOM_HDR2_BYTES;
+}
+
 static bool header_fields_valid(const struct kbloom_image_header *hdr)
 {
-	u32 k = le32_to_cpu(hdr->k);
+	u16 version = le16_to_cpu(hdr->version);
+	u32 k = le32_to_cpu(hdr->k), type = le32_to_cpu(hdr->type);
 	u64 nblocks = le64_to_cpu(hdr->nblocks);
 	u32 i;
 
-	if (le16_to_cpu(hdr->header_bytes) != KBLOOM_HDR_BYTES)
+	if (le16_to_cpu(hdr->header_bytes) != header_bytes_of(version))
 		return false;
 	if (hdr->flags)
 		return false;
@@ -132,8 +198,9 @@ static bool header_fields_valid(const struct kbloom_image_header *hdr)
 			return false;
 	if (k < KBLOOM_K_MIN || k > KBLOOM_K_MAX)
 		return false;
-	if (le32_to_cpu(hdr->type) != KBLOOM_TYPE_BITS &&
-	    le32_to_cpu(hdr->type) != KBLOOM_TYPE_COUNTING)
+	/* Version 1 had no windows. */
+	if (type != KBLOOM_TYPE_BITS && type != KBLOOM_TYPE_COUNTING &&
+	    (type != KBLOOM_TYPE_WINDOW || version == KBLOOM_IMAGE_VERSION_1))
 		return false;
 	if (!nblocks || nblocks > KBLOOM_MAX_BLOCKS)
 		return false;
@@ -153,7 +220,8 @@ int kbloom_image_check_header(const struct kbloom_filter *f, const void *img,
 	memcpy(&hdr, img, sizeof(hdr));
 	if (le32_to_cpu(hdr.magic) != KBLOOM_IMAGE_MAGIC)
 		return -ENOEXEC;
-	if (le16_to_cpu(hdr.version) != KBLOOM_IMAGE_VERSION)
+	if (le16_to_cpu(hdr.version) != KBLOOM_IMAGE_VERSION &&
+	    le16_to_cpu(hdr.version) != KBLOOM_IMAGE_VERSION_1)
 		return -EPROTO;
 	if (!header_fields_valid(&hdr))
 		return -EINVAL;
@@ -162,6 +230,50 @@ int kbloom_image_check_header(const struct kbloom_filter *f, const void *img,
 	    le32_to_cpu(hdr.type) != f->geo.type ||
 	    le64_to_cpu(hdr.seed) != f->geo.seed)
 		return -EXDEV;
+	return 0;
+}
+
+u64 kbloom_image_total_bytes(const struct kbloom_filter *f, const void *img)
+{
+	const struct kbloom_image_header *hdr = img;
+
+	return header_bytes_of(get_unaligned_le16(&hdr->version)) +
+	       bits_bytes(f->geo.nblocks) + KBLOOM_CRC_BYTES;
+}
+
+/*
+ * The window part of a version 2 image: zero but for windows, and for a
+ * window the state a rotation can leave (live is what cur makes it, and
+ * no keys are counted in the spare).  Different generations: -EXDEV.
+ */
+int kbloom_image_check_window(const struct kbloom_filter *f, const void *img,
+			      size_t len)
+{
+	struct kbloom_image_window win;
+	u32 cur, planes = f->geo.generations + 1, i;
+
+	if (len < KBLOOM_HDR_BYTES)
+		return -ENODATA;
+	if (get_unaligned_le16((const u8 *)img +
+			       offsetof(struct kbloom_image_header, version)) ==
+	    KBLOOM_IMAGE_VERSION_1)
+		return 0;
+	if (len < KBLOOM_HDR2_BYTES)
+		return -ENODATA;
+	memcpy(&win, (const u8 *)img + KBLOOM_HDR_BYTES, sizeof(win));
+	for (i = 0; i < ARRAY_SIZE(win.reserved); i++)
+		if (win.reserved[i])
+			return -EINVAL;
+	if (f->geo.type != KBLOOM_TYPE_WINDOW)
+		return memchr_inv(&win, 0, sizeof(win)) ? -EINVAL : 0;
+	if (le32_to_cpu(win.generations) != f->geo.generations)
+		return -EXDEV;
+	cur = le32_to_cpu(win.current);
+	if (cur >= planes || le64_to_cpu(win.live) != window_live_of(f, cur))
+		return -EINVAL;
+	for (i = 0; i < KBLOOM_IMAGE_PLANES; i++)
+		if (!(le64_to_cpu(win.live) & BIT_ULL(i)) && win.plane_adds[i])
+			return -EINVAL;
 	return 0;
 }
 
@@ -176,12 +288,15 @@ int kbloom_image_validate(const struct kbloom_filter *f, const void *img,
 	ret = kbloom_image_check_header(f, img, len);
 	if (ret)
 		return ret;
-	bits_end = KBLOOM_HDR_BYTES + bits_bytes(f->geo.nblocks);
-	total = bits_end + KBLOOM_CRC_BYTES;
+	total = kbloom_image_total_bytes(f, img);
+	bits_end = total - KBLOOM_CRC_BYTES;
 	if (len < total)
 		return -ENODATA;
 	if (len > total)
 		return -EMSGSIZE;
+	ret = kbloom_image_check_window(f, img, len);
+	if (ret)
+		return ret;
 	crc = KBLOOM_CRC_SEED;
 	for (i = 0; i < bits_end; i += KBLOOM_CRC_CHUNK) {
 		crc = __crc32c_le(crc, start + i,
@@ -193,19 +308,49 @@ int kbloom_image_validate(const struct kbloom_filter *f, const void *img,
 	return 0;
 }
 
+/*
+ * A window's state from the image: plane by plane as saved (the filter has
+ * the same planes), live before cur as a rotation orders them.
+ */
+static void window_apply(struct kbloom_filter *f,
+			 const struct kbloom_image_window *win)
+{
+	u64 live = le64_to_cpu(win->live);
+	u32 i;
+
+	for (i = 0; i < KBLOOM_IMAGE_PLANES; i++)
+		atomic64_set(&f->win.plane_adds[i],
+			     le64_to_cpu(win->plane_adds[i]));
+	WRITE_ONCE(f->win.rotations, le64_to_cpu(win->rotations));
+	smp_store_release(&f->win.live, live);
+	if (f->win.live_mirror)
+		smp_store_release(f->win.live_mirror, live);
+	smp_store_release(&f->win.cur, le32_to_cpu(win->current));
+}
+
 void kbloom_image_apply(struct kbloom_filter *f, const void *img)
 {
 	const u8 *start = img;
-	const u8 *bits = (const u8 *)img + KBLOOM_HDR_BYTES;
+	const u8 *bits = start + header_bytes_of(get_unaligned_le16(
+			start + offsetof(struct kbloom_image_header, version)));
+	struct kbloom_image_window win;
 	struct kbloom_counts counts;
-	u64 words, i;
+	u64 words, i, keep = ~0ULL;
 
+	if (f->geo.type == KBLOOM_TYPE_WINDOW) {
+		memcpy(&win, start + KBLOOM_HDR_BYTES, sizeof(win));
+		/* A crafted image's bits in the spare are not kept. */
+		keep = window_cells_mask(f, le64_to_cpu(win.live));
+	}
 	words = f->geo.nblocks * KBLOOM_BLOCK_WORDS;
 	for (i = 0; i < words; i++) {
-		WRITE_ONCE(f->words[i], get_unaligned_le64(bits + i * 8));
+		WRITE_ONCE(f->words[i],
+			   get_unaligned_le64(bits + i * 8) & keep);
 		if (!((i + 1) % KBLOOM_LOAD_RESCHED))
 			cond_resched();
 	}
+	if (f->geo.type == KBLOOM_TYPE_WINDOW)
+		window_apply(f, &win);
 	/* The check counts are the filter's own; the image does not hold them. */
 	kbloom_counts_read(f, &counts);
 	counts.add_calls = get_unaligned_le64(start +
