@@ -294,8 +294,8 @@ static __always_inline bool probe_delete(const struct kbloom_filter *f,
 }
 
 /* Window: cell c of the 512 is the P-bit mask at bit c * P of the block. */
-static __always_inline struct kbloom_cell probe_next_window(
-	const struct kbloom_filter *f, struct kbloom_probe *p)
+static __always_inline struct kbloom_cell
+probe_next_window(const struct kbloom_filter *f, struct kbloom_probe *p)
 {
 	struct kbloom_cell c = probe_next(p, KBLOOM_BITS_CELL_ORDER);
 	u32 bit = (c.word * 64 + c.shift) << f->geo.plane_order;
@@ -354,6 +354,7 @@ static __always_inline bool probe_add_window(const struct kbloom_filter *f,
 /* The planes a check consults, once per check or batch. */
 static __always_inline u64 window_live(const struct kbloom_filter *f)
 {
+	/* Pairs with kbloom_window_rotate()'s store of live. */
 	return smp_load_acquire(&f->win.live);
 }
 
@@ -431,6 +432,7 @@ static __always_inline bool probe_write_window(const struct kbloom_filter *f,
 	bool ret;
 
 	spin_lock(lock);
+	/* Pairs with kbloom_window_rotate()'s store of cur. */
 	*plane = smp_load_acquire(&f->win.cur);
 	ret = probe_add_window(f, block, h, *plane);
 	spin_unlock(lock);
@@ -1157,9 +1159,11 @@ int kbloom_window_rotate(struct kbloom_filter *f)
 	next = (w->cur + 1) % w->planes;
 	old = (w->cur + 2) % w->planes;
 	live = (w->live | BIT_ULL(next)) & ~BIT_ULL(old);
+	/* Checks load live with acquire (window_live()). */
 	smp_store_release(&w->live, live);
-	if (w->live_mirror)
-		smp_store_release(w->live_mirror, live);
+	/* So do readers of a mapping, from its header (if any). */
+	smp_store_release(w->live_mirror ?: &w->live, live);
+	/* Adds load cur with acquire: live is stored before they see it. */
 	smp_store_release(&w->cur, next);
 	WRITE_ONCE(w->rotations, w->rotations + 1);
 	c.clear_plane = old;

@@ -77,16 +77,18 @@ static u64 window_live_of(const struct kbloom_filter *f, u32 cur)
 static void window_start(const struct kbloom_filter *f,
 			 struct kbloom_image_window *win)
 {
-	u32 cur = smp_load_acquire(&f->win.cur), i;
+	u32 cur, i;
 
+	/* Pairs with the rotation's store: live follows from cur. */
+	cur = smp_load_acquire(&f->win.cur);
 	win->generations = cpu_to_le32(f->geo.generations);
 	win->current = cpu_to_le32(cur);
 	win->live = cpu_to_le64(window_live_of(f, cur));
 	win->rotations = cpu_to_le64(READ_ONCE(f->win.rotations));
 	for (i = 0; i < f->win.planes; i++)
 		if (le64_to_cpu(win->live) & BIT_ULL(i))
-			win->plane_adds[i] = cpu_to_le64(
-				atomic64_read(&f->win.plane_adds[i]));
+			win->plane_adds[i] =
+				cpu_to_le64(atomic64_read(&f->win.plane_adds[i]));
 }
 
 void kbloom_image_start(const struct kbloom_filter *f,
@@ -322,17 +324,20 @@ static void window_apply(struct kbloom_filter *f,
 		atomic64_set(&f->win.plane_adds[i],
 			     le64_to_cpu(win->plane_adds[i]));
 	WRITE_ONCE(f->win.rotations, le64_to_cpu(win->rotations));
+	/* As kbloom_window_rotate() publishes them: live first. */
 	smp_store_release(&f->win.live, live);
-	if (f->win.live_mirror)
-		smp_store_release(f->win.live_mirror, live);
+	/* The mapping's copy (if any), for its readers' acquire. */
+	smp_store_release(f->win.live_mirror ?: &f->win.live, live);
+	/* Adds' acquire of cur then finds live stored. */
 	smp_store_release(&f->win.cur, le32_to_cpu(win->current));
 }
 
 void kbloom_image_apply(struct kbloom_filter *f, const void *img)
 {
 	const u8 *start = img;
-	const u8 *bits = start + header_bytes_of(get_unaligned_le16(
-			start + offsetof(struct kbloom_image_header, version)));
+	u16 version = get_unaligned_le16(start +
+			offsetof(struct kbloom_image_header, version));
+	const u8 *bits = start + header_bytes_of(version);
 	struct kbloom_image_window win;
 	struct kbloom_counts counts;
 	u64 words, i, keep = ~0ULL;

@@ -7,6 +7,10 @@
  */
 #include "kbloom_test.h"
 
+/* Version 2's header and window part: where the cells start. */
+#define KBLOOM_TEST_HDR		(sizeof(struct kbloom_image_header) + \
+				 sizeof(struct kbloom_image_window))
+
 /* The CRC32C every image ends with: the standard one (iSCSI, ext4). */
 static u32 kbloom_test_crc32c(const void *buf, size_t len)
 {
@@ -88,11 +92,11 @@ static void image_round_trip(struct kunit *test)
 	kbloom_test_add_range(dst, b, 100000, 100, true);
 
 	img = kbloom_test_image(test, src, &len);
-	KUNIT_ASSERT_EQ(test, len, sizeof(*h) + geo.nblocks * 64 + 4);
+	KUNIT_ASSERT_EQ(test, len, KBLOOM_TEST_HDR + geo.nblocks * 64 + 4);
 	h = (const void *)img;
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(h->magic), KBLOOM_IMAGE_MAGIC);
 	KUNIT_EXPECT_EQ(test, le16_to_cpu(h->version), KBLOOM_IMAGE_VERSION);
-	KUNIT_EXPECT_EQ(test, le16_to_cpu(h->header_bytes), sizeof(*h));
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(h->header_bytes), KBLOOM_TEST_HDR);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(h->k), geo.k);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(h->type), t->type);
 	KUNIT_EXPECT_EQ(test, le64_to_cpu(h->nblocks), geo.nblocks);
@@ -107,13 +111,15 @@ static void image_round_trip(struct kunit *test)
 			le64_to_cpu(h->reserved[1]) |
 			le64_to_cpu(h->reserved[2]), 0ULL);
 	for (i = 0; i < kbloom_test_words(src); i++)
-		bad_words += get_unaligned_le64(img + sizeof(*h) + i * 8) !=
+		bad_words += get_unaligned_le64(img + KBLOOM_TEST_HDR + i * 8) !=
 			     src->words[i];
 	KUNIT_EXPECT_EQ(test, bad_words, 0ULL);
 	KUNIT_EXPECT_EQ(test, get_unaligned_le32(img + len - 4),
 			kbloom_test_crc32c(img, len - 4));
-	KUNIT_EXPECT_GT(test, kbloom_test_cells(src, t,
-						kbloom_test_cell_max(t)), 0ULL);
+	/* A window's cells hold one plane here: no cell is all planes. */
+	KUNIT_EXPECT_GT(test, kbloom_test_cells(src, t, t->generations ? 1 :
+						kbloom_test_cell_max(t)),
+			0ULL);
 
 	/* Any pieces, the same bytes. */
 	for (i = 0; i < ARRAY_SIZE(pieces); i++) {
@@ -216,6 +222,11 @@ enum kbloom_test_defect {
 	KBLOOM_TEST_OTHER_TYPE,
 	KBLOOM_TEST_NBLOCKS_ZERO,
 	KBLOOM_TEST_TARGET,
+	KBLOOM_TEST_WIN_RESERVED,
+	KBLOOM_TEST_WIN_GENERATIONS,
+	KBLOOM_TEST_WIN_CURRENT,
+	KBLOOM_TEST_WIN_LIVE,
+	KBLOOM_TEST_WIN_SPARE_ADDS,
 	KBLOOM_TEST_OTHER_SEED,
 	KBLOOM_TEST_OTHER_K,
 	KBLOOM_TEST_OTHER_BLOCKS,
@@ -235,6 +246,7 @@ struct kbloom_test_bad_image {
 	enum kbloom_test_defect defect;
 	int err;
 	bool header;	/* kbloom_image_check_header sees it too */
+	int window_err;	/* a window's errno, when it differs */
 };
 
 static const struct kbloom_test_bad_image kbloom_test_bad_images[] = {
@@ -249,6 +261,13 @@ static const struct kbloom_test_bad_image kbloom_test_bad_images[] = {
 	{ "other_type", KBLOOM_TEST_OTHER_TYPE, -EXDEV, true },
 	{ "nblocks_0", KBLOOM_TEST_NBLOCKS_ZERO, -EINVAL, true },
 	{ "target_1", KBLOOM_TEST_TARGET, -EINVAL, true },
+	/* The window part: any non-zero byte of it but for a window. */
+	{ "window_reserved", KBLOOM_TEST_WIN_RESERVED, -EINVAL, false },
+	{ "window_generations", KBLOOM_TEST_WIN_GENERATIONS, -EINVAL, false,
+	  -EXDEV },
+	{ "window_current", KBLOOM_TEST_WIN_CURRENT, -EINVAL, false },
+	{ "window_live", KBLOOM_TEST_WIN_LIVE, -EINVAL, false },
+	{ "window_spare_adds", KBLOOM_TEST_WIN_SPARE_ADDS, -EINVAL, false },
 	{ "other_seed", KBLOOM_TEST_OTHER_SEED, -EXDEV, true },
 	{ "other_k", KBLOOM_TEST_OTHER_K, -EXDEV, true },
 	{ "other_blocks", KBLOOM_TEST_OTHER_BLOCKS, -EXDEV, true },
@@ -282,9 +301,11 @@ static void image_rejects(struct kunit *test)
 	struct kbloom_test_batch *b = kbloom_test_batch(test);
 	u64 nblocks = KBLOOM_TEST_IMAGE_BLOCKS, seed = KBLOOM_TEST_SEED;
 	struct kbloom_stats before, after;
+	struct kbloom_image_window *w;
 	struct kbloom_image_header *h;
 	struct kbloom_filter *src, *dst;
-	size_t len, hdr = sizeof(*h);
+	size_t len, hdr = KBLOOM_TEST_HDR;
+	int err = t->generations && c->window_err ? c->window_err : c->err;
 	u32 k = 7;
 	void *snap;
 	u8 *img;
@@ -306,6 +327,7 @@ static void image_rejects(struct kunit *test)
 
 	img = kbloom_test_image(test, src, &len);
 	h = (void *)img;
+	w = (void *)(img + sizeof(*h));
 	switch (c->defect) {
 	case KBLOOM_TEST_MAGIC:
 		h->magic = cpu_to_le32(KBLOOM_IMAGE_MAGIC ^ 0x20);
@@ -329,7 +351,7 @@ static void image_rejects(struct kunit *test)
 		h->k = cpu_to_le32(KBLOOM_K_MAX + 1);
 		break;
 	case KBLOOM_TEST_TYPE:
-		h->type = cpu_to_le32(KBLOOM_TYPE_COUNTING + 1);
+		h->type = cpu_to_le32(KBLOOM_TYPE_WINDOW + 1);
 		break;
 	case KBLOOM_TEST_OTHER_TYPE:
 		h->type = cpu_to_le32(kbloom_test_types[t == kbloom_test_types].type);
@@ -339,6 +361,21 @@ static void image_rejects(struct kunit *test)
 		break;
 	case KBLOOM_TEST_TARGET:
 		h->fp_target_ppb = cpu_to_le32(KBLOOM_PPB);
+		break;
+	case KBLOOM_TEST_WIN_RESERVED:
+		w->reserved[3] = cpu_to_le64(1);
+		break;
+	case KBLOOM_TEST_WIN_GENERATIONS:
+		w->generations = cpu_to_le32(le32_to_cpu(w->generations) + 1);
+		break;
+	case KBLOOM_TEST_WIN_CURRENT:
+		w->current = cpu_to_le32(KBLOOM_IMAGE_PLANES);
+		break;
+	case KBLOOM_TEST_WIN_LIVE:
+		w->live = cpu_to_le64(le64_to_cpu(w->live) ^ 1);
+		break;
+	case KBLOOM_TEST_WIN_SPARE_ADDS:
+		w->plane_adds[KBLOOM_IMAGE_PLANES - 1] = cpu_to_le64(1);
 		break;
 	case KBLOOM_TEST_EMPTY:
 		len = 0;
@@ -371,15 +408,20 @@ static void image_rejects(struct kunit *test)
 		break;
 	}
 	/* Header defects carry a valid CRC: only the defect may be seen. */
-	if (c->defect <= KBLOOM_TEST_TARGET)
+	if (c->defect <= KBLOOM_TEST_WIN_SPARE_ADDS)
 		kbloom_test_reseal(img, len);
 
 	/* check_header judges the header alone, and passes a good one. */
 	KUNIT_EXPECT_EQ(test, kbloom_image_check_header(dst, img, hdr),
-			c->header ? c->err : 0);
+			c->header ? err : 0);
+	/* The window part, once the header is whole, by itself. */
+	if (c->defect >= KBLOOM_TEST_WIN_RESERVED &&
+	    c->defect <= KBLOOM_TEST_WIN_SPARE_ADDS)
+		KUNIT_EXPECT_EQ(test, kbloom_image_check_window(dst, img, hdr),
+				err);
 	/* The device validates first, then applies: both must agree. */
-	KUNIT_EXPECT_EQ(test, kbloom_image_validate(dst, img, len), c->err);
-	KUNIT_EXPECT_EQ(test, kbloom_image_load(dst, img, len), c->err);
+	KUNIT_EXPECT_EQ(test, kbloom_image_validate(dst, img, len), err);
+	KUNIT_EXPECT_EQ(test, kbloom_image_load(dst, img, len), err);
 
 	/* All or nothing: a rejected image leaves no trace. */
 	KUNIT_EXPECT_TRUE(test, kbloom_test_same(dst, snap));
@@ -395,7 +437,8 @@ static void image_rejects(struct kunit *test)
  * in the host build of the core: one layout, one hash, one CRC.  The
  * type's golden_crc comes from the host build (tests/host, the same
  * steps): 3 blocks, k 5, capacity 20, this seed, "golden-<i % 15>" added
- * for i < 20, then "golden-3" deleted where the type deletes.  Cells at
+ * for i < 20 (a window rotating once before the eleventh), then
+ * "golden-3" deleted where the type deletes.  Cells at
  * 0, 1 and 2 make the cell order part of the CRC.  A change of probing,
  * layout or image format changes it, and then saved images stop loading:
  * update it only together with such a change.
@@ -406,8 +449,12 @@ static void golden_image(struct kunit *test)
 {
 	const struct kbloom_test_type *t = test->param_value;
 	struct kbloom_geometry geo = {
-		.nblocks = 3, .k = 5, .type = t->type,
-		.capacity = 20, .seed = KBLOOM_TEST_GOLDEN_SEED,
+		.nblocks = 3 * kbloom_test_key_block(t), .k = 5,
+		.type = t->type, .capacity = 20,
+		.seed = KBLOOM_TEST_GOLDEN_SEED,
+		.generations = t->generations,
+		.plane_order = t->generations ?
+			       kbloom_plane_order(t->generations) : 0,
 	};
 	struct kbloom_filter *f;
 	char key[16];
@@ -419,20 +466,76 @@ static void golden_image(struct kunit *test)
 	for (i = 0; i < 20; i++) {
 		u32 n = scnprintf(key, sizeof(key), "golden-%u", i % 15);
 
+		/* A window's first ten keys go a generation back. */
+		if (i == 10 && t->generations)
+			KUNIT_EXPECT_EQ(test, kbloom_window_rotate(f), 0);
 		kbloom_add(f, key, n);
 	}
 	if (t->deletes)
 		KUNIT_EXPECT_TRUE(test, kbloom_delete(f, "golden-3", 8));
 	img = kbloom_test_image(test, f, &len);
-	/* The header's layout, byte by byte. */
-	KUNIT_EXPECT_EQ(test, memcmp(img, "KBLM\1\0\x58\0\5\0\0\0", 12), 0);
+	/* The header's layout, byte by byte: version 2, 664 header bytes. */
+	KUNIT_EXPECT_EQ(test, memcmp(img, "KBLM\2\0\x98\2\5\0\0\0", 12), 0);
 	KUNIT_EXPECT_EQ(test, get_unaligned_le32(img + 12), t->type);
-	KUNIT_EXPECT_EQ(test, get_unaligned_le64(img + 16), 3ULL);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le64(img + 16), geo.nblocks);
 	KUNIT_EXPECT_EQ(test, get_unaligned_le64(img + 24),
 			KBLOOM_TEST_GOLDEN_SEED);
 	KUNIT_EXPECT_EQ(test, get_unaligned_le64(img + 32), 20ULL);
 	KUNIT_EXPECT_EQ(test, get_unaligned_le64(img + 48), 20ULL);
+	/* The window part: generations, current plane, live, rotations. */
+	KUNIT_EXPECT_EQ(test, get_unaligned_le32(img + 88), t->generations);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le32(img + 92),
+			t->generations ? 1U : 0U);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le64(img + 104),
+			t->generations ? 1ULL : 0ULL);
 	KUNIT_EXPECT_EQ(test, get_unaligned_le32(img + len - 4), t->golden_crc);
+}
+
+/*
+ * Images saved before windows (version 1: no window part, header_bytes 88)
+ * still load, cell for cell, into the types version 1 had; a version 1
+ * image cannot be a window's.
+ */
+static void version1_loads(struct kunit *test)
+{
+	const struct kbloom_test_type *t = test->param_value;
+	struct kbloom_test_batch *b = kbloom_test_batch(test);
+	struct kbloom_image_header *h;
+	struct kbloom_filter *src, *dst;
+	size_t len, v1_len, hdr = sizeof(*h);
+	struct kbloom_stats st;
+	u8 *img;
+
+	src = kbloom_test_new(test, t, 64, 6, KBLOOM_TEST_SEED);
+	dst = kbloom_test_new(test, t, 64, 6, KBLOOM_TEST_SEED);
+	kbloom_test_add_range(src, b, 0, 1500, true);
+	img = kbloom_test_image(test, src, &len);
+	/* The same image as version 1 wrote it: the window part cut out. */
+	memmove(img + hdr, img + KBLOOM_TEST_HDR, len - KBLOOM_TEST_HDR);
+	v1_len = len - sizeof(struct kbloom_image_window);
+	h = (void *)img;
+	h->version = cpu_to_le16(KBLOOM_IMAGE_VERSION_1);
+	h->header_bytes = cpu_to_le16(hdr);
+	kbloom_test_reseal(img, v1_len);
+	KUNIT_EXPECT_EQ(test, kbloom_image_total_bytes(dst, img), v1_len);
+	if (t->generations) {
+		KUNIT_EXPECT_EQ(test, kbloom_image_check_header(dst, img, hdr),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, kbloom_image_load(dst, img, v1_len),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, kbloom_test_popcount(dst), 0ULL);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, kbloom_image_check_window(dst, img, hdr), 0);
+	KUNIT_ASSERT_EQ(test, kbloom_image_load(dst, img, v1_len), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(dst->words, src->words,
+				     kbloom_test_words(src) * 8), 0);
+	kbloom_get_stats(dst, &st);
+	KUNIT_EXPECT_EQ(test, st.add_calls, 1500ULL);
+	/* A version 1 image one byte short or long is refused as ever. */
+	KUNIT_EXPECT_EQ(test, kbloom_image_load(dst, img, v1_len - 1), -ENODATA);
+	KUNIT_EXPECT_EQ(test, kbloom_image_load(dst, img, v1_len + 1),
+			-EMSGSIZE);
 }
 
 static struct kunit_case kbloom_image_cases[] = {
@@ -441,6 +544,7 @@ static struct kunit_case kbloom_image_cases[] = {
 	KBLOOM_TEST_CASE(image_while_adding),
 	KUNIT_CASE_PARAM(image_rejects, kbloom_test_bad_image_gen_params),
 	KBLOOM_TEST_CASE(golden_image),
+	KBLOOM_TEST_CASE(version1_loads),
 	{}
 };
 

@@ -202,28 +202,34 @@ kbloom_test_filter(struct kunit *test, const struct kbloom_geometry *geo)
 	return f;
 }
 
-/* A filter of type t, nblocks blocks and k probes. */
+/*
+ * A filter of type t with nblocks key blocks (64-byte blocks but for a
+ * window, whose key blocks are P of them) and k probes.
+ */
 static inline struct kbloom_filter *
 kbloom_test_new(struct kunit *test, const struct kbloom_test_type *t,
 		u64 nblocks, u32 k, u64 seed)
 {
+	u64 blocks = nblocks * kbloom_test_key_block(t);
 	struct kbloom_geometry geo;
 
-	KUNIT_ASSERT_EQ(test, kbloom_geometry_from_bits_type(&geo, t->type,
-							     nblocks * 512, k,
-							     0), 0);
-	KUNIT_ASSERT_EQ(test, geo.nblocks, nblocks);
+	KUNIT_ASSERT_EQ(test, kbloom_geometry_from_bits_gen(&geo, t->type,
+							    t->generations,
+							    blocks * 512, k,
+							    0), 0);
+	KUNIT_ASSERT_EQ(test, geo.nblocks, blocks);
 	geo.seed = seed;
 	return kbloom_test_filter(test, &geo);
 }
 
-/* Sized from (n, p) for type t. */
+/* Sized from (n, p) for type t; a window's n keys are g - 1 generations'. */
 static inline struct kbloom_filter *
 kbloom_test_new_rate(struct kunit *test, const struct kbloom_test_type *t,
 		     u64 n, u32 fp_ppb, struct kbloom_geometry *geo)
 {
-	KUNIT_ASSERT_EQ(test, kbloom_geometry_from_rate_type(geo, t->type, n,
-							     fp_ppb), 0);
+	KUNIT_ASSERT_EQ(test, kbloom_geometry_from_rate_gen(geo, t->type,
+							    t->generations, n,
+							    fp_ppb), 0);
 	KUNIT_EXPECT_EQ(test, geo->type, t->type);
 	geo->seed = KBLOOM_TEST_SEED;
 	return kbloom_test_filter(test, geo);
@@ -237,6 +243,40 @@ static inline u64 kbloom_test_words(const struct kbloom_filter *f)
 static inline u32 kbloom_test_cell_max(const struct kbloom_test_type *t)
 {
 	return (1U << t->cell_bits) - 1;
+}
+
+/*
+ * Where repeated adds of one key leave a cell: a counter's maximum, or 1
+ * for a bit and for a window's cell (plane 0, current in a filter that has
+ * not rotated).
+ */
+static inline u32 kbloom_test_add_max(const struct kbloom_test_type *t)
+{
+	return t->generations ? 1 : kbloom_test_cell_max(t);
+}
+
+/*
+ * What merge and intersect make of two cells: a sum stopping at the
+ * maximum and the lower of the two (for bits, or and and); a window's
+ * cells, generation by generation, the union and the common planes.
+ */
+static inline u32 kbloom_test_union(const struct kbloom_test_type *t, u32 a,
+				    u32 b)
+{
+	return t->generations ? a | b : min(a + b, kbloom_test_cell_max(t));
+}
+
+static inline u32 kbloom_test_common(const struct kbloom_test_type *t, u32 a,
+				     u32 b)
+{
+	return t->generations ? a & b : min(a, b);
+}
+
+/* The values a cell of f may hold: a window's live planes. */
+static inline u32 kbloom_test_cell_live(const struct kbloom_filter *f,
+					const struct kbloom_test_type *t)
+{
+	return t->generations ? (u32)f->win.live : kbloom_test_cell_max(t);
 }
 
 static inline u32 kbloom_test_cell(const struct kbloom_filter *f,

@@ -15,6 +15,7 @@ struct kbloom_test_type {
 	u32 type;
 	u32 cell_bits;		/* width of one cell */
 	bool deletes;		/* kbloom_delete() removes keys */
+	u32 generations;	/* windows: g; 0 for the other types */
 	u32 golden_crc;		/* of kbloom_test_golden()'s image */
 	/*
 	 * Bits of memory per key for the host's rate sweeps against the exact
@@ -24,16 +25,29 @@ struct kbloom_test_type {
 };
 
 static const struct kbloom_test_type kbloom_test_types[] = {
-	{ "bits", KBLOOM_TYPE_BITS, 1, false, 0x67c905deU,
+	{ "bits", KBLOOM_TYPE_BITS, 1, false, 0, 0xeb26c634U,
 	  { 6, 8, 10, 12, 16, 20 } },
-	{ "counting", KBLOOM_TYPE_COUNTING, 4, true, 0xb9168db6U,
+	{ "counting", KBLOOM_TYPE_COUNTING, 4, true, 0, 0xaff90845U,
 	  { 8, 10, 12, 16, 32, 40, 48, 64 } },
+	/*
+	 * g = 4: cells of P = 8 planes.  Its budgets count memory per key of
+	 * one generation, so 48 is what 6 bits per key of a bits filter
+	 * have in cells.
+	 */
+	{ "window", KBLOOM_TYPE_WINDOW, 8, false, 4, 0x08bec67cU,
+	  { 48, 64, 80, 96, 128, 160 } },
 };
 
-/* Cells, numbered over the whole array in the uapi's order. */
+/* Cells of a 64-byte block, numbered over the whole array in the uapi's order. */
 static inline u32 kbloom_test_block_cells(const struct kbloom_test_type *t)
 {
 	return KBLOOM_BLOCK_BITS / t->cell_bits;
+}
+
+/* 64-byte blocks of a key block: a window's P, else 1. */
+static inline u32 kbloom_test_key_block(const struct kbloom_test_type *t)
+{
+	return t->generations ? 1U << kbloom_plane_order(t->generations) : 1;
 }
 
 #endif

@@ -284,7 +284,9 @@ static void one_block_per_key(struct kunit *test)
 {
 	const struct kbloom_test_type *t = test->param_value;
 	const u32 keys = KBLOOM_TEST_BLOCK_KEYS, k = KBLOOM_TEST_BLOCK_K;
-	const u32 cells_per_block = kbloom_test_block_cells(t);
+	/* A key block: a window's is P of the 64-byte blocks. */
+	const u32 cells_per_block = kbloom_test_block_cells(t) *
+				    kbloom_test_key_block(t);
 	u32 spread = 0, wrong_block = 0, wrong_cells = 0, unused = 0;
 	u32 cold = 0, hot = 0, not_new = 0;
 	struct kbloom_test_key *key;
@@ -329,7 +331,7 @@ static void one_block_per_key(struct kunit *test)
 								   key->len),
 						       KBLOOM_TEST_BLOCKS, 64);
 		wrong_cells += !set || sum > k ||
-			       (kbloom_test_cell_max(t) >= k && sum != k);
+			       (kbloom_test_add_max(t) >= k && sum != k);
 		total += set;
 		uses[last]++;
 		for (c = 0; c < cells_per_block; c++)
@@ -413,8 +415,9 @@ static void kbloom_test_expect_combined(struct kunit *test,
 		u32 ca = kbloom_test_cell(a, t, i), cx = kbloom_test_cell(x, t, i);
 
 		bad_sum += kbloom_test_cell(u, t, i) !=
-			   min(ca + cx, kbloom_test_cell_max(t));
-		bad_min += kbloom_test_cell(in, t, i) != min(ca, cx);
+			   kbloom_test_union(t, ca, cx);
+		bad_min += kbloom_test_cell(in, t, i) !=
+			   kbloom_test_common(t, ca, cx);
 	}
 	KUNIT_EXPECT_EQ(test, bad_sum, 0ULL);
 	KUNIT_EXPECT_EQ(test, bad_min, 0ULL);
@@ -438,8 +441,12 @@ static void merge_intersect(struct kunit *test)
 	empty = kbloom_test_new(test, t, 100, 7, KBLOOM_TEST_SEED);
 	bytes = kbloom_geometry_bytes(&a->geo);
 	for (i = 0; i < a->geo.nblocks * kbloom_test_block_cells(t); i++) {
-		kbloom_test_set_cell(a, t, i, i % (values * values) % values);
-		kbloom_test_set_cell(x, t, i, i % (values * values) / values);
+		u32 live = kbloom_test_cell_live(a, t);
+
+		kbloom_test_set_cell(a, t, i,
+				     i % (values * values) % values & live);
+		kbloom_test_set_cell(x, t, i,
+				     i % (values * values) / values & live);
 	}
 	memcpy(u->words, a->words, bytes);
 	memcpy(in->words, a->words, bytes);
@@ -532,9 +539,10 @@ static void merge_incompatible(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.add_new, before.add_new);
 
 	/* Capacity and target rate are advice, not layout. */
-	KUNIT_ASSERT_EQ(test, kbloom_geometry_from_bits_type(&geo, t->type,
-							     64 * 512, 7, 999),
-			0);
+	KUNIT_ASSERT_EQ(test, kbloom_geometry_from_bits_gen(&geo, t->type,
+							    t->generations,
+							    dst->geo.nblocks *
+							    512, 7, 999), 0);
 	geo.seed = KBLOOM_TEST_SEED;
 	geo.fp_target_ppb = 12345;
 	KUNIT_EXPECT_TRUE(test, kbloom_compatible(dst,
@@ -623,7 +631,7 @@ static void sticky(struct kunit *test)
 	for (i = 0; i < 20; i++)
 		KUNIT_EXPECT_EQ(test, kbloom_add(f, "sticky", 6), !i);
 	cells = kbloom_test_cells(f, t, 0);
-	at_max = kbloom_test_cells(f, t, kbloom_test_cell_max(t));
+	at_max = kbloom_test_cells(f, t, kbloom_test_add_max(t));
 	KUNIT_ASSERT_GE(test, cells, 1ULL);
 	KUNIT_EXPECT_LE(test, cells, 4ULL);
 	KUNIT_EXPECT_EQ(test, at_max, cells);
