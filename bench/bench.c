@@ -10,7 +10,7 @@
  * lines and are the only thing that decides the exit status.
  *
  * Usage: bench [--quick] [--n N]... [--jsonl PATH] [--plot-data DIR]
- *              [--work DIR] [--before-check-10m NS]
+ *              [--work DIR] [--before-check-10m NS] [--window]
  *              [--before-check-10m-16b NS]
  *        --n replaces the plan's sizes (at most 3) and skips the sweep and
  *        callgrind: for comparing a change to the core at one size.
@@ -18,6 +18,8 @@
  *        issue 13 (also KBLOOM_BENCH_BEFORE_CHECK_10M_NS; the 16-byte one
  *        KBLOOM_BENCH_BEFORE_CHECK_10M_16B_NS), for the target "single
  *        check <= 0.8x before"; without it that ratio is not evaluated.
+ *        --window: only the window filters' rows (window.c): the memory
+ *        table and the speed of a window at the plan's window sizes.
  *        bench --callgrind-child WORKLOAD N   (run by callgrind.c)
  */
 #include <stdarg.h>
@@ -33,6 +35,7 @@
 #include "peer_bpf.h"
 #include "peer_kbloom.h"
 #include "peer_libbloom.h"
+#include "window.h"
 
 #ifndef BENCH_CFLAGS
 #define BENCH_CFLAGS "?"
@@ -52,6 +55,8 @@ struct plan {
 	u64 sweep_bits;		/* filter size of the false-positive sweep */
 	u64 sweep_absent;
 	u64 callgrind_n;	/* 0: no callgrind */
+	u64 window_sizes[2];	/* window keys of the window filter rows */
+	int nwindow;
 };
 
 static const u32 key_sizes[] = { 8, 16 };
@@ -70,6 +75,8 @@ static const struct plan full_plan = {
 	.sweep_bits = 1ULL << 23,
 	.sweep_absent = 2000000,
 	.callgrind_n = 100000,
+	.window_sizes = { 1000000, 10000000 },
+	.nwindow = 2,
 };
 
 static const struct plan quick_plan = {
@@ -85,6 +92,8 @@ static const struct plan quick_plan = {
 	.bpf_fill_budget_s = 1,
 	.sweep_bits = 1ULL << 20,
 	.sweep_absent = 200000,
+	.window_sizes = { 100000, 1000000 },
+	.nwindow = 2,
 };
 
 static bool bpf_usable = true;
@@ -157,11 +166,8 @@ static void check_zero(const char *impl, const char *what, const char *tag,
 		     (unsigned long long)count, unit);
 }
 
-static const char *note_printf(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
 /* A note that lives as long as the results (to the end of the run). */
-static const char *note_printf(const char *fmt, ...)
+const char *note_printf(const char *fmt, ...)
 {
 	char *note = NULL;
 	va_list ap;
@@ -669,7 +675,7 @@ int main(int argc, char **argv)
 	struct plan plan = full_plan;
 	struct key_set added, absent, fresh;
 	u64 t0 = bench_now_ns();
-	bool only_sizes = false;
+	bool only_sizes = false, only_window = false;
 	double before8 = before_arg("KBLOOM_BENCH_BEFORE_CHECK_10M_NS");
 	double before16 = before_arg("KBLOOM_BENCH_BEFORE_CHECK_10M_16B_NS");
 	u64 sizes[3];
@@ -682,6 +688,8 @@ int main(int argc, char **argv)
 					       strtoull(argv[i + 2], NULL, 0));
 		if (!strcmp(argv[i], "--quick")) {
 			plan = quick_plan;
+		} else if (!strcmp(argv[i], "--window")) {
+			only_window = true;
 		} else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
 			only_sizes = true;
 			if (nsizes < 3)
@@ -702,7 +710,7 @@ int main(int argc, char **argv)
 			before16 = strtod(argv[++i], NULL);
 		} else {
 			fprintf(stderr, "usage: %s [--quick] [--n N]... "
-				"[--jsonl PATH] [--plot-data DIR] "
+				"[--window] [--jsonl PATH] [--plot-data DIR] "
 				"[--work DIR] [--before-check-10m NS] "
 				"[--before-check-10m-16b NS]\n", argv[0]);
 			return 2;
@@ -716,7 +724,7 @@ int main(int argc, char **argv)
 	report_set_before_check_10m(8, before8);
 	report_set_before_check_10m(16, before16);
 
-	for (k = 0; k < ARRAY_SIZE(key_sizes); k++) {
+	for (k = 0; k < ARRAY_SIZE(key_sizes) && !only_window; k++) {
 		u64 nmax = 0, nfresh = 0;
 		u64 nabsent = bench_max(plan.queries_max / 2,
 					plan.sweep_absent);
@@ -744,7 +752,13 @@ int main(int argc, char **argv)
 		keys_free(&absent);
 		keys_free(&fresh);
 	}
-	if (plan.callgrind_n && !only_sizes) {
+	if (!only_sizes) {
+		window_memory_table();
+		for (s = 0; s < plan.nwindow; s++)
+			window_run(plan.window_sizes[s], plan.repeats,
+				   plan.quick);
+	}
+	if (plan.callgrind_n && !only_sizes && !only_window) {
 		printf("== callgrind: %llu operations per workload\n",
 		       (unsigned long long)plan.callgrind_n);
 		fflush(stdout);
@@ -753,6 +767,7 @@ int main(int argc, char **argv)
 
 	report_print_table();
 	report_print_ratios(plan.quick);
+	window_report();
 	report_check(!report_write_jsonl(jsonl), "jsonl-written", "%s",
 		     jsonl);
 	report_check(!report_write_plot_data(plotdir), "plot-data-written",

@@ -111,10 +111,15 @@ struct result {
 	double fp_theory;
 	u64 fp_queries;			/* absent keys behind fp_measured */
 	double instr_per_op;		/* callgrind; 0 unless measured */
+	u32 generations;		/* window filters' g; 0 otherwise */
+	double fp_target;		/* rate it was sized for; 0: by bits */
 	const char *note;		/* NULL or a caveat for the reader */
 };
 
 double median(const double *v, int n);
+/* A printf'd note that lives to the end of the run (bench.c). */
+const char *note_printf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
 /* report.c */
 struct result *report_add(const struct result *r);

@@ -398,6 +398,10 @@ static void json_result(FILE *f, const struct result *r)
 		(unsigned long long)r->ops_timed);
 	json_num(f, "instr_per_op", r->instr_per_op > 0 ? r->instr_per_op
 							: NAN, "%.2f");
+	json_num(f, "generations", r->generations ? r->generations : NAN,
+		 "%.0f");
+	json_num(f, "fp_target", r->fp_target > 0 ? r->fp_target : NAN,
+		 "%.8g");
 	fputc(',', f);
 	json_str(f, "note", r->note);
 	fprintf(f, "}\n");
