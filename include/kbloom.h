@@ -63,6 +63,22 @@ struct kbl;
  * A zero k means the best k for the geometry.  bits and bits_per_key count
  * memory whatever the type: a counting filter of the same bits holds a
  * quarter as many cells (see include/uapi/linux/kbloom.h).
+ *
+ * A window filter (type KBLOOM_TYPE_WINDOW) has generations 2 to
+ * KBLOOM_GENERATIONS_MAX and rotates every rotate_ms milliseconds
+ * (KBLOOM_ROTATE_MS_MIN to KBLOOM_ROTATE_MS_MAX), after rotate_every keys
+ * added to its current generation (1 to KBLOOM_ROTATE_EVERY_MAX), both, or
+ * neither (0: only kbl_rotate() rotates it).  Its capacity counts the keys
+ * of generations - 1 generations, the window the guarantee covers, and
+ * fp_ppb is the rate of the whole window; with rotate_every and no size,
+ * the module takes capacity = (generations - 1) * rotate_every at 1 %.
+ * Other types need all three 0.
+ *
+ * The struct grows only at its end.  kbl_create() is a macro that passes
+ * sizeof(*spec) to kbl_create_sized(), which reads the fields that fit in
+ * that size and takes the rest as 0; a program built against an older
+ * libkbloom calls the function kbl_create(), which reads only the fields
+ * of version 0.1.0 (up to type), so it keeps working unchanged.
  */
 struct kbl_spec {
 	uint64_t capacity;	/* keys the filter is designed for */
@@ -73,8 +89,17 @@ struct kbl_spec {
 	uint32_t bits_per_key;
 	uint32_t mode;		/* node permission bits, 0 = 0600 */
 	int use_seed;
-	uint32_t type;		/* KBLOOM_TYPE_BITS (0) or _COUNTING */
+	uint32_t type;		/* KBLOOM_TYPE_BITS (0), _COUNTING, _WINDOW */
+	/* Since 0.2 (issue 15): window filters. */
+	uint32_t generations;	/* window: 2..63; else 0 */
+	uint32_t pad;		/* 0 */
+	uint64_t rotate_ms;	/* window: timer period, 0 = none */
+	uint64_t rotate_every;	/* window: adds per generation, 0 = none */
 };
+
+/* The size of struct kbl_spec in libkbloom 0.1.0, which had no windows. */
+#define KBL_SPEC_SIZE_0_1	(offsetof(struct kbl_spec, type) + \
+				 sizeof(uint32_t))
 
 /* 0 when name is a valid filter name (1-31 of [A-Za-z0-9._-]). */
 int kbl_check_name(const char *name);
@@ -83,7 +108,18 @@ int kbl_node_path(const char *name, char *buf, size_t size);
 /* A buffer size kbl_node_path() always fits in for a valid name. */
 #define KBL_NODE_PATH_MAX	(sizeof(KBL_DEV_DIR) + KBLOOM_NAME_MAX + 1)
 
-int kbl_create(const char *name, const struct kbl_spec *spec);
+/*
+ * Creates the filter.  size is sizeof the caller's struct kbl_spec: at
+ * least KBL_SPEC_SIZE_0_1 (else -EINVAL); fields past it read as 0, and
+ * bytes past this library's struct must be 0 (else -E2BIG).  The
+ * parameters are judged by the module (-EINVAL for any out of range).
+ */
+int kbl_create_sized(const char *name, const struct kbl_spec *spec,
+		     size_t size);
+/* 0.1.0's entry point: kbl_create_sized(name, spec, KBL_SPEC_SIZE_0_1). */
+int (kbl_create)(const char *name, const struct kbl_spec *spec);
+#define kbl_create(name, spec) \
+	kbl_create_sized((name), (spec), sizeof(*(spec)))
 int kbl_destroy(const char *name);
 
 /*
@@ -140,20 +176,37 @@ int kbl_delete_one(struct kbl *f, const void *key, size_t len);
 int kbl_clear(struct kbl *f);
 /*
  * dst |= src and dst &= src (counters: added, saturating, and the lower of
- * the two); -EXDEV when the filters differ in blocks, k, seed or type.
+ * the two; window generations by age, current into current); -EXDEV when
+ * the filters differ in blocks, k, seed, type or generations.
  */
 int kbl_merge(struct kbl *dst, const struct kbl *src);
 int kbl_intersect(struct kbl *dst, const struct kbl *src);
 int kbl_info(const struct kbl *f, struct kbloom_info *info);
+/*
+ * Window filters: kbl_rotate() rotates now (the oldest generation is
+ * emptied and a clean one becomes current; needs O_RDWR) and returns once
+ * the retired generation is empty; kbl_window_info() fills *info with the
+ * rotation settings and state and, newest first, each generation's keys
+ * added, cells set, estimated keys and fill.  Both are -EOPNOTSUPP on a
+ * filter that is not a window.
+ */
+int kbl_rotate(struct kbl *f);
+int kbl_window_info(const struct kbl *f, struct kbloom_window_info *info);
 /* Feeds back what the real lookups behind CHECK answers found. */
 int kbl_report(struct kbl *f, uint64_t false_positives,
 	       uint64_t true_positives, uint64_t true_negatives);
 
-/* Size in bytes of the image of a filter with this geometry. */
+/*
+ * Size in bytes of the image the module writes of a filter with this
+ * geometry: version 2, a header and its window part, the cells, a CRC.
+ */
 uint64_t kbl_image_size(const struct kbloom_info *info);
 /*
  * Streams the filter's image to out_fd.  Returns the number of bytes
- * written or a negative errno.
+ * written or a negative errno: -ESTALE when a CLEAR, INTERSECT, image load
+ * or (window filters) a rotation rewrote the filter during the read, in
+ * which case what reached out_fd is no image: start again (kbloomctl save
+ * retries a few times into a fresh file).
  */
 int64_t kbl_save(const struct kbl *f, int out_fd);
 /*
@@ -161,6 +214,7 @@ int64_t kbl_save(const struct kbl *f, int out_fd);
  * nothing.  Image errnos: ENOEXEC (not a kbloom image), EPROTO (version),
  * EINVAL (bad header field), EXDEV (geometry, type or seed differs), ENODATA
  * (truncated), EMSGSIZE (longer than its header says), EBADMSG (CRC).
+ * Version 1 images (bits and counting filters) load as well as version 2.
  */
 int kbl_load(struct kbl *f, int in_fd);
 
@@ -180,7 +234,8 @@ uint64_t kbl_ioctl_count(const struct kbl *f);
  * ENODEV: the filter was destroyed, see include/uapi/linux/kbloom.h, and
  * ENOMEM), or EPROTO for a header this library does not know: a wrong
  * magic or version, a header shorter than struct kbloom_map_header, a page
- * size not this machine's, a geometry (type, k, nblocks) the module's
+ * size not this machine's, a geometry (type, k, nblocks, and for a window
+ * generations and plane_order) the module's
  * core refuses, or cells_offset, cells_bytes and map_bytes that do not
  * describe page-aligned cells of nblocks * 64 bytes ending in the last
  * page.  Nothing is mapped after a failure: checks keep using ioctls.
@@ -192,7 +247,10 @@ uint64_t kbl_ioctl_count(const struct kbl *f);
  * batch) reads the header's sequence count before and after; when a
  * CLEAR, INTERSECT or image load rewrote the filter meanwhile (the count
  * was odd or moved), that check is asked of the module with an ioctl
- * instead.  When the filter has been destroyed (KBLOOM_MAP_DEAD) they
+ * instead.  A window filter's check also reads the header's live planes
+ * once (acquire) inside that sequence check, so it sees the generations
+ * live at that moment: a rotation needs no fallback.  When the filter has
+ * been destroyed (KBLOOM_MAP_DEAD) they
  * return -ENODEV, as the ioctl would.  Mapped checks read the keys in
  * the caller: a bad key pointer faults there instead of giving -EFAULT
  * (a NULL kbl_check_one() key is still -EFAULT).  Every other call, and
@@ -214,7 +272,10 @@ void kbl_unmap(struct kbl *f);
 int kbl_mapped(const struct kbl *f);
 const struct kbloom_map_header *kbl_map_header(const struct kbl *f);
 
-/* "bits" or "counting"; "unknown" for a type this library does not know. */
+/*
+ * "bits", "counting" or "window"; "unknown" for a type this library does
+ * not know.
+ */
 const char *kbl_type_name(uint32_t type);
 
 /*

@@ -114,28 +114,52 @@ static int request_name(char *field, const char *name)
 	return ret;
 }
 
-int kbl_create(const char *name, const struct kbl_spec *spec)
+int kbl_create_sized(const char *name, const struct kbl_spec *spec_arg,
+		     size_t size)
 {
 	struct kbloom_create req;
+	struct kbl_spec spec;
+	size_t i;
 	int ret;
 
 	memset(&req, 0, sizeof(req));
 	ret = request_name(req.name, name);
 	if (ret)
 		return ret;
-	if (!spec)
+	if (!spec_arg || size < KBL_SPEC_SIZE_0_1)
 		return -EINVAL;
-	req.capacity = spec->capacity;
-	req.bits = spec->bits;
-	req.seed = spec->seed;
-	req.fp_ppb = spec->fp_ppb;
-	req.k = spec->k;
-	req.bits_per_key = spec->bits_per_key;
-	req.node_mode = spec->mode;
-	req.type = spec->type;
-	if (spec->use_seed)
+	/*
+	 * A caller's struct may be older (shorter: the missing fields are 0)
+	 * or newer (longer: what this library cannot pass on must be 0, or
+	 * the caller would get a filter other than the one asked for).
+	 */
+	for (i = sizeof(spec); i < size; i++)
+		if (((const unsigned char *)spec_arg)[i])
+			return -E2BIG;
+	memset(&spec, 0, sizeof(spec));
+	memcpy(&spec, spec_arg, size < sizeof(spec) ? size : sizeof(spec));
+	if (spec.pad)
+		return -EINVAL;
+	req.capacity = spec.capacity;
+	req.bits = spec.bits;
+	req.seed = spec.seed;
+	req.fp_ppb = spec.fp_ppb;
+	req.k = spec.k;
+	req.bits_per_key = spec.bits_per_key;
+	req.node_mode = spec.mode;
+	req.type = spec.type;
+	req.generations = spec.generations;
+	req.rotate_ms = spec.rotate_ms;
+	req.rotate_every = spec.rotate_every;
+	if (spec.use_seed)
 		req.flags |= KBLOOM_CREATE_SEED;
 	return control_ioctl(KBLOOM_CTL_CREATE, &req);
+}
+
+/* The 0.1.0 entry point, for programs built before kbl_spec grew. */
+int (kbl_create)(const char *name, const struct kbl_spec *spec)
+{
+	return kbl_create_sized(name, spec, KBL_SPEC_SIZE_0_1);
 }
 
 int kbl_destroy(const char *name)
@@ -655,6 +679,17 @@ int kbl_info(const struct kbl *f, struct kbloom_info *info)
 	return do_ioctl(f, KBLOOM_IOC_GET_INFO, info);
 }
 
+int kbl_rotate(struct kbl *f)
+{
+	return do_ioctl(f, KBLOOM_IOC_ROTATE, NULL);
+}
+
+int kbl_window_info(const struct kbl *f, struct kbloom_window_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return do_ioctl(f, KBLOOM_IOC_GET_WINDOW, info);
+}
+
 int kbl_report(struct kbl *f, uint64_t false_positives,
 	       uint64_t true_positives, uint64_t true_negatives)
 {
@@ -670,7 +705,25 @@ int kbl_report(struct kbl *f, uint64_t false_positives,
 uint64_t kbl_image_size(const struct kbloom_info *info)
 {
 	return sizeof(struct kbloom_image_header) +
+	       sizeof(struct kbloom_image_window) +
 	       info->nblocks * KBLOOM_IMAGE_BLOCK + KBLOOM_IMAGE_TRAILER;
+}
+
+/*
+ * The length of the image whose header is hdr, from its own fields (a
+ * version 1 image has no window part), or 0 when they cannot describe one
+ * (the module then says why).
+ */
+static uint64_t image_length(const struct kbloom_image_header *hdr)
+{
+	uint64_t cells, len;
+
+	if (__builtin_mul_overflow(le64toh(hdr->nblocks),
+				   (uint64_t)KBLOOM_IMAGE_BLOCK, &cells) ||
+	    __builtin_add_overflow(cells, (uint64_t)le16toh(hdr->header_bytes) +
+				   KBLOOM_IMAGE_TRAILER, &len))
+		return 0;
+	return len;
 }
 
 /* Reads until len bytes or the end of input; bytes read or -errno. */
@@ -802,6 +855,10 @@ int kbl_load(struct kbl *f, int in_fd)
 	ret = copy_stream(in_fd, f->fd, buf, &total);
 	free(buf);
 	total += (uint64_t)head;
+	/* A whole header says how long its image is, whatever its version. */
+	if ((size_t)head == sizeof(hdr) &&
+	    le32toh(hdr.magic) == KBLOOM_IMAGE_MAGIC && image_length(&hdr))
+		want = image_length(&hdr);
 	if (!ret && total < want) {
 		if ((size_t)head < sizeof(hdr.magic) ||
 		    ((size_t)head < sizeof(hdr) &&
@@ -820,6 +877,8 @@ const char *kbl_type_name(uint32_t type)
 		return "bits";
 	case KBLOOM_TYPE_COUNTING:
 		return "counting";
+	case KBLOOM_TYPE_WINDOW:
+		return "window";
 	default:
 		return "unknown";
 	}
@@ -850,6 +909,8 @@ static const struct {
 	{ "kbl_save", "save filter" },
 	{ "kbl_load", "load an image into filter" },
 	{ "kbl_map", "map filter" },
+	{ "kbl_rotate", "rotate filter" },
+	{ "kbl_window_info", "get window information on filter" },
 };
 
 /*
@@ -900,7 +961,21 @@ static const char *kbl_reason(int err, const char *call, const char *name)
 		if (!strcmp(call, "kbl_open"))
 			return "the filter is being destroyed";
 		break;
+	case EOPNOTSUPP:
+		/* The errno is the type's refusal; the call says which. */
+		if (!strncmp(call, "kbl_delete", 10))
+			return "not a counting filter: delete needs one";
+		if (!strcmp(call, "kbl_rotate") ||
+		    !strcmp(call, "kbl_window_info"))
+			return "not a window filter";
+		break;
+	case E2BIG:
+		if (!strcmp(call, "kbl_create"))
+			return "filter larger than the module allows, or a struct kbl_spec with fields this libkbloom does not know";
+		break;
 	}
+	if (err == EINVAL && !strcmp(call, "kbl_create"))
+		return "invalid parameters (a size: capacity and rate, bits, or capacity and bits per key; k 1 to 16; a window needs 2 to 63 generations, rotate_ms 0 or 10 to 2^31, rotate_every 0 to 2^48, and other types none of them)";
 	return kbl_strerror(err);
 }
 
@@ -948,7 +1023,7 @@ const char *kbl_strerror(int err)
 		/* Images (kbl_load) and mappings (kbl_map) both say it. */
 		return "unknown kbloom image version or filter mapping layout (module and libkbloom versions differ?)";
 	case EXDEV:
-		return "filters or image differ in geometry, type or seed";
+		return "filters or image differ in geometry, type, seed or generations";
 	case ENODATA:
 		return "truncated kbloom image";
 	case EMSGSIZE:
@@ -966,7 +1041,9 @@ const char *kbl_strerror(int err)
 	case ENOTTY:
 		return "not a kbloom device";
 	case EOPNOTSUPP:
-		return "not a counting filter: delete needs one";
+		return "not supported by this filter's type (delete needs a counting filter, rotate a window filter)";
+	case ESTALE:
+		return "the filter was rewritten (clear, intersect, load or rotation) during the read; read again";
 	default:
 		return strerror(err);
 	}

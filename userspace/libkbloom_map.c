@@ -13,10 +13,20 @@
  * meanwhile and the answer may mix two states, so the caller asks the
  * module instead.  The core's READ_ONCE() is a relaxed load in userspace,
  * which is why the ordering is made here with __atomic builtins.
+ *
+ * A window filter's rotation does not move the count: it stores the
+ * header's live planes once, and only then clears the retired plane.  So
+ * each check loads live (acquire) once, after the count, and runs the
+ * core's lookup on a view of the filter whose win.live is that value:
+ * a view on the caller's stack, not the shared struct, because a handle's
+ * mapped checks may run in several threads at once, each with its own
+ * moment's live planes.
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -50,6 +60,12 @@ int kbl_map_header_check(const struct kbloom_map_header *hdr, size_t len,
 	geo.type = hdr->type;
 	geo.capacity = hdr->capacity;
 	geo.seed = hdr->seed;
+	geo.generations = hdr->generations;
+	geo.plane_order = hdr->plane_order;
+	/*
+	 * For a window also generations and plane_order, which the lookup
+	 * trusts (a key block of 2^plane_order lines).
+	 */
 	if (kbloom_geometry_validate(&geo))
 		return -EPROTO;
 	/* Validated: nblocks <= 2^31, so nblocks * 64 cannot overflow. */
@@ -106,6 +122,9 @@ int kbl_map_attach(const void *base, size_t len, struct kbl_map **out)
 	m->filter.geo.seed = hdr->seed;
 	m->filter.geo.k = hdr->k;
 	m->filter.geo.type = hdr->type;
+	m->filter.geo.generations = hdr->generations;
+	m->filter.geo.plane_order = hdr->plane_order;
+	m->filter.win.planes = hdr->generations ? hdr->generations + 1 : 0;
 	/* Read-only: only the lookups, which write nothing, are used. */
 	m->filter.words = (u64 *)((const char *)base + hdr->cells_offset);
 	m->filter.counts = NULL;
@@ -165,13 +184,35 @@ const struct kbloom_map_header *kbl_map_hdr(const struct kbl_map *m)
 	return m->hdr;
 }
 
-/* The reader's side of the sequence count: 0, -ENODEV or -EAGAIN. */
-static int read_begin(const struct kbl_map *m, uint64_t *seq)
+/*
+ * The reader's side of the sequence count: 0, -ENODEV or -EAGAIN.  *f is
+ * the filter to look up in: the mapping's own, or for a window a view of
+ * it in *view with the live planes of this moment.
+ */
+static int read_begin(const struct kbl_map *m, uint64_t *seq,
+		      struct kbloom_filter *view,
+		      const struct kbloom_filter **f)
 {
 	*seq = __atomic_load_n(&m->hdr->sequence, __ATOMIC_ACQUIRE);
 	if (map_dead(m->hdr))
 		return -ENODEV;
-	return *seq & 1 ? -EAGAIN : 0;
+	if (*seq & 1)
+		return -EAGAIN;
+	*f = &m->filter;
+	if (m->filter.geo.type == KBLOOM_TYPE_WINDOW) {
+		/*
+		 * All but the window state, whose plane_adds the lookup
+		 * never reads: a copy of a few words per check, not 600
+		 * bytes.
+		 */
+		memcpy(view, &m->filter, offsetof(struct kbloom_filter, win));
+		view->win.planes = m->filter.win.planes;
+		view->win.cur = 0;
+		view->win.live = __atomic_load_n(&m->hdr->live,
+						 __ATOMIC_ACQUIRE);
+		*f = view;
+	}
+	return 0;
 }
 
 /* True when the cells read since read_begin() may mix two states. */
@@ -184,14 +225,16 @@ static bool read_moved(const struct kbl_map *m, uint64_t seq)
 
 int kbl_map_check_one(const struct kbl_map *m, const void *key, size_t len)
 {
+	const struct kbloom_filter *f;
+	struct kbloom_filter view;
 	uint64_t seq;
 	bool maybe;
 	int ret;
 
-	ret = read_begin(m, &seq);
+	ret = read_begin(m, &seq, &view, &f);
 	if (ret)
 		return ret;
-	maybe = kbloom_lookup(&m->filter, key, (u32)len);
+	maybe = kbloom_lookup(f, key, (u32)len);
 	return read_moved(m, seq) ? -EAGAIN : maybe;
 }
 
@@ -200,15 +243,17 @@ static int check_chunk(const struct kbl_map *m, const struct kbloom_key *keys,
 		       size_t n, uint64_t *bits, uint64_t *hits)
 {
 	unsigned long res[BITS_TO_LONGS(KBL_MAP_CHUNK)];
+	const struct kbloom_filter *f;
+	struct kbloom_filter view;
 	uint64_t seq;
 	size_t i;
 	u32 found;
 	int ret;
 
-	ret = read_begin(m, &seq);
+	ret = read_begin(m, &seq, &view, &f);
 	if (ret)
 		return ret;
-	found = kbloom_lookup_batch(&m->filter, keys, (u32)n, res);
+	found = kbloom_lookup_batch(f, keys, (u32)n, res);
 	if (read_moved(m, seq))
 		return -EAGAIN;
 	/* Longs of 32 or 64 bits, into words of 64. */

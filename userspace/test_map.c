@@ -17,6 +17,7 @@
 
 #define SUITE	"libkbloom-map"
 #define NKEYS	5000
+#define WINDOW_GENERATIONS	4
 
 static size_t page;
 
@@ -33,6 +34,15 @@ static int key_of(char *buf, size_t size, const char *tag, int i)
 	return snprintf(buf, size, "%s-%d", tag, i);
 }
 
+/* The module's side of a mapping: the cells, and a window's live planes. */
+static void sync_cells(struct mapping_bytes *m)
+{
+	memcpy(m->base + page, m->src.words, m->hdr->cells_bytes);
+	m->hdr->live = m->src.geo.type == KBLOOM_TYPE_WINDOW ?
+		       m->src.win.live : 0;
+	m->hdr->rotations = m->src.win.rotations;
+}
+
 /* A filter of type with keys "in-<i>", i < NKEYS, and its mapping bytes. */
 static const char *build(struct mapping_bytes *m, uint32_t type)
 {
@@ -41,8 +51,16 @@ static const char *build(struct mapping_bytes *m, uint32_t type)
 	int i, n;
 
 	memset(m, 0, sizeof(*m));
-	EXPECT(!kbloom_geometry_from_rate_type(&geo, type, NKEYS, 10000000),
-	       "geometry");
+	/*
+	 * A window of 4 generations, sized for NKEYS per generation: its
+	 * NKEYS keys all go to the current one.
+	 */
+	EXPECT(!kbloom_geometry_from_rate_gen(&geo, type,
+					      type == KBLOOM_TYPE_WINDOW ?
+					      WINDOW_GENERATIONS : 0,
+					      type == KBLOOM_TYPE_WINDOW ?
+					      NKEYS * (WINDOW_GENERATIONS - 1) :
+					      NKEYS, 10000000), "geometry");
 	geo.seed = 0x1234567890abcdefULL;
 	EXPECT(!kbloom_filter_init(&m->src, &geo), "filter");
 	for (i = 0; i < NKEYS; i++) {
@@ -66,7 +84,9 @@ static const char *build(struct mapping_bytes *m, uint32_t type)
 	m->hdr->cells_bytes = kbloom_geometry_bytes(&geo);
 	m->hdr->map_bytes = m->len;
 	m->hdr->page_size = page;
-	memcpy(m->base + page, m->src.words, m->hdr->cells_bytes);
+	m->hdr->generations = geo.generations;
+	m->hdr->plane_order = geo.plane_order;
+	sync_cells(m);
 	return NULL;
 }
 
@@ -92,7 +112,8 @@ SPOIL(version_new, h->version = KBLOOM_MAP_VERSION + 1)
 SPOIL(version_zero, h->version = 0)
 SPOIL(header_short, h->header_bytes = sizeof(*h) - 8)
 SPOIL(page_size, h->page_size = page * 4)
-SPOIL(type, h->type = 2)
+SPOIL(type, h->type = KBLOOM_TYPE_WINDOW + 1)
+SPOIL(type_window, h->type = KBLOOM_TYPE_WINDOW)
 SPOIL(k_zero, h->k = 0)
 SPOIL(k_big, h->k = KBLOOM_K_MAX + 1)
 SPOIL(nblocks_zero, h->nblocks = 0)
@@ -105,15 +126,18 @@ SPOIL(map_bytes_unaligned, h->map_bytes -= 64)
 SPOIL(map_bytes_short, h->map_bytes -= page)
 SPOIL(map_bytes_long, h->map_bytes += page)
 SPOIL(map_bytes_wrap, h->cells_offset = UINT64_MAX - page + 1)
+SPOIL(generations_on_bits, h->generations = 4)
+SPOIL(plane_order_on_bits, h->plane_order = 3)
 
 static const struct bad_header bad_headers[] = {
 #define BAD(name) { #name, spoil_##name }
 	BAD(magic), BAD(version_new), BAD(version_zero), BAD(header_short),
-	BAD(page_size), BAD(type), BAD(k_zero), BAD(k_big),
+	BAD(page_size), BAD(type), BAD(type_window), BAD(k_zero), BAD(k_big),
 	BAD(nblocks_zero), BAD(nblocks_huge), BAD(nblocks_more),
 	BAD(cells_bytes), BAD(cells_offset_unaligned), BAD(cells_offset_zero),
 	BAD(map_bytes_unaligned), BAD(map_bytes_short), BAD(map_bytes_long),
-	BAD(map_bytes_wrap),
+	BAD(map_bytes_wrap), BAD(generations_on_bits),
+	BAD(plane_order_on_bits),
 #undef BAD
 };
 
@@ -138,21 +162,39 @@ static const char *test_header_good(void)
 	return NULL;
 }
 
+/* A window's header, spoiled: the same -EPROTO. */
+SPOIL(window_generations_zero, h->generations = 0)
+SPOIL(window_generations_one, h->generations = 1)
+SPOIL(window_generations_big, h->generations = KBLOOM_GENERATIONS_MAX + 1)
+SPOIL(window_plane_order_low, h->plane_order--)
+SPOIL(window_plane_order_high, h->plane_order++)
+SPOIL(window_generations_other_planes, h->generations = 8)
+SPOIL(window_as_bits, h->type = KBLOOM_TYPE_BITS)
+
+static const struct bad_header bad_window_headers[] = {
+#define BAD(name) { #name, spoil_##name }
+	BAD(window_generations_zero), BAD(window_generations_one),
+	BAD(window_generations_big), BAD(window_plane_order_low),
+	BAD(window_plane_order_high), BAD(window_generations_other_planes),
+	BAD(window_as_bits),
+#undef BAD
+};
+
 /* One case per bad field, so each rejection has its own PASS or FAIL. */
-static void test_header_bad(void)
+static void header_bad(const struct bad_header *bad, size_t n, uint32_t type)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(bad_headers) / sizeof(bad_headers[0]); i++) {
+	for (i = 0; i < n; i++) {
 		char name[64];
 		struct mapping_bytes m;
 		struct kbl_map *map = NULL;
-		const char *why = build(&m, KBLOOM_TYPE_BITS);
+		const char *why = build(&m, type);
 		int check, attach;
 
-		snprintf(name, sizeof(name), "header-%s", bad_headers[i].what);
+		snprintf(name, sizeof(name), "header-%s", bad[i].what);
 		if (!why) {
-			bad_headers[i].spoil(m.hdr);
+			bad[i].spoil(m.hdr);
 			check = kbl_map_header_check(m.hdr, m.len, page);
 			attach = kbl_map_attach(m.base, m.len, &map);
 			if (check != -EPROTO || attach != -EPROTO || map)
@@ -162,6 +204,15 @@ static void test_header_bad(void)
 		}
 		vt_report(SUITE, name, why);
 	}
+}
+
+static void test_header_bad(void)
+{
+	header_bad(bad_headers, sizeof(bad_headers) / sizeof(bad_headers[0]),
+		   KBLOOM_TYPE_BITS);
+	header_bad(bad_window_headers,
+		   sizeof(bad_window_headers) / sizeof(bad_window_headers[0]),
+		   KBLOOM_TYPE_WINDOW);
 }
 
 static const char *test_attach_short(void)
@@ -204,8 +255,9 @@ static bool bit(const uint64_t *w, size_t i)
  * Keys "in-<i>" and "out-<i>": the one-key, packed and pointer checks of
  * the mapping must give the core's own answer for each, chunk by chunk.
  */
-static const char *compare(const struct kbl_map *map,
-			   const struct kbloom_filter *src)
+static const char *compare_keys(const struct kbl_map *map,
+				const struct kbloom_filter *src,
+				bool in_present)
 {
 	static char data[KBL_MAP_CHUNK * 32];
 	const void *ptrs[KBL_MAP_CHUNK];
@@ -258,17 +310,27 @@ static const char *compare(const struct kbl_map *map,
 			       (unsigned long long)hits,
 			       (unsigned long long)hits2,
 			       (unsigned long long)want_hits);
-			if (!t)
+			if (!t && in_present)
 				EXPECT(hits == (uint64_t)n,
 				       "false negatives in chunk %d", base);
 			else
 				maybe += hits;
 		}
 	}
-	/* Sized for 1 %: far more than 5 % of absent keys would be a bug. */
-	EXPECT(maybe < NKEYS / 20, "%llu of %d absent keys maybe",
-	       (unsigned long long)maybe, NKEYS);
+	/*
+	 * Sized for 1 %: far more than 5 % of absent keys (the "out" keys,
+	 * and the "in" ones too once they expired) would be a bug.
+	 */
+	EXPECT(maybe < (in_present ? NKEYS : 2 * NKEYS) / 20,
+	       "%llu of %d absent keys maybe", (unsigned long long)maybe,
+	       in_present ? NKEYS : 2 * NKEYS);
 	return NULL;
+}
+
+static const char *compare(const struct kbl_map *map,
+			   const struct kbloom_filter *src)
+{
+	return compare_keys(map, src, true);
 }
 
 static const char *answers(uint32_t type)
@@ -296,9 +358,78 @@ static const char *test_answers_counting(void)
 	return answers(KBLOOM_TYPE_COUNTING);
 }
 
+static const char *expect_all(const struct kbl_map *map, int want);
+
+static const char *test_answers_window(void)
+{
+	return answers(KBLOOM_TYPE_WINDOW);
+}
+
 /*
- * want: -EAGAIN (a rewrite running), -ENODEV (dead), or 1: the present
- * key "in-1" found by each call.
+ * Rotation by rotation, the mapped answers follow the header's live
+ * planes and the cells as the module leaves them: equal to the core's
+ * own lookup each time, every key found for g - 1 rotations and gone
+ * (but for false positives) after g.
+ */
+static const char *test_window_rotations(void)
+{
+	struct mapping_bytes m;
+	struct kbl_map *map;
+	const char *why = build(&m, KBLOOM_TYPE_WINDOW);
+	int r;
+
+	if (why)
+		return why;
+	EXPECT(!kbl_map_attach(m.base, m.len, &map), "attach");
+	for (r = 1; r <= WINDOW_GENERATIONS && !why; r++) {
+		EXPECT(!kbloom_window_rotate(&m.src), "rotate");
+		sync_cells(&m);
+		why = compare_keys(map, &m.src, r < WINDOW_GENERATIONS);
+		if (why) {
+			static char msg[256];
+
+			snprintf(msg, sizeof(msg), "after %d rotations: %s",
+				 r, why);
+			why = msg;
+		}
+	}
+	kbl_map_close(map);
+	unbuild(&m);
+	return why;
+}
+
+/*
+ * The live planes come from the header at each check, not from the
+ * attach: with the current plane out of live (cells unchanged), the keys
+ * added to it are absent, through each call; put back, found again.
+ */
+static const char *test_window_live_from_header(void)
+{
+	struct mapping_bytes m;
+	struct kbl_map *map;
+	const char *why = build(&m, KBLOOM_TYPE_WINDOW);
+	uint64_t live;
+
+	if (why)
+		return why;
+	EXPECT(!kbl_map_attach(m.base, m.len, &map), "attach");
+	live = m.hdr->live;
+	EXPECT(live & 1, "plane 0 not live at creation: 0x%llx",
+	       (unsigned long long)live);
+	__atomic_store_n(&m.hdr->live, live & ~1ULL, __ATOMIC_RELEASE);
+	why = expect_all(map, 0);
+	if (!why) {
+		__atomic_store_n(&m.hdr->live, live, __ATOMIC_RELEASE);
+		why = expect_all(map, 1);
+	}
+	kbl_map_close(map);
+	unbuild(&m);
+	return why;
+}
+
+/*
+ * want: -EAGAIN (a rewrite running), -ENODEV (dead), or 1 / 0: the
+ * key "in-1" found / not found by each call.
  */
 static const char *expect_all(const struct kbl_map *map, int want)
 {
@@ -309,16 +440,22 @@ static const char *expect_all(const struct kbl_map *map, int want)
 	uint64_t bits[1], hits;
 	int r;
 
+	int found = want;
+
 	r = kbl_map_check_one(map, key, 4);
 	EXPECT(r == want, "one: %d, want %d", r, want);
 	/* The chunk calls say 0 where the one-key call says 1 or 0. */
 	want = want < 0 ? want : 0;
 	r = kbl_map_check_packed(map, key, &len, 1, bits, &hits);
 	EXPECT(r == want, "packed: %d, want %d", r, want);
-	EXPECT(r || (bits[0] == 1 && hits == 1), "packed: not found");
+	EXPECT(r || (bits[0] == (uint64_t)found && hits == (uint64_t)found),
+	       "packed: bits %llu, hits %llu, want %d",
+	       (unsigned long long)bits[0], (unsigned long long)hits, found);
 	r = kbl_map_check_ptrs(map, &ptr, &plen, 1, bits, &hits);
 	EXPECT(r == want, "pointers: %d, want %d", r, want);
-	EXPECT(r || (bits[0] == 1 && hits == 1), "pointers: not found");
+	EXPECT(r || (bits[0] == (uint64_t)found && hits == (uint64_t)found),
+	       "pointers: bits %llu, hits %llu, want %d",
+	       (unsigned long long)bits[0], (unsigned long long)hits, found);
 	return NULL;
 }
 
@@ -449,6 +586,9 @@ static const struct vt_case cases[] = {
 	VT_NAMED("attach-dead", test_attach_dead),
 	VT_NAMED("answers-bits", test_answers_bits),
 	VT_NAMED("answers-counting", test_answers_counting),
+	VT_NAMED("answers-window", test_answers_window),
+	VT_NAMED("window-rotations", test_window_rotations),
+	VT_NAMED("window-live-from-header", test_window_live_from_header),
 	VT_NAMED("sequence-odd", test_sequence_odd),
 	VT_NAMED("dead-after-attach", test_dead_after_attach),
 	VT_NAMED("open-memfd", test_open_memfd),

@@ -29,6 +29,45 @@ static void expect(const char *name, const char *got, const char *want)
 	}
 }
 
+/*
+ * kbl_create_sized() judges the caller's struct before any device is
+ * opened: each rejection returns before the control node, so the errno
+ * here is the library's own, module or not.
+ */
+static void expect_errno(const char *name, int got, int want)
+{
+	char why[64];
+
+	snprintf(why, sizeof(why), "%d", got);
+	expect(name, got == want ? "ok" : why, "ok");
+}
+
+static void spec_cases(void)
+{
+	unsigned char big[sizeof(struct kbl_spec) + 16];
+	struct kbl_spec spec = { .capacity = 1000, .fp_ppb = 10000000 };
+
+	expect_errno("create-sized-short",
+		     kbl_create_sized("w", &spec, KBL_SPEC_SIZE_0_1 - 1),
+		     -EINVAL);
+	expect_errno("create-sized-null", kbl_create_sized("w", NULL,
+							   sizeof(spec)),
+		     -EINVAL);
+	memset(big, 0, sizeof(big));
+	memcpy(big, &spec, sizeof(spec));
+	big[sizeof(spec) + 3] = 1;
+	expect_errno("create-sized-unknown-field",
+		     kbl_create_sized("w", (const struct kbl_spec *)big,
+				      sizeof(big)), -E2BIG);
+	spec.pad = 1;
+	expect_errno("create-pad", kbl_create("w", &spec), -EINVAL);
+	/* 0.1.0's entry point never reads the pad (nor anything after type). */
+	expect_errno("create-0.1-ignores-new-fields",
+		     (kbl_create)("w", &spec) == -EINVAL ? -EINVAL : 0, 0);
+	expect("spec-size-0.1", KBL_SPEC_SIZE_0_1 == 48 ? "ok" : "changed",
+	       "ok");
+}
+
 int main(void)
 {
 	char buf[256], tiny[12];
@@ -42,7 +81,35 @@ int main(void)
 	       "cannot create filter 'users': a filter with that name exists");
 	m = kbl_error_message(-EXDEV, "kbl_merge", "a", buf, sizeof(buf));
 	expect("merge-exdev", m,
-	       "cannot merge into filter 'a': filters or image differ in geometry, type or seed");
+	       "cannot merge into filter 'a': filters or image differ in geometry, type, seed or generations");
+	/* EOPNOTSUPP is a type's refusal: the call says which type it needs. */
+	m = kbl_error_message(-EOPNOTSUPP, "kbl_delete", "a", buf, sizeof(buf));
+	expect("delete-not-counting", m,
+	       "cannot delete keys from filter 'a': not a counting filter: delete needs one");
+	m = kbl_error_message(-EOPNOTSUPP, "kbl_delete_one", "a", buf,
+			      sizeof(buf));
+	expect("delete-one-not-counting", m,
+	       "cannot delete a key from filter 'a': not a counting filter: delete needs one");
+	m = kbl_error_message(-EOPNOTSUPP, "kbl_rotate", "a", buf, sizeof(buf));
+	expect("rotate-not-window", m,
+	       "cannot rotate filter 'a': not a window filter");
+	m = kbl_error_message(-EOPNOTSUPP, "kbl_window_info", "a", buf,
+			      sizeof(buf));
+	expect("window-info-not-window", m,
+	       "cannot get window information on filter 'a': not a window filter");
+	expect("strerror-eopnotsupp", kbl_strerror(-EOPNOTSUPP),
+	       "not supported by this filter's type (delete needs a counting filter, rotate a window filter)");
+	m = kbl_error_message(-EINVAL, "kbl_create", "w", buf, sizeof(buf));
+	expect("create-invalid", m,
+	       "cannot create filter 'w': invalid parameters (");
+	expect("create-invalid-generations", m,
+	       "a window needs 2 to 63 generations, rotate_ms 0 or 10 to 2^31, rotate_every 0 to 2^48");
+	m = kbl_error_message(-ESTALE, "kbl_save", "w", buf, sizeof(buf));
+	expect("save-stale", m,
+	       "cannot save filter 'w': the filter was rewritten (clear, intersect, load or rotation) during the read; read again");
+	expect("type-window", kbl_type_name(KBLOOM_TYPE_WINDOW), "window");
+	expect("type-unknown", kbl_type_name(KBLOOM_TYPE_WINDOW + 1),
+	       "unknown");
 	m = kbl_error_message(-ENODEV, "kbl_add", "a", buf, sizeof(buf));
 	expect("add-destroyed", m,
 	       "cannot add keys to filter 'a': the filter was destroyed");
@@ -56,6 +123,8 @@ int main(void)
 			      sizeof(tiny));
 	expect("truncated-to-buffer", m == tiny && strlen(tiny) ==
 	       sizeof(tiny) - 1 ? "ok" : tiny, "ok");
+
+	spec_cases();
 
 	if (access(KBL_CONTROL_PATH, F_OK) == 0) {
 		printf("SKIP: messages/open-module-missing: %s exists here\n",
