@@ -10,33 +10,56 @@
 
 #include "kbloomctl.h"
 
-/* The type is named only when it is what differs between the two. */
-static void describe_geometry(const struct kbloom_info *in, bool type,
-			      char *buf, size_t size)
+/* A window's generations, 0 for other types or when GET_WINDOW fails. */
+static uint32_t generations_of(const struct kbl *f,
+			       const struct kbloom_info *in)
 {
-	snprintf(buf, size, "%s%s%llu bits, k %u, seed 0x%llx",
-		 type ? kbl_type_name(in->type) : "", type ? ", " : "",
-		 in->bits, in->k, in->seed);
+	struct kbloom_window_info win;
+
+	if (in->type != KBLOOM_TYPE_WINDOW || kbl_window_info(f, &win))
+		return 0;
+	return win.generations;
+}
+
+/*
+ * The type is named only when it is what differs between the two; a
+ * window's generations always are, since they must match too.
+ */
+static void describe_geometry(const struct kbloom_info *in, uint32_t gens,
+			      bool type, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s%s%llu bits, k %u, seed 0x%llx",
+			 type ? kbl_type_name(in->type) : "",
+			 type ? ", " : "", in->bits, in->k, in->seed);
+
+	if (gens && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - n, ", %u generations", gens);
 }
 
 static int fail_incompatible(const struct kbl *dst,
 			     const struct kbl *src)
 {
 	struct kbloom_info a, b;
-	char ga[96], gb[96];
+	char ga[128], gb[128], opt[32] = "";
+	uint32_t gen_a, gen_b;
 	bool types_differ;
 
 	if (kbl_info(dst, &a) || kbl_info(src, &b))
-		return fail("filters '%s' and '%s' are not compatible (they need the same type, --bits, --k and --seed)",
+		return fail("filters '%s' and '%s' are not compatible (they need the same type, --bits, --k and --seed, and for windows --generations)",
 			    kbl_name(dst), kbl_name(src));
 	types_differ = a.type != b.type;
-	describe_geometry(&a, types_differ, ga, sizeof(ga));
-	describe_geometry(&b, types_differ, gb, sizeof(gb));
+	gen_a = generations_of(dst, &a);
+	gen_b = generations_of(src, &b);
+	describe_geometry(&a, gen_a, types_differ, ga, sizeof(ga));
+	describe_geometry(&b, gen_b, types_differ, gb, sizeof(gb));
+	if (a.type == KBLOOM_TYPE_COUNTING)
+		snprintf(opt, sizeof(opt), " --counting");
+	else if (a.type == KBLOOM_TYPE_WINDOW)
+		snprintf(opt, sizeof(opt), " --generations %u", gen_a);
 	return fail("filters '%s' (%s) and '%s' (%s) are not compatible%s: create them with the same --bits %llu --k %u --seed 0x%llx%s",
 		    kbl_name(dst), ga, kbl_name(src), gb,
-		    types_differ ? " (a bits and a counting filter never combine)" : "",
-		    a.bits, a.k, a.seed,
-		    a.type == KBLOOM_TYPE_COUNTING ? " --counting" : "");
+		    types_differ ? " (filters of different types never combine)" : "",
+		    a.bits, a.k, a.seed, opt);
 }
 
 static int combine(const struct command *cmd, int argc, char **argv,
@@ -98,10 +121,12 @@ const struct command cmd_merge = {
 "\n"
 "Makes DST the union of DST and SRC: every key added to either may be\n"
 "found in DST afterwards (counting filters add their counters, stopping\n"
-"at 15).  SRC is unchanged.  The filters must have the same type, size, k\n"
-"and seed (create the second with --bits, --k and --seed of the first,\n"
-"and --counting if it has it; see kbloomctl info).  Needs write access to\n"
-"DST and read access to SRC.\n"
+"at 15; window filters merge generation by age, SRC's newest into DST's\n"
+"newest and so on).  SRC is unchanged.  The filters must have the same\n"
+"type, size, k and seed, and windows the same generations (create the\n"
+"second with --bits, --k and --seed of the first, and --counting or\n"
+"--generations if it has them; see kbloomctl info); windows may rotate on\n"
+"different schedules.  Needs write access to DST and read access to SRC.\n"
 "\n"
 "Example:\n"
 "  kbloomctl merge users-all users-today\n",
@@ -115,7 +140,8 @@ const struct command cmd_intersect = {
 "Usage: kbloomctl intersect [-q] DST SRC\n"
 "\n"
 "Keeps in DST only the bits also set in SRC (counting filters keep the\n"
-"lower of each pair of counters): a key added to both is still found; the\n"
+"lower of each pair of counters, windows AND generation by generation, by\n"
+"age): a key added to both is still found; the\n"
 "false-positive rate of the result can be above that of an intersection\n"
 "built from scratch.  Same compatibility and access rules as merge.\n"
 "\n"

@@ -50,6 +50,8 @@ static int fail_too_big(const char *name, uint64_t bytes)
 
 static const char create_usage[] =
 "Usage: kbloomctl create NAME SIZE [--counting] [--seed S] [--mode MODE] [-q]\n"
+"       kbloomctl create NAME [SIZE] --generations G [--window DURATION]\n"
+"                        [--rotate-every N] [--seed S] [--mode MODE] [-q]\n"
 "\n"
 "Creates the filter NAME, reachable as /dev/kbloom/NAME.  SIZE is one of:\n"
 "  --capacity N --fp RATE            N keys at a target false-positive rate\n"
@@ -61,8 +63,10 @@ static const char create_usage[] =
 "  -C, --counting        a counting filter: 4-bit counters instead of bits,\n"
 "                        so that keys can be deleted (kbloomctl delete); for\n"
 "                        the same rate it takes 4.4 to 5 times the memory\n"
-"  -n, --capacity N      keys the filter is designed for (1000, 10k, 1M, 1e6)\n"
-"  -p, --fp RATE         target false-positive rate: 1%, 0.01 or 1e-3\n"
+"  -n, --capacity N      keys the filter is designed for (1000, 10k, 1M, 1e6);\n"
+"                        for a window, the keys added in one window\n"
+"  -p, --fp RATE         target false-positive rate: 1%, 0.01 or 1e-3; for a\n"
+"                        window, the rate of the whole window when it is full\n"
 "  -b, --bits B          total memory bits (k, M, G; Ki, Mi, Gi suffixes)\n"
 "  -c, --bits-per-key C  memory bits per key of capacity (1-64)\n"
 "  -k, --k K             probes per key, 1-16 (default: the best for the size)\n"
@@ -70,26 +74,59 @@ static const char create_usage[] =
 "                        merge, intersect and load need equal seeds\n"
 "  -m, --mode MODE       permission bits of /dev/kbloom/NAME, octal\n"
 "                        (default 0600); read access allows check, info and\n"
-"                        save, write access allows add, clear and load\n"
+"                        save, write access allows add, clear, rotate and load\n"
 "  -q, --quiet           print nothing on success\n"
+"\n"
+"Window filters (keys that expire):\n"
+"  -g, --generations G   a sliding window of G generations (2-63): adds go to\n"
+"                        the newest, checks look at all of them, and each\n"
+"                        rotation empties the oldest and makes it the newest\n"
+"  -w, --window DURATION rotate by time (500ms, 90s, 10m, 1h, 2d): DURATION is\n"
+"                        the guaranteed window, so the filter rotates every\n"
+"                        DURATION / (G - 1), rounded up to a millisecond\n"
+"                        (10ms to 2^31 ms)\n"
+"  -r, --rotate-every N  rotate after N keys added to the newest generation\n"
+"                        (100k, 1M; 1 to 2^48); without a SIZE, the window\n"
+"                        holds (G - 1) * N keys at --fp 1%\n"
+"  With neither, only kbloomctl rotate rotates it; with both, whichever comes\n"
+"  first.  A key is found (no false negative) for at least the window:\n"
+"  (G - 1) periods of --window after it was added, and while fewer than\n"
+"  (G - 1) * N further keys were added; after G rotations it is gone, but\n"
+"  for false positives.  Its memory counts all G generations and one more\n"
+"  being emptied: a cell holds P bits, P the power of two above G.\n"
 "\n"
 "The sizing is the module's own (see: kbloomctl size).  Creating filters\n"
 "needs write access to /dev/kbloom-control (root by default).\n"
 "\n"
 "Examples:\n"
 "  kbloomctl create users --capacity 1M --fp 0.1% --mode 0644\n"
-"  kbloomctl create sessions --counting --capacity 100k --fp 1%\n";
+"  kbloomctl create sessions --counting --capacity 100k --fp 1%\n"
+"  kbloomctl create recent --window 1h --generations 6 --capacity 1M --fp 0.1%\n"
+"  kbloomctl create seen --generations 4 --rotate-every 100k\n";
 
-static void print_created(const char *name, const struct sizing *planned)
+/* "counting ", "window " or "": the word a message puts before "filter". */
+static const char *type_word(uint32_t type)
 {
+	return type == KBLOOM_TYPE_COUNTING ? "counting " :
+	       type == KBLOOM_TYPE_WINDOW ? "window " : "";
+}
+
+static void print_created(const char *name, const struct sizing *planned,
+			  const struct kbl_spec *spec)
+{
+	struct kbloom_window_info win;
 	struct kbloom_info info;
 	struct kbl *f;
-	char bytes[32], rate[32];
+	char bytes[32], rate[32], rot[96];
 	uint64_t bits = planned->nblocks * 512, capacity = planned->capacity;
 	uint32_t k = planned->k, design = planned->fp_ppb, mode = 0;
 	uint32_t type = planned->type;
 	uint64_t nblocks = planned->nblocks;
 
+	memset(&win, 0, sizeof(win));
+	win.generations = spec->generations;
+	win.rotate_ms = spec->rotate_ms;
+	win.rotate_every = spec->rotate_every;
 	/* The module's own numbers when the node is readable. */
 	if (!kbl_open(name, O_RDONLY, &f)) {
 		if (!kbl_info(f, &info)) {
@@ -101,18 +138,26 @@ static void print_created(const char *name, const struct sizing *planned)
 			design = info.fp_design_ppb;
 			mode = info.node_mode;
 		}
+		if (type == KBLOOM_TYPE_WINDOW && kbl_window_info(f, &win)) {
+			win.generations = spec->generations;
+			win.rotate_ms = spec->rotate_ms;
+			win.rotate_every = spec->rotate_every;
+		}
 		kbl_close(f);
 	}
-	printf("created %sfilter '%s': %" PRIu64 " bits (%s",
-	       type == KBLOOM_TYPE_COUNTING ? "counting " : "", name, bits,
-	       fmt_bytes(bits / 8, bytes, sizeof(bytes)));
+	printf("created %sfilter '%s': %" PRIu64 " bits (%s", type_word(type),
+	       name, bits, fmt_bytes(bits / 8, bytes, sizeof(bytes)));
 	if (type == KBLOOM_TYPE_COUNTING)
 		printf(", %" PRIu64 " counters",
-		       filter_cells(nblocks, type));
+		       filter_cells(nblocks, type, 0));
 	printf("), k %u", k);
 	if (capacity)
 		printf(", capacity %" PRIu64 ", design false-positive rate %s",
 		       capacity, fmt_ppb(design, rate, sizeof(rate)));
+	if (type == KBLOOM_TYPE_WINDOW)
+		printf(", %u generations, rotates %s", win.generations,
+		       fmt_rotation(win.generations, win.rotate_ms,
+				    win.rotate_every, rot, sizeof(rot)));
 	printf(", %s/%s", KBL_DEV_DIR, name);
 	if (mode)
 		printf(" mode %04o", mode);
@@ -131,18 +176,24 @@ static int run_create(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "counting", no_argument, NULL, 'C' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "generations", required_argument, NULL, 'g' },
+		{ "rotate-every", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct command *cmd = &cmd_create;
 	struct kbl_spec spec = { 0 };
+	uint64_t window_ms = 0;
 	struct sizing planned;
 	bool quiet = false;
 	const char *name;
 	int c, ret;
 
-	while ((c = parse_options(cmd, argc, argv, ":n:p:b:c:k:s:m:qC",
-				  opts)) != -1) {
+	while ((c = parse_options(cmd, argc, argv,
+				  ":n:p:b:c:k:s:m:qCw:g:r:", opts)) != -1) {
 		ret = size_option(cmd, &spec, c);
+		if (ret == 1)
+			ret = window_option(cmd, &spec, &window_ms, c);
 		if (ret == 0)
 			continue;
 		if (ret != 1)
@@ -178,14 +229,25 @@ static int run_create(int argc, char **argv)
 	name = argv[optind];
 	if (kbl_check_name(name))
 		return fail_name(name);
+	if (window_finish(cmd, &spec, window_ms))
+		return EXIT_ERR;
 
 	if (spec.bits && (spec.fp_ppb || spec.bits_per_key))
 		return usage_error(cmd, "--bits cannot be combined with --fp or --bits-per-key");
 	if (spec.fp_ppb && spec.bits_per_key)
 		return usage_error(cmd, "--fp and --bits-per-key are two ways of sizing: give one");
+	/*
+	 * A window rotating by count holds (g - 1) * N keys in its window:
+	 * that is its capacity unless one is given (the module's rule too).
+	 * g - 1 <= 62 and N <= 2^48: no overflow.
+	 */
+	if (spec.rotate_every && !spec.capacity && !spec.bits)
+		spec.capacity = spec.rotate_every * (spec.generations - 1);
 	if (!spec.bits && !spec.bits_per_key && !spec.fp_ppb) {
 		if (!spec.capacity)
-			return usage_error(cmd, "give a size: --capacity N [--fp RATE], --bits B, or --capacity N --bits-per-key C");
+			return usage_error(cmd, spec.generations ?
+					   "give a size: --capacity N [--fp RATE] (the keys of one window), --bits B, --capacity N --bits-per-key C, or --rotate-every N (a window of (G - 1) * N keys)" :
+					   "give a size: --capacity N [--fp RATE], --bits B, or --capacity N --bits-per-key C");
 		if (spec.k)
 			return usage_error(cmd, "--k needs --bits or --bits-per-key (with --fp, k is chosen for the rate)");
 		spec.fp_ppb = DEFAULT_FP_PPB;
@@ -199,8 +261,10 @@ static int run_create(int argc, char **argv)
 	/* The module's sizing code, run here first for a precise message. */
 	ret = sizing_from_spec(&planned, &spec);
 	if (ret == -E2BIG)
-		return fail("filter '%s' would exceed the largest filter kbloom can hold (2^31 blocks, 128 GiB); ask for fewer keys or a higher rate",
-			    name);
+		return fail("filter '%s' would exceed the largest filter kbloom can hold (2^31 blocks, 128 GiB); ask for fewer keys or a higher rate%s",
+			    name, spec.generations ?
+			    " (a window's memory counts all its generations)" :
+			    "");
 	if (ret)
 		return usage_error(cmd, "this size is out of range (see: kbloomctl size)");
 
@@ -215,10 +279,13 @@ static int run_create(int argc, char **argv)
 			return fail("the name '%s' is reserved by the module (%s/%s is a module-wide file); choose another name",
 				    name, KBL_SYSFS_DIR, name);
 	}
+	if (ret == -EINVAL && spec.generations)
+		return fail("cannot create window filter '%s': the module rejected its window parameters (is it older than kbloomctl %s, without window filters? see: kbloomctl help create)",
+			    name, kbl_version());
 	if (ret)
 		return fail_control(ret, name, "create");
 	if (!quiet)
-		print_created(name, &planned);
+		print_created(name, &planned, &spec);
 	return EXIT_OK;
 }
 
@@ -360,14 +427,75 @@ static bool list_info(const char *name, struct kbloom_info *info)
 	return true;
 }
 
-static void list_json_entry(const struct kbloom_info *info, const char *node)
+/*
+ * A sysfs array, newest generation first, into n of the generations' u64
+ * (field 0 add_calls, 1 est_keys) or u32 (fill_ppb) fields.
+ */
+static bool sysfs_gen_array(const char *name, const char *attr,
+			    struct kbloom_window_info *w, int field)
+{
+	char path[256], buf[4096], *p, *end;
+	uint32_t i;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", KBL_SYSFS_DIR, name, attr);
+	if (read_value_file(path, buf, sizeof(buf)) < 0)
+		return false;
+	p = buf;
+	for (i = 0; i < w->generations; i++) {
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if (end == p || errno) {
+			errno = EPROTO;
+			return false;
+		}
+		p = end;
+		if (field == 0)
+			w->gen[i].add_calls = v;
+		else if (field == 1)
+			w->gen[i].est_keys = v;
+		else
+			w->gen[i].fill_ppb = (uint32_t)v;
+	}
+	return true;
+}
+
+/* A window's settings and state from its sysfs files. */
+static bool list_window(const char *name, struct kbloom_window_info *w)
+{
+	uint64_t g, v[4];
+
+	memset(w, 0, sizeof(*w));
+	if (!sysfs_value(name, "generations", &g) ||
+	    !sysfs_value(name, "rotate_ms", &v[0]) ||
+	    !sysfs_value(name, "rotate_every", &v[1]) ||
+	    !sysfs_value(name, "rotations", &v[2]) ||
+	    !sysfs_value(name, "next_rotation_ms", &v[3]))
+		return false;
+	w->rotate_ms = v[0];
+	w->rotate_every = v[1];
+	w->rotations = v[2];
+	w->next_rotation_ms = v[3];
+	w->generations = g > KBLOOM_GENERATIONS_MAX ? KBLOOM_GENERATIONS_MAX :
+						      (uint32_t)g;
+	w->plane_order = plane_order_of(w->generations);
+	return sysfs_gen_array(name, "gen_add_calls", w, 0) &&
+	       sysfs_gen_array(name, "gen_est_keys", w, 1) &&
+	       sysfs_gen_array(name, "gen_fill_ppb", w, 2);
+}
+
+static void list_json_entry(const struct kbloom_info *info,
+			    const struct kbloom_window_info *win,
+			    const char *node)
 {
 	printf("{\"name\":");
 	json_string(stdout, info->name);
 	json_text("node", node);
 	json_text("type", kbl_type_name(info->type));
 	json_u64("bits", info->bits);
-	json_u64("cells", filter_cells(info->nblocks, info->type));
+	json_u64("cells", filter_cells(info->nblocks, info->type,
+				       win->generations));
 	json_u64("bytes", info->bytes);
 	json_u64("k", info->k);
 	json_u64("capacity", info->capacity);
@@ -378,7 +506,27 @@ static void list_json_entry(const struct kbloom_info *info, const char *node)
 	json_u64("fill_ppb", info->fill_ppb);
 	json_u64("fp_now_ppb", info->fp_now_ppb);
 	json_bool("saturated", info->saturated);
+	json_window(win, false);
 	putchar('}');
+}
+
+/* The TYPE column: the type, and for a window how it rotates. */
+static void list_type(const struct kbloom_info *info,
+		      const struct kbloom_window_info *w)
+{
+	char rot[96], next[32];
+
+	fputs(kbl_type_name(info->type), stdout);
+	if (info->type != KBLOOM_TYPE_WINDOW)
+		return;
+	printf(" (%u generations, rotates %s, %" PRIu64 " rotations",
+	       w->generations, fmt_rotation(w->generations, w->rotate_ms,
+					    w->rotate_every, rot, sizeof(rot)),
+	       (uint64_t)w->rotations);
+	if (w->rotate_ms)
+		printf(", next in %s",
+		       fmt_ms(w->next_rotation_ms, next, sizeof(next)));
+	putchar(')');
 }
 
 static int run_list(int argc, char **argv)
@@ -418,6 +566,7 @@ static int run_list(int argc, char **argv)
 		       "NAME", "BITS", "MEMORY", "K", "CAPACITY", "KEYS(EST)",
 		       "FILL", "FP NOW", "TYPE");
 	for (i = 0; i < n; i++) {
+		struct kbloom_window_info win;
 		struct kbloom_info info;
 		char node[KBL_NODE_PATH_MAX];
 		char mem[32], fill[32], fp[32];
@@ -426,7 +575,10 @@ static int run_list(int argc, char **argv)
 			printf("%s\n", names[i]);
 			continue;
 		}
-		if (!list_info(names[i], &info)) {
+		memset(&win, 0, sizeof(win));
+		if (!list_info(names[i], &info) ||
+		    (info.type == KBLOOM_TYPE_WINDOW &&
+		     !list_window(names[i], &win))) {
 			/* Destroyed while we listed: not an error. */
 			if (errno == ENOENT || errno == ENODEV)
 				continue;
@@ -438,17 +590,17 @@ static int run_list(int argc, char **argv)
 		if (json) {
 			if (i)
 				putchar(',');
-			list_json_entry(&info, node);
+			list_json_entry(&info, &win, node);
 			continue;
 		}
-		printf("%-31s %12llu %10s %3u %12llu %12llu %7s %9s %s%s\n",
+		printf("%-31s %12llu %10s %3u %12llu %12llu %7s %9s ",
 		       names[i], info.bits,
 		       fmt_bytes(info.bytes, mem, sizeof(mem)), info.k,
 		       info.capacity, info.est_keys,
 		       fmt_ppb(info.fill_ppb, fill, sizeof(fill)),
-		       fmt_ppb(info.fp_now_ppb, fp, sizeof(fp)),
-		       kbl_type_name(info.type),
-		       info.saturated ? "  saturated" : "");
+		       fmt_ppb(info.fp_now_ppb, fp, sizeof(fp)));
+		list_type(&info, &win);
+		printf("%s\n", info.saturated ? "  saturated" : "");
 	}
 	if (json)
 		printf("]\n");
@@ -469,8 +621,12 @@ const struct command cmd_list = {
 "Lists every filter (from /sys/class/kbloom/, readable by every user):\n"
 "name, size in bits of memory, probes per key, capacity, estimated\n"
 "distinct keys, share of cells set (bits, or counters above 0), the\n"
-"false-positive rate of the cells as they are now, and the type: bits, or\n"
-"counting (keys can be deleted).\n"
+"false-positive rate of the cells as they are now, and the type: bits,\n"
+"counting (keys can be deleted), or window (keys expire: its generations,\n"
+"how it rotates, the rotations so far and the time to the next one).\n"
+"For a window, capacity and keys count the whole window and a cell is set\n"
+"when any live generation set it; --json adds each generation's keys\n"
+"added, estimated keys and fill, newest first.\n"
 "\n"
 "Options:\n"
 "  -j, --json    one JSON array of objects\n"

@@ -50,6 +50,31 @@ static int fail_save_path(const char *file, int err)
 	return rc;
 }
 
+/*
+ * A save that meets a rewrite of the filter (ESTALE: most often a window's
+ * rotation, which may come every 10 ms) starts again from the beginning
+ * of an empty output, this many times at most.
+ */
+#define SAVE_TRIES	5
+
+/*
+ * kbl_save() into out, again after ESTALE while out can be emptied and
+ * rewound (a regular file; not a pipe).  *tries receives the attempts
+ * made.
+ */
+static int64_t save_retrying(const struct kbl *f, int out, int *tries)
+{
+	int64_t n = -ESTALE;
+
+	for (*tries = 0; *tries < SAVE_TRIES && n == -ESTALE;) {
+		if (*tries && (ftruncate(out, 0) || lseek(out, 0, SEEK_SET)))
+			break;
+		++*tries;
+		n = kbl_save(f, out);
+	}
+	return n;
+}
+
 static int run_save(int argc, char **argv)
 {
 	const struct command *cmd = &cmd_save;
@@ -57,7 +82,7 @@ static int run_save(int argc, char **argv)
 	const char *name, *file;
 	struct kbl *f = NULL;
 	bool quiet = false, to_stdout;
-	int out = -1, rc = EXIT_ERR;
+	int out = -1, rc = EXIT_ERR, tries;
 	int64_t n;
 
 	if (parse_flag_option(cmd, argc, argv, 'q', "quiet", &quiet))
@@ -90,13 +115,16 @@ static int run_save(int argc, char **argv)
 			goto out;
 		}
 	}
-	n = kbl_save(f, out);
+	n = save_retrying(f, out, &tries);
 	if (n < 0) {
 		if (n == -ENODEV || n == -EACCES || n == -EPERM)
 			fail_filter((int)n, name, "save");
+		else if (n == -ESTALE && tries < SAVE_TRIES)
+			fail("cannot save filter '%s' to %s: it was rotated, cleared, intersected or loaded while being saved, and %s cannot be rewound to start again (save to a FILE, which retries)",
+			     name, file, file);
 		else if (n == -ESTALE)
-			fail("cannot save filter '%s': it was cleared, merged or loaded while being saved (try again)",
-			     name);
+			fail("cannot save filter '%s': it was rotated, cleared, intersected or loaded during each of %d attempts (a window that rotates faster than a save takes? try again, or save when it rotates less often)",
+			     name, SAVE_TRIES);
 		else
 			fail("cannot save filter '%s' to %s: %s", name, file,
 			     kbl_strerror((int)n));
@@ -144,7 +172,11 @@ const struct command cmd_save = {
 "cells, with a CRC32C) to FILE, or to stdout when FILE is -.  FILE is written\n"
 "under a temporary name and renamed, so it is never left half written.\n"
 "Keys added during the save may or may not be in the image; keys added\n"
-"before it are.  Needs read access.\n"
+"before it are.  A window filter's image holds its live generations,\n"
+"which one is current, its rotations and the time since the last one; a\n"
+"rotation (or a clear, intersect or load) during the save starts it again\n"
+"from the beginning, up to 5 times (into a FILE or a regular file on\n"
+"stdout; a pipe cannot be rewound).  Needs read access.\n"
 "\n"
 "Example:\n"
 "  kbloomctl save users /var/lib/kbloom/users.kbloom\n",
@@ -157,25 +189,60 @@ static bool read_header(int fd, struct kbloom_image_header *hdr)
 	       le32toh(hdr->magic) == KBLOOM_IMAGE_MAGIC;
 }
 
-static int fail_geometry(const char *file, const char *name,
+/*
+ * The generations of the image whose header is hdr: those of its window
+ * part (version 2 and after), 0 for a version 1 image or when unreadable.
+ */
+static uint32_t image_generations(int fd,
+				  const struct kbloom_image_header *hdr)
+{
+	struct kbloom_image_window win;
+
+	if (le16toh(hdr->version) < KBLOOM_IMAGE_VERSION ||
+	    le16toh(hdr->header_bytes) < sizeof(*hdr) + sizeof(win) ||
+	    pread(fd, &win, sizeof(win), sizeof(*hdr)) != (ssize_t)sizeof(win))
+		return 0;
+	return le32toh(win.generations);
+}
+
+/* " --counting", " --generations G" or "": create's option for a type. */
+static const char *type_option(uint32_t type, uint32_t generations,
+			       char *buf, size_t size)
+{
+	if (type == KBLOOM_TYPE_COUNTING)
+		snprintf(buf, size, " --counting");
+	else if (type == KBLOOM_TYPE_WINDOW)
+		snprintf(buf, size, " --generations %u", generations);
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
+static int fail_geometry(const char *file, const char *name, int fd,
 			 const struct kbloom_image_header *hdr,
-			 const struct kbloom_info *info)
+			 const struct kbl *f, const struct kbloom_info *info)
 {
 	unsigned long long bits = le64toh(hdr->nblocks) * 512;
 	unsigned long long seed = le64toh(hdr->seed);
 	unsigned int k = le32toh(hdr->k);
 	uint32_t type = le32toh(hdr->type);
+	uint32_t gens = image_generations(fd, hdr);
+	struct kbloom_window_info win;
+	char opt[32];
 
+	type_option(type, gens, opt, sizeof(opt));
 	if (type != info->type)
 		return fail("image type differs from filter '%s': %s holds a %s filter, the filter is a %s one (create it with: kbloomctl create NAME%s --bits %llu --k %u --seed 0x%llx, or use load --create)",
 			    name, file, kbl_type_name(type),
-			    kbl_type_name(info->type),
-			    type == KBLOOM_TYPE_COUNTING ? " --counting" : "",
-			    bits, k, seed);
+			    kbl_type_name(info->type), opt, bits, k, seed);
+	if (type == KBLOOM_TYPE_WINDOW && !kbl_window_info(f, &win) &&
+	    win.generations != gens)
+		return fail("image generations differ from filter '%s': %s has %u generations, the filter %u (create it with: kbloomctl create NAME%s --bits %llu --k %u --seed 0x%llx, or use load --create)",
+			    name, file, gens, win.generations, opt, bits, k,
+			    seed);
 	return fail("image geometry differs from filter '%s': %s has %llu bits, k %u, seed 0x%llx; the filter has %llu bits, k %u, seed 0x%llx (create it with the same --bits/--k/--seed: kbloomctl create NAME%s --bits %llu --k %u --seed 0x%llx)",
 		    name, file, bits, k, seed, info->bits, info->k, info->seed,
-		    type == KBLOOM_TYPE_COUNTING ? " --counting" : "",
-		    bits, k, seed);
+		    opt, bits, k, seed);
 }
 
 static int fail_image(int err, const char *file, int fd, const char *name,
@@ -192,15 +259,16 @@ static int fail_image(int err, const char *file, int fd, const char *name,
 			    file, name);
 	case EPROTO:
 		if (have_hdr)
-			return fail("%s is a kbloom image of version %u, which this module does not read (it reads version %d); filter '%s' is unchanged",
-				    file, le16toh(hdr.version),
-				    KBLOOM_IMAGE_VERSION, name);
+			return fail("%s is a kbloom image of version %u, which this module does not read (kbloomctl %s writes version %d and reads 1 to %d); filter '%s' is unchanged",
+				    file, le16toh(hdr.version), kbl_version(),
+				    KBLOOM_IMAGE_VERSION, KBLOOM_IMAGE_VERSION,
+				    name);
 		return fail("%s is a kbloom image of a version this module does not read; filter '%s' is unchanged",
 			    file, name);
 	case EXDEV:
 		if (have_hdr && !kbl_info(f, &info))
-			return fail_geometry(file, name, &hdr, &info);
-		return fail("image geometry or type differs from filter '%s' (create it with the same type, --bits, --k and --seed)",
+			return fail_geometry(file, name, fd, &hdr, f, &info);
+		return fail("image geometry or type differs from filter '%s' (create it with the same type, --generations, --bits, --k and --seed)",
 			    name);
 	case EINVAL:
 		return fail("%s has an invalid kbloom image header (damaged file?); filter '%s' is unchanged",
@@ -230,25 +298,40 @@ static int fail_image(int err, const char *file, int fd, const char *name,
 	}
 }
 
-/* Creates NAME with the geometry written in the image header. */
+/*
+ * Creates NAME with the geometry written in the image header; a window
+ * takes its generations from the image and its schedule from spec (the
+ * image carries none).
+ */
 static int create_from_image(const char *name, const char *file, int fd,
-			     uint32_t mode)
+			     struct kbl_spec *spec, uint64_t window_ms)
 {
 	struct kbloom_image_header hdr;
-	struct kbl_spec spec = { 0 };
 	int ret;
 
 	if (!read_header(fd, &hdr))
 		return fail("%s is not a kbloom image (make one with: kbloomctl save NAME FILE)",
 			    file);
-	spec.bits = le64toh(hdr.nblocks) * 512;
-	spec.k = le32toh(hdr.k);
-	spec.seed = le64toh(hdr.seed);
-	spec.use_seed = 1;
-	spec.capacity = le64toh(hdr.capacity);
-	spec.mode = mode;
-	spec.type = le32toh(hdr.type);
-	ret = kbl_create(name, &spec);
+	spec->bits = le64toh(hdr.nblocks) * 512;
+	spec->k = le32toh(hdr.k);
+	spec->seed = le64toh(hdr.seed);
+	spec->use_seed = 1;
+	spec->capacity = le64toh(hdr.capacity);
+	spec->type = le32toh(hdr.type);
+	if (spec->type == KBLOOM_TYPE_WINDOW) {
+		uint32_t gens = image_generations(fd, &hdr);
+
+		if (spec->generations && spec->generations != gens)
+			return fail("%s holds a window filter of %u generations, not %u (leave --generations out: load --create takes the image's)",
+				    file, gens, spec->generations);
+		spec->generations = gens;
+		if (window_finish(&cmd_load, spec, window_ms))
+			return EXIT_ERR;
+	} else if (spec->generations || window_ms || spec->rotate_every) {
+		return fail("%s holds a %s filter, which does not rotate: --window, --generations and --rotate-every are for window images",
+			    file, kbl_type_name(spec->type));
+	}
+	ret = kbl_create(name, spec);
 	if (ret)
 		return fail_control(ret, name, "create");
 	return 0;
@@ -260,22 +343,32 @@ static int run_load(int argc, char **argv)
 		{ "create", no_argument, NULL, 'c' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "generations", required_argument, NULL, 'g' },
+		{ "rotate-every", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct command *cmd = &cmd_load;
 	const char *name, *file;
 	struct kbl *f = NULL;
 	bool quiet = false, create = false, created = false;
-	uint32_t mode = 0;
+	struct kbl_spec spec = { 0 };
+	uint64_t window_ms = 0;
 	int c, in = -1, ret, rc = EXIT_ERR;
 
-	while ((c = parse_options(cmd, argc, argv, ":cm:q", opts)) != -1) {
+	while ((c = parse_options(cmd, argc, argv, ":cm:qw:g:r:",
+				  opts)) != -1) {
+		ret = window_option(cmd, &spec, &window_ms, c);
+		if (ret == 0)
+			continue;
+		if (ret != 1)
+			return EXIT_ERR;
 		switch (c) {
 		case 'c':
 			create = true;
 			break;
 		case 'm':
-			if (!parse_mode(optarg, &mode) || !mode)
+			if (!parse_mode(optarg, &spec.mode) || !spec.mode)
 				return usage_error(cmd, "invalid --mode '%s': give octal permission bits such as 0600",
 						   optarg);
 			break;
@@ -292,6 +385,8 @@ static int run_load(int argc, char **argv)
 	file = argv[optind + 1];
 	if (kbl_check_name(name))
 		return fail_name(name);
+	if (!create && (window_ms || spec.generations || spec.rotate_every))
+		return usage_error(cmd, "--window, --generations and --rotate-every need --create (a filter that exists keeps its own rotation schedule)");
 	if (!strcmp(file, "-")) {
 		if (create)
 			return usage_error(cmd, "--create needs a FILE, not stdin");
@@ -305,7 +400,8 @@ static int run_load(int argc, char **argv)
 	if (create) {
 		ret = kbl_open(name, O_RDWR, &f);
 		if (ret == -ENOENT && module_loaded()) {
-			if (create_from_image(name, file, in, mode))
+			if (create_from_image(name, file, in, &spec,
+					      window_ms))
 				goto out;
 			created = true;
 		} else if (ret) {
@@ -323,9 +419,17 @@ static int run_load(int argc, char **argv)
 		fail_image(ret, file, in, name, f);
 		goto out;
 	}
-	if (!quiet)
+	if (!quiet && created && spec.type == KBLOOM_TYPE_WINDOW) {
+		char rot[96];
+
+		printf("loaded %s into new window filter '%s' (%u generations, rotates %s)\n",
+		       file, name, spec.generations,
+		       fmt_rotation(spec.generations, spec.rotate_ms,
+				    spec.rotate_every, rot, sizeof(rot)));
+	} else if (!quiet) {
 		printf("loaded %s into %sfilter '%s'\n", file,
 		       created ? "new " : "", name);
+	}
 	rc = EXIT_OK;
 out:
 	kbl_close(f);
@@ -341,19 +445,29 @@ const struct command cmd_load = {
 	.run = run_load,
 	.summary = "restore a filter's image from a file",
 	.usage =
-"Usage: kbloomctl load [--create [--mode MODE]] [-q] NAME FILE\n"
+"Usage: kbloomctl load [--create [--mode MODE] [--window DURATION]\n"
+"                      [--rotate-every N]] [-q] NAME FILE\n"
 "\n"
 "Restores an image written by kbloomctl save (FILE, or stdin when FILE is\n"
 "-) into the filter NAME, replacing its bits and counters.  The module\n"
 "checks the whole image first: a damaged or foreign file leaves the\n"
 "filter unchanged.  The filter must have the image's type, size, k and\n"
-"seed.  The image does not carry the delete counters, which restart at 0.\n"
-"Needs write access.\n"
+"seed (and for a window, generations).  The image does not carry the\n"
+"delete counters, which restart at 0.  A window filter gets the image's\n"
+"generations, current one, rotations and time since the last rotation,\n"
+"and keeps its own rotation schedule.  Images of version 1 (kbloom\n"
+"before window filters) load too.  Needs write access.\n"
 "\n"
 "Options:\n"
 "  -c, --create      create NAME from the image's type and geometry if it\n"
 "                    does not exist (needs access to /dev/kbloom-control)\n"
 "  -m, --mode MODE   node mode for --create (default 0600)\n"
+"  -w, --window DURATION, -r, --rotate-every N\n"
+"                    the rotation schedule of a window filter made by\n"
+"                    --create (the image holds none; without them it\n"
+"                    rotates only by kbloomctl rotate); see: kbloomctl help\n"
+"                    create.  --generations G, if given, must be the\n"
+"                    image's\n"
 "  -q, --quiet       print nothing on success\n"
 "\n"
 "Example (after a reboot):\n"

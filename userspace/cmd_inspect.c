@@ -11,7 +11,8 @@
 
 #include "kbloomctl.h"
 
-static void print_info_json(const struct kbloom_info *in)
+static void print_info_json(const struct kbloom_info *in,
+			    const struct kbloom_window_info *win)
 {
 	char node[KBL_NODE_PATH_MAX], mode[8];
 
@@ -28,7 +29,8 @@ static void print_info_json(const struct kbloom_info *in)
 	json_u64_string("seed", in->seed);
 	json_u64("k", in->k);
 	json_text("type", kbl_type_name(in->type));
-	json_u64("cells", filter_cells(in->nblocks, in->type));
+	json_u64("cells", filter_cells(in->nblocks, in->type,
+				       win->generations));
 	json_u64("add_calls", in->add_calls);
 	json_u64("add_new", in->add_new);
 	json_u64("check_calls", in->check_calls);
@@ -47,19 +49,56 @@ static void print_info_json(const struct kbloom_info *in)
 	json_u64("observed_fp_ppb", in->observed_fp_ppb);
 	json_bool("saturated", in->saturated);
 	json_u64("mappings", in->mappings);
+	/* Every type has the fields (0, and no generations, but windows). */
+	json_window(win, true);
 	printf("}\n");
 }
 
-static void print_info_table(const struct kbloom_info *in)
+/* A window's rotation and its generations, newest first. */
+static void print_window_table(const struct kbloom_window_info *w)
+{
+	char a[96], b[32];
+	uint32_t i;
+
+	table_row("generations", "%u (a key stays for %u to %u rotation periods)",
+		  w->generations, w->generations - 1, w->generations);
+	table_row("rotates", "%s", fmt_rotation(w->generations, w->rotate_ms,
+						w->rotate_every, a,
+						sizeof(a)));
+	table_row("rotations", "%llu", w->rotations);
+	if (w->rotate_ms)
+		table_row("next rotation", "in %s",
+			  fmt_ms(w->next_rotation_ms, b, sizeof(b)));
+	else
+		table_row("next rotation", "none scheduled (no --window timer)");
+	for (i = 0; i < w->generations && i < KBLOOM_GENERATIONS_MAX; i++) {
+		const struct kbloom_generation *g = &w->gen[i];
+		char label[32];
+
+		snprintf(label, sizeof(label), "gen %u%s", i,
+			 i == 0 ? " (newest)" :
+			 i + 1 == w->generations ? " (oldest)" : "");
+		table_row(label, "%llu keys added, %llu keys (est.), fill %s",
+			  g->add_calls, g->est_keys,
+			  fmt_ppb(g->fill_ppb, b, sizeof(b)));
+	}
+}
+
+static void print_info_table(const struct kbloom_info *in,
+			     const struct kbloom_window_info *win)
 {
 	bool counting = in->type == KBLOOM_TYPE_COUNTING;
-	uint64_t cells = filter_cells(in->nblocks, in->type);
+	bool window = in->type == KBLOOM_TYPE_WINDOW;
+	uint64_t cells = filter_cells(in->nblocks, in->type, win->generations);
+	const char *cell_word = counting ? "cells" : window ? "cells" : "bits";
 	char a[32], b[32];
 
 	table_row("filter", "%s (%s/%s, mode %04o)", in->name,
 		  KBL_DEV_DIR, in->name, in->node_mode);
 	if (counting)
 		table_row("type", "counting (4-bit counters; keys can be deleted)");
+	else if (window)
+		table_row("type", "window (generations that rotate; keys expire)");
 	else
 		table_row("type", "%s", kbl_type_name(in->type));
 	table_row("size", "%llu bits in %llu blocks of 512, %s", in->bits,
@@ -68,11 +107,16 @@ static void print_info_table(const struct kbloom_info *in)
 	if (counting)
 		table_row("cells", "%" PRIu64 " counters (128 per block)",
 			  cells);
+	if (window)
+		table_row("cells", "%" PRIu64 " masks of %u bits (%u per block; a bit per generation, and one spare)",
+			  cells, 1U << win->plane_order,
+			  KBLOOM_BLOCK_CELLS >> win->plane_order);
 	table_row("k", "%u probes per key", in->k);
 	table_row("seed", "0x%016llx", in->seed);
 	if (in->capacity) {
-		table_row("capacity", "%llu keys (%.2f bits per key)",
-			  in->capacity, (double)in->bits / in->capacity);
+		table_row("capacity", "%llu keys%s (%.2f bits per key)",
+			  in->capacity, window ? " in the window" : "",
+			  (double)in->bits / in->capacity);
 	} else {
 		table_row("capacity", "none given");
 	}
@@ -80,14 +124,15 @@ static void print_info_table(const struct kbloom_info *in)
 		table_row("fp target", "%s",
 			  fmt_ppb(in->fp_target_ppb, a, sizeof(a)));
 	if (in->capacity)
-		table_row("fp design", "%s (formula at capacity)",
-			  fmt_ppb(in->fp_design_ppb, a, sizeof(a)));
+		table_row("fp design", "%s (formula at capacity%s)",
+			  fmt_ppb(in->fp_design_ppb, a, sizeof(a)),
+			  window ? ", the whole window, just before a rotation" :
+			  "");
 	table_row("fp now", "%s (from the %s set now)",
-		  fmt_ppb(in->fp_now_ppb, a, sizeof(a)),
-		  counting ? "cells" : "bits");
-	table_row("fill", "%s (%llu of %" PRIu64 " %s set)",
+		  fmt_ppb(in->fp_now_ppb, a, sizeof(a)), cell_word);
+	table_row("fill", "%s (%llu of %" PRIu64 " %s set%s)",
 		  fmt_ppb(in->fill_ppb, a, sizeof(a)), in->bits_set, cells,
-		  counting ? "cells" : "bits");
+		  cell_word, window ? " in any live generation" : "");
 	table_row("keys (est.)", "%llu distinct", in->est_keys);
 	table_row("adds", "%llu keys, %llu set new bits",
 		  in->add_calls, in->add_new);
@@ -110,11 +155,14 @@ static void print_info_table(const struct kbloom_info *in)
 	table_row("saturated", "%s", in->saturated ?
 		  "yes: over capacity or above the target rate (create a larger filter)" :
 		  "no");
+	if (window)
+		print_window_table(win);
 }
 
 static int run_info(int argc, char **argv)
 {
 	const struct command *cmd = &cmd_info;
+	struct kbloom_window_info win;
 	struct kbloom_info info;
 	struct kbl *f;
 	bool json = false;
@@ -127,14 +175,21 @@ static int run_info(int argc, char **argv)
 	f = open_filter(argv[optind], O_RDONLY);
 	if (!f)
 		return EXIT_ERR;
+	memset(&win, 0, sizeof(win));
 	ret = filter_info(f, &info);
+	if (!ret && info.type == KBLOOM_TYPE_WINDOW) {
+		ret = kbl_window_info(f, &win);
+		if (ret)
+			ret = fail_filter(ret, argv[optind],
+					  "get window information on");
+	}
 	kbl_close(f);
 	if (ret)
 		return EXIT_ERR;
 	if (json)
-		print_info_json(&info);
+		print_info_json(&info, &win);
 	else
-		print_info_table(&info);
+		print_info_table(&info, &win);
 	return EXIT_OK;
 }
 
@@ -152,7 +207,11 @@ const struct command cmd_info = {
 "counting filter) deletes; and how many mappings of it exist (checks\n"
 "through a mapping do not pass through the module and are not counted).\n"
 "A counting filter's cells are its counters,\n"
-"128 per block; a cell is set when its counter is above 0.  Needs read\n"
+"128 per block; a cell is set when its counter is above 0.  A window\n"
+"filter's capacity and rates are the whole window's, and a cell is set\n"
+"when any live generation set it; then come its generations, how it\n"
+"rotates, the rotations so far, the time to the next one and, newest\n"
+"first, each generation's keys added, estimated keys and fill.  Needs read\n"
 "access.\n"
 "\n"
 "Options:\n"

@@ -628,11 +628,69 @@ const struct command cmd_clear = {
 "\n"
 "Resets every bit and counter of the filter NAME, keeping its size, k and\n"
 "seed (needs write access).  To remove single keys, use a counting filter\n"
-"and kbloomctl delete.\n"
+"and kbloomctl delete.  A window filter's generations are all emptied; it\n"
+"keeps its rotation schedule and its count of rotations.\n"
 "\n"
 "Options:\n"
 "  -q, --quiet   print nothing on success\n"
 "\n"
 "Example:\n"
 "  kbloomctl clear users\n",
+};
+
+/* Says why a filter refuses rotate; returns EXIT_ERR. */
+static int fail_not_window(const char *name)
+{
+	return fail("filter '%s' is not a window filter; only window filters rotate (create one with --generations G [--window DURATION] [--rotate-every N])",
+		    name);
+}
+
+static int run_rotate(int argc, char **argv)
+{
+	const struct command *cmd = &cmd_rotate;
+	struct kbloom_window_info win;
+	bool quiet = false;
+	struct kbl *f;
+	int ret;
+
+	if (parse_flag_option(cmd, argc, argv, 'q', "quiet", &quiet))
+		return EXIT_ERR;
+	if (optind + 1 != argc)
+		return usage_error(cmd, "give exactly one filter NAME");
+	f = open_filter(argv[optind], O_RDWR);
+	if (!f)
+		return EXIT_ERR;
+	ret = kbl_rotate(f);
+	if (!ret && !quiet && kbl_window_info(f, &win))
+		win.rotations = 0;
+	kbl_close(f);
+	if (ret == -EOPNOTSUPP)
+		return fail_not_window(argv[optind]);
+	if (ret)
+		return fail_filter(ret, argv[optind], "rotate");
+	if (!quiet)
+		printf("rotated filter '%s' (%llu rotations so far)\n",
+		       argv[optind], (unsigned long long)win.rotations);
+	return EXIT_OK;
+}
+
+const struct command cmd_rotate = {
+	.name = "rotate",
+	.run = run_rotate,
+	.summary = "rotate a window filter now: its oldest generation expires",
+	.usage =
+"Usage: kbloomctl rotate [-q] NAME\n"
+"\n"
+"Rotates the window filter NAME now, as its timer or count would: the\n"
+"oldest generation is emptied (its keys expire, but for those added again\n"
+"since) and becomes the newest, where adds go.  Checks and adds go on\n"
+"meanwhile.  The timer's next rotation comes one period after this one.\n"
+"Needs write access.  Only window filters rotate (kbloomctl create NAME\n"
+"--generations G ...).\n"
+"\n"
+"Options:\n"
+"  -q, --quiet   print nothing on success\n"
+"\n"
+"Example:\n"
+"  kbloomctl rotate recent\n",
 };

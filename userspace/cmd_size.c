@@ -26,24 +26,48 @@ static void textbook(double rate, double *bits_per_key, unsigned int *k)
 
 static void print_sizing(const struct sizing *s, uint32_t target_ppb)
 {
+	bool window = s->type == KBLOOM_TYPE_WINDOW;
 	char a[32], b[32];
 	uint64_t bits = s->nblocks * 512;
 
 	table_row("type", "%s", s->type == KBLOOM_TYPE_COUNTING ?
 		  "counting (4-bit counters: keys can be deleted)" :
+		  window ? "window (generations that rotate: keys expire)" :
 		  "bits");
-	table_row("capacity", "%" PRIu64 " keys", s->capacity);
+	if (window)
+		table_row("generations", "%u (the window is %u of them; one more plane is emptied in the background)",
+			  s->generations, s->generations - 1);
+	table_row("capacity", "%" PRIu64 " keys%s", s->capacity,
+		  window ? " in the window" : "");
 	if (target_ppb)
-		table_row("target fp", "%s", fmt_ppb(target_ppb, a, sizeof(a)));
+		table_row("target fp", "%s%s", fmt_ppb(target_ppb, a, sizeof(a)),
+			  window ? " for the whole window" : "");
 	table_row("bits per key", "%.2f", (double)bits / s->capacity);
+	if (window)
+		table_row("bytes per key", "%.3f (memory per key of the window)",
+			  (double)s->bytes / s->capacity);
 	table_row("k", "%u probes per key", s->k);
 	table_row("bits", "%" PRIu64 " (%" PRIu64 " blocks of 512)", bits,
 		  s->nblocks);
 	if (s->type == KBLOOM_TYPE_COUNTING)
 		table_row("cells", "%" PRIu64 " counters (128 per block)",
-			  filter_cells(s->nblocks, s->type));
+			  filter_cells(s->nblocks, s->type, 0));
+	if (window)
+		table_row("cells", "%" PRIu64 " masks of %u bits (%u per block)",
+			  filter_cells(s->nblocks, s->type, s->generations),
+			  1U << s->plane_order,
+			  KBLOOM_BLOCK_CELLS >> s->plane_order);
 	table_row("memory", "%s (%" PRIu64 " bytes)",
 		  fmt_bytes(s->bytes, a, sizeof(a)), s->bytes);
+	if (window) {
+		table_row("expected fp", "%s for the whole window, when all %u generations hold capacity / %u keys (just before a rotation)",
+			  fmt_ppb(s->fp_ppb, b, sizeof(b)), s->generations,
+			  s->generations - 1);
+		table_row("one generation", "%s (each, at capacity / %u keys)",
+			  fmt_ppb(s->fp_generation_ppb, b, sizeof(b)),
+			  s->generations - 1);
+		return;
+	}
 	table_row("expected fp", "%s at capacity (blocked-filter formula)",
 		  fmt_ppb(s->fp_ppb, b, sizeof(b)));
 	if (target_ppb) {
@@ -60,20 +84,24 @@ static void print_sizing_json(const struct sizing *s, uint32_t target_ppb)
 {
 	printf("{\"bits_per_key\":%.4f",
 	       (double)s->nblocks * 512 / s->capacity);
+	printf(",\"bytes_per_key\":%.4f", (double)s->bytes / s->capacity);
 	json_text("type", kbl_type_name(s->type));
 	json_u64("capacity", s->capacity);
 	json_u64("fp_target_ppb", target_ppb);
 	json_u64("bits", s->nblocks * 512);
 	json_u64("nblocks", s->nblocks);
-	json_u64("cells", filter_cells(s->nblocks, s->type));
+	json_u64("cells", filter_cells(s->nblocks, s->type, s->generations));
 	json_u64("k", s->k);
 	json_u64("bytes", s->bytes);
 	json_u64("fp_expected_ppb", s->fp_ppb);
+	json_u64("generations", s->generations);
+	json_u64("plane_order", s->plane_order);
+	json_u64("fp_generation_ppb", s->fp_generation_ppb);
 	printf("}\n");
 }
 
 /* The lesson's quick-reference table, for the blocked filter. */
-static int print_table(uint32_t type)
+static int print_table(uint32_t type, uint32_t generations)
 {
 	static const uint32_t rates[] = {
 		100000000, 10000000, 1000000, 100000,
@@ -82,6 +110,9 @@ static int print_table(uint32_t type)
 
 	if (type == KBLOOM_TYPE_COUNTING)
 		printf("Counting blocked Bloom filter, 128 4-bit counters per 64-byte block, sized by\nthe kbloom module's own code (bits/key counts memory)\n\n");
+	else if (type == KBLOOM_TYPE_WINDOW)
+		printf("Window blocked Bloom filter of %u generations, masks of %u bits per cell: keys\nand rates of the whole window, bits/key of all its memory, sized by the kbloom\nmodule's own code\n\n",
+		       generations, 1U << plane_order_of(generations));
 	else
 		printf("Blocked Bloom filter, 512-bit blocks, sized by the kbloom module's own code\n\n");
 	printf("%-10s %9s %3s %12s %12s %12s   %s\n", "target fp",
@@ -93,8 +124,10 @@ static int print_table(uint32_t type)
 		double c;
 		unsigned int k;
 
-		if (sizing_from_rate(&one, type, 1000000, rates[i]) ||
-		    sizing_from_rate(&hundred, type, 100000000, rates[i]))
+		if (sizing_from_rate(&one, type, generations, 1000000,
+				     rates[i]) ||
+		    sizing_from_rate(&hundred, type, generations, 100000000,
+				     rates[i]))
 			return fail("sizing failed for rate %s",
 				    fmt_ppb(rates[i], r, sizeof(r)));
 		textbook((double)rates[i] / KBLOOM_PPB, &c, &k);
@@ -121,8 +154,8 @@ static int negative_positional(const struct command *cmd, int argc,
 			       char **argv)
 {
 	static const char *const with_value[] = {
-		"-n", "-p", "-c", "-b", "-k", "--capacity", "--fp",
-		"--bits-per-key", "--bits", "--k",
+		"-n", "-p", "-c", "-b", "-k", "-g", "--capacity", "--fp",
+		"--bits-per-key", "--bits", "--k", "--generations",
 	};
 	int i, place = 0;
 	size_t j;
@@ -149,11 +182,12 @@ static int negative_positional(const struct command *cmd, int argc,
 }
 
 static const char size_usage[] =
-"Usage: kbloomctl size --capacity N --fp RATE [--counting] [--json]\n"
-"       kbloomctl size N RATE [--counting]\n"
+"Usage: kbloomctl size --capacity N --fp RATE [--counting | --generations G]\n"
+"                      [--json]\n"
+"       kbloomctl size N RATE [--counting | --generations G]\n"
 "       kbloomctl size --capacity N (--bits-per-key C | --bits B) [--k K]\n"
-"                      [--counting]\n"
-"       kbloomctl size --table [--counting]\n"
+"                      [--counting | --generations G]\n"
+"       kbloomctl size --table [--counting | --generations G]\n"
 "\n"
 "The sizing calculator: bits per key, k, memory and the expected\n"
 "false-positive rate of a filter, computed by the module's own sizing code\n"
@@ -162,6 +196,11 @@ static const char size_usage[] =
 "Options:\n"
 "  -C, --counting        a counting filter (see: kbloomctl help create); bits\n"
 "                        and bits per key count memory, 4 bits per counter\n"
+"  -g, --generations G   a window filter of G generations (2-63): N is the\n"
+"                        keys of one window (G - 1 generations), RATE the\n"
+"                        whole window's when its G generations are full (just\n"
+"                        before a rotation); it prints the bytes per key of\n"
+"                        the window and the rate of one generation\n"
 "  -n, --capacity N      keys (1000, 10k, 1M, 1e6)\n"
 "  -p, --fp RATE         target false-positive rate: 1%, 0.01 or 1e-3\n"
 "  -c, --bits-per-key C  a budget of bits per key instead of a rate\n"
@@ -174,7 +213,8 @@ static const char size_usage[] =
 "Examples:\n"
 "  kbloomctl size 100M 0.1%\n"
 "  kbloomctl size --capacity 1M --bits-per-key 10\n"
-"  kbloomctl size 1M 1% --counting\n";
+"  kbloomctl size 1M 1% --counting\n"
+"  kbloomctl size 1M 0.1% --generations 6\n";
 
 static int run_size(int argc, char **argv)
 {
@@ -187,6 +227,7 @@ static int run_size(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "table", no_argument, NULL, 't' },
 		{ "counting", no_argument, NULL, 'C' },
+		{ "generations", required_argument, NULL, 'g' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct command *cmd = &cmd_size;
@@ -198,9 +239,11 @@ static int run_size(int argc, char **argv)
 	ret = negative_positional(cmd, argc, argv);
 	if (ret)
 		return ret;
-	while ((c = parse_options(cmd, argc, argv, ":n:p:c:b:k:jtC",
+	while ((c = parse_options(cmd, argc, argv, ":n:p:c:b:k:jtCg:",
 				  opts)) != -1) {
 		ret = size_option(cmd, &spec, c);
+		if (ret == 1)
+			ret = window_option(cmd, &spec, NULL, c);
 		if (ret == 0)
 			continue;
 		if (ret != 1)
@@ -221,11 +264,13 @@ static int run_size(int argc, char **argv)
 			return EXIT_ERR;
 		}
 	}
+	if (window_finish(cmd, &spec, 0))
+		return EXIT_ERR;
 	if (table) {
 		if (optind != argc || spec.capacity || spec.fp_ppb ||
 		    spec.bits_per_key || spec.bits)
 			return usage_error(cmd, "--table takes no other sizes");
-		return print_table(spec.type);
+		return print_table(spec.type, spec.generations);
 	}
 	if (optind < argc && !spec.capacity) {
 		if (!parse_count(argv[optind], &spec.capacity) ||

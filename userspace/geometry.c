@@ -7,6 +7,14 @@
 #include "kbloom_core.h"
 #include "kbloomctl.h"
 
+/* Keys per generation of a window of capacity keys: g - 1 share them. */
+static uint64_t keys_per_generation(uint64_t capacity, uint32_t generations)
+{
+	uint64_t periods = generations - 1;
+
+	return capacity / periods + (capacity % periods != 0);
+}
+
 static int fill_sizing(struct sizing *s, const struct kbloom_geometry *geo,
 		       uint64_t capacity)
 {
@@ -14,39 +22,61 @@ static int fill_sizing(struct sizing *s, const struct kbloom_geometry *geo,
 	s->nblocks = geo->nblocks;
 	s->k = geo->k;
 	s->type = geo->type;
+	s->generations = geo->generations;
+	s->plane_order = geo->plane_order;
 	s->bytes = kbloom_geometry_bytes(geo);
-	s->fp_ppb = capacity ?
-		kbloom_formula_fp_ppb_type(geo->type, geo->nblocks, capacity,
-					   geo->k) : 0;
+	s->fp_ppb = 0;
+	s->fp_generation_ppb = 0;
+	if (!capacity)
+		return 0;
+	if (geo->type == KBLOOM_TYPE_WINDOW) {
+		uint64_t n = keys_per_generation(capacity, geo->generations);
+
+		/* The worst moment: g live generations of n keys each. */
+		s->fp_ppb = kbloom_formula_fp_ppb_window(geo->nblocks,
+							 geo->plane_order, n,
+							 geo->k,
+							 geo->generations);
+		s->fp_generation_ppb =
+			kbloom_formula_fp_ppb_window(geo->nblocks,
+						     geo->plane_order, n,
+						     geo->k, 1);
+		return 0;
+	}
+	s->fp_ppb = kbloom_formula_fp_ppb_type(geo->type, geo->nblocks,
+					       capacity, geo->k);
 	return 0;
 }
 
-int sizing_from_rate(struct sizing *s, uint32_t type, uint64_t capacity,
-		     uint32_t fp_ppb)
+int sizing_from_rate(struct sizing *s, uint32_t type, uint32_t generations,
+		     uint64_t capacity, uint32_t fp_ppb)
 {
 	struct kbloom_geometry geo;
-	int ret = kbloom_geometry_from_rate_type(&geo, type, capacity, fp_ppb);
+	int ret = kbloom_geometry_from_rate_gen(&geo, type, generations,
+						capacity, fp_ppb);
 
 	return ret ? ret : fill_sizing(s, &geo, capacity);
 }
 
-static int sizing_from_bits(struct sizing *s, uint32_t type, uint64_t bits,
-			    uint32_t k, uint64_t capacity)
+static int sizing_from_bits(struct sizing *s, uint32_t type,
+			    uint32_t generations, uint64_t bits, uint32_t k,
+			    uint64_t capacity)
 {
 	struct kbloom_geometry geo;
-	int ret = kbloom_geometry_from_bits_type(&geo, type, bits, k,
-						 capacity);
+	int ret = kbloom_geometry_from_bits_gen(&geo, type, generations, bits,
+						k, capacity);
 
 	return ret ? ret : fill_sizing(s, &geo, capacity);
 }
 
 static int sizing_from_bits_per_key(struct sizing *s, uint32_t type,
-				    uint64_t capacity, uint32_t bits_per_key,
-				    uint32_t k)
+				    uint32_t generations, uint64_t capacity,
+				    uint32_t bits_per_key, uint32_t k)
 {
 	struct kbloom_geometry geo;
-	int ret = kbloom_geometry_from_bits_per_key_type(&geo, type, capacity,
-							 bits_per_key, k);
+	int ret = kbloom_geometry_from_bits_per_key_gen(&geo, type,
+							generations, capacity,
+							bits_per_key, k);
 
 	return ret ? ret : fill_sizing(s, &geo, capacity);
 }
@@ -54,16 +84,24 @@ static int sizing_from_bits_per_key(struct sizing *s, uint32_t type,
 int sizing_from_spec(struct sizing *s, const struct kbl_spec *spec)
 {
 	if (spec->fp_ppb)
-		return sizing_from_rate(s, spec->type, spec->capacity,
-					spec->fp_ppb);
+		return sizing_from_rate(s, spec->type, spec->generations,
+					spec->capacity, spec->fp_ppb);
 	if (spec->bits)
-		return sizing_from_bits(s, spec->type, spec->bits, spec->k,
-					spec->capacity);
-	return sizing_from_bits_per_key(s, spec->type, spec->capacity,
-					spec->bits_per_key, spec->k);
+		return sizing_from_bits(s, spec->type, spec->generations,
+					spec->bits, spec->k, spec->capacity);
+	return sizing_from_bits_per_key(s, spec->type, spec->generations,
+					spec->capacity, spec->bits_per_key,
+					spec->k);
 }
 
-uint64_t filter_cells(uint64_t nblocks, uint32_t type)
+uint32_t plane_order_of(uint32_t generations)
 {
+	return generations ? kbloom_plane_order(generations) : 0;
+}
+
+uint64_t filter_cells(uint64_t nblocks, uint32_t type, uint32_t generations)
+{
+	if (type == KBLOOM_TYPE_WINDOW)
+		return nblocks * KBLOOM_BLOCK_BITS >> plane_order_of(generations);
 	return nblocks * kbloom_block_cells(type);
 }

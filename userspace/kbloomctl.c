@@ -16,9 +16,9 @@
 
 const struct command *const commands[] = {
 	&cmd_create, &cmd_destroy, &cmd_list, &cmd_add, &cmd_check,
-	&cmd_delete, &cmd_clear, &cmd_info, &cmd_save, &cmd_load, &cmd_merge,
-	&cmd_intersect, &cmd_report, &cmd_size, &cmd_demo, &cmd_bench,
-	&cmd_help, NULL,
+	&cmd_delete, &cmd_clear, &cmd_rotate, &cmd_info, &cmd_save,
+	&cmd_load, &cmd_merge, &cmd_intersect, &cmd_report, &cmd_size,
+	&cmd_demo, &cmd_bench, &cmd_help, NULL,
 };
 
 static const char main_usage_head[] =

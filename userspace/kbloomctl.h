@@ -40,6 +40,7 @@ DECLARE_COMMAND(add);
 DECLARE_COMMAND(check);
 DECLARE_COMMAND(delete);
 DECLARE_COMMAND(clear);
+DECLARE_COMMAND(rotate);
 DECLARE_COMMAND(info);
 DECLARE_COMMAND(save);
 DECLARE_COMMAND(load);
@@ -97,11 +98,15 @@ bool parse_rate_ppb(const char *s, uint32_t *ppb);
 bool parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 bool parse_u64(const char *s, uint64_t *out);
 bool parse_mode(const char *s, uint32_t *out);
+/* "500ms", "90s", "10m", "1.5h", "2d": milliseconds, rounded up, > 0. */
+bool parse_duration_ms(const char *s, uint64_t *ms);
 
 /* output.c */
 const char *fmt_ppb(uint32_t ppb, char *buf, size_t size);
 const char *fmt_rate(double rate, char *buf, size_t size);
 const char *fmt_bytes(uint64_t bytes, char *buf, size_t size);
+/* Milliseconds as "250ms", "45s", "12m", "1h30m", "2m3.5s", "3d4h". */
+const char *fmt_ms(uint64_t ms, char *buf, size_t size);
 void json_string(FILE *out, const char *s);
 /* ,"key":value — an object's fields after its first, on stdout. */
 void json_u64(const char *key, unsigned long long value);
@@ -113,6 +118,20 @@ void json_u64(const char *key, unsigned long long value);
 void json_u64_string(const char *key, unsigned long long value);
 void json_bool(const char *key, bool value);
 void json_text(const char *key, const char *value);
+/*
+ * How a window rotates, for a sentence "rotates ...": "every 12m (window
+ * 1h) and every 20000 adds", "every 12m (window 1h)", "every 20000 adds"
+ * or "only when asked (kbloomctl rotate)".  The window is what the
+ * guarantee covers, (generations - 1) periods.
+ */
+const char *fmt_rotation(uint32_t generations, uint64_t rotate_ms,
+			 uint64_t rotate_every, char *buf, size_t size);
+/*
+ * A window's fields of an info or list object: generations, rotate_ms,
+ * window_ms, rotate_every, rotations, next_rotation_ms and "gen", newest
+ * first, each {age, add_calls, [bits_set,] est_keys, fill_ppb}.
+ */
+void json_window(const struct kbloom_window_info *w, bool bits_set);
 /* Prints "  label  value" lines with the labels aligned. */
 void table_row(const char *label, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -197,24 +216,35 @@ void free_names(char **names, size_t count);
 
 /* geometry.c: geometry through the module's own code (kmod/). */
 struct sizing {
-	uint64_t capacity;
-	uint64_t nblocks;
+	uint64_t capacity;	/* a window's: keys of g - 1 generations */
+	uint64_t nblocks;	/* 64-byte blocks */
 	uint64_t bytes;
 	uint32_t k;
 	uint32_t type;		/* KBLOOM_TYPE_* */
-	uint32_t fp_ppb;	/* formula rate at capacity */
+	uint32_t generations;	/* window: g; else 0 */
+	uint32_t plane_order;	/* window: log2 of the planes of a cell */
+	uint32_t fp_ppb;	/* formula rate at capacity (whole window) */
+	uint32_t fp_generation_ppb;	/* window: one generation's */
 };
 
-/* 0, or -EINVAL / -E2BIG from the core's geometry functions. */
-int sizing_from_rate(struct sizing *s, uint32_t type, uint64_t capacity,
-		     uint32_t fp_ppb);
+/*
+ * 0, or -EINVAL / -E2BIG from the core's geometry functions; generations
+ * 0 but for KBLOOM_TYPE_WINDOW.
+ */
+int sizing_from_rate(struct sizing *s, uint32_t type, uint32_t generations,
+		     uint64_t capacity, uint32_t fp_ppb);
 /*
  * spec sizes one way, as kbl_create() takes it: a rate, bits or bits/key,
- * for spec->type.
+ * for spec->type (and spec->generations).
  */
 int sizing_from_spec(struct sizing *s, const struct kbl_spec *spec);
-/* Cells of a filter: 512 bits or 128 counters per block. */
-uint64_t filter_cells(uint64_t nblocks, uint32_t type);
+/*
+ * Cells of a filter: 512 bits or 128 counters per 64-byte block, or a
+ * window's 512 masks per key block of 2^plane_order blocks.
+ */
+uint64_t filter_cells(uint64_t nblocks, uint32_t type, uint32_t generations);
+/* A window's log2 planes per cell (0 for generations 0). */
+uint32_t plane_order_of(uint32_t generations);
 
 /*
  * size_options.c: the sizing options, read alike by every command that
@@ -228,5 +258,20 @@ uint64_t filter_cells(uint64_t nblocks, uint32_t type);
 #define CAPACITY_RULE	"the capacity must be a positive count of keys (1000, 10k, 1M, 1e6)"
 int fp_option(const struct command *cmd, const char *arg, uint32_t *fp_ppb);
 int size_option(const struct command *cmd, struct kbl_spec *spec, int c);
+/*
+ * The window options: -w (--window DURATION), -g (--generations G) and
+ * -r (--rotate-every N), as size_option(): 0, EXIT_ERR, or 1 for another
+ * option.  window_finish() then judges them together (after every
+ * option): a window needs --generations, is never --counting, and its
+ * --window becomes spec->rotate_ms = window / (g - 1), rounded up.  It
+ * sets spec->type to KBLOOM_TYPE_WINDOW when there are generations.
+ */
+#define GENERATIONS_RULE "a window needs 2 to 63 generations"
+/* Cells per 64-byte block of bits; a window's are masks, 512 >> order. */
+#define KBLOOM_BLOCK_CELLS	512U
+int window_option(const struct command *cmd, struct kbl_spec *spec,
+		  uint64_t *window_ms, int c);
+int window_finish(const struct command *cmd, struct kbl_spec *spec,
+		  uint64_t window_ms);
 
 #endif /* KBLOOMCTL_H */

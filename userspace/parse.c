@@ -136,3 +136,36 @@ bool parse_mode(const char *s, uint32_t *out)
 	*out = (uint32_t)v;
 	return true;
 }
+
+bool parse_duration_ms(const char *s, uint64_t *ms)
+{
+	static const struct {
+		const char *unit;
+		double ms;
+	} units[] = {
+		{ "ms", 1 }, { "s", 1e3 }, { "m", 60e3 }, { "min", 60e3 },
+		{ "h", 3600e3 }, { "d", 86400e3 },
+	};
+	double v;
+	char *end;
+	size_t i;
+
+	/* A unit is required: "10" could mean seconds or milliseconds. */
+	if (!s || (!isdigit((unsigned char)*s) && *s != '.'))
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v <= 0)
+		return false;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		v = ceil(v * units[i].ms);
+		/* Exact in a double, and far above any period allowed. */
+		if (v >= 9007199254740992.0)
+			return false;
+		*ms = (uint64_t)v;
+		return true;
+	}
+	return false;
+}
