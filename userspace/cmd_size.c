@@ -60,12 +60,14 @@ static void print_sizing(const struct sizing *s, uint32_t target_ppb)
 	table_row("memory", "%s (%" PRIu64 " bytes)",
 		  fmt_bytes(s->bytes, a, sizeof(a)), s->bytes);
 	if (window) {
-		table_row("expected fp", "%s for the whole window, when all %u generations hold capacity / %u keys (just before a rotation)",
+		uint64_t per = s->capacity / (s->generations - 1) +
+			       (s->capacity % (s->generations - 1) != 0);
+
+		table_row("expected fp", "%s for the whole window, when all %u generations hold %" PRIu64 " keys each (just before a rotation)",
 			  fmt_ppb(s->fp_ppb, b, sizeof(b)), s->generations,
-			  s->generations - 1);
-		table_row("one generation", "%s (each, at capacity / %u keys)",
-			  fmt_ppb(s->fp_generation_ppb, b, sizeof(b)),
-			  s->generations - 1);
+			  per);
+		table_row("one generation", "%s (at %" PRIu64 " keys)",
+			  fmt_ppb(s->fp_generation_ppb, b, sizeof(b)), per);
 		return;
 	}
 	table_row("expected fp", "%s at capacity (blocked-filter formula)",
@@ -200,7 +202,9 @@ static const char size_usage[] =
 "                        keys of one window (G - 1 generations), RATE the\n"
 "                        whole window's when its G generations are full (just\n"
 "                        before a rotation); it prints the bytes per key of\n"
-"                        the window and the rate of one generation\n"
+"                        the window and the rate of one generation.  A cell\n"
+"                        has a bit per generation and one spare, rounded up\n"
+"                        to a power of two: G = 3, 7, 15, 31 or 63 wastes none\n"
 "  -n, --capacity N      keys (1000, 10k, 1M, 1e6)\n"
 "  -p, --fp RATE         target false-positive rate: 1%, 0.01 or 1e-3\n"
 "  -c, --bits-per-key C  a budget of bits per key instead of a rate\n"
