@@ -58,16 +58,26 @@ static int fail_save_path(const char *file, int err)
 #define SAVE_TRIES	5
 
 /*
- * kbl_save() into out, again after ESTALE while out can be emptied and
- * rewound (a regular file; not a pipe).  *tries receives the attempts
- * made.
+ * kbl_save() into out, again after ESTALE while out can be cut back to
+ * where the image began and rewound there: a regular file (not a pipe),
+ * and only what this save wrote (stdout may be a file appended to, whose
+ * earlier bytes stay).  *tries receives the attempts made.
  */
 static int64_t save_retrying(const struct kbl *f, int out, int *tries)
 {
+	off_t start = lseek(out, 0, SEEK_CUR);
+	int flags = fcntl(out, F_GETFL);
 	int64_t n = -ESTALE;
+	bool rewindable;
+	struct stat st;
 
+	rewindable = start >= 0 && flags >= 0 && !fstat(out, &st) &&
+		     S_ISREG(st.st_mode);
+	if (rewindable && (flags & O_APPEND))
+		start = st.st_size;
 	for (*tries = 0; *tries < SAVE_TRIES && n == -ESTALE;) {
-		if (*tries && (ftruncate(out, 0) || lseek(out, 0, SEEK_SET)))
+		if (*tries && (!rewindable || ftruncate(out, start) ||
+			       lseek(out, start, SEEK_SET) != start))
 			break;
 		++*tries;
 		n = kbl_save(f, out);
