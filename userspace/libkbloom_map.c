@@ -124,7 +124,6 @@ int kbl_map_attach(const void *base, size_t len, struct kbl_map **out)
 	m->filter.geo.type = hdr->type;
 	m->filter.geo.generations = hdr->generations;
 	m->filter.geo.plane_order = hdr->plane_order;
-	m->filter.win.planes = hdr->generations ? hdr->generations + 1 : 0;
 	/* Read-only: only the lookups, which write nothing, are used. */
 	m->filter.words = (u64 *)((const char *)base + hdr->cells_offset);
 	m->filter.counts = NULL;
@@ -201,13 +200,10 @@ static int read_begin(const struct kbl_map *m, uint64_t *seq,
 	*f = &m->filter;
 	if (m->filter.geo.type == KBLOOM_TYPE_WINDOW) {
 		/*
-		 * All but the window state, whose plane_adds the lookup
-		 * never reads: a copy of a few words per check, not 600
-		 * bytes.
+		 * All but the window state, of which the lookups read live
+		 * alone: a copy of a few words per check, not 600 bytes.
 		 */
 		memcpy(view, &m->filter, offsetof(struct kbloom_filter, win));
-		view->win.planes = m->filter.win.planes;
-		view->win.cur = 0;
 		view->win.live = __atomic_load_n(&m->hdr->live,
 						 __ATOMIC_ACQUIRE);
 		*f = view;
