@@ -13,6 +13,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/string.h>
@@ -116,31 +117,53 @@ struct kbloom_dev *kbloom_dev_get_name(const char *name)
 	return found;
 }
 
+/*
+ * A window's capacity is the keys of its g - 1 guaranteed generations;
+ * given rotate_every and no capacity, that is (g - 1) * rotate_every.
+ */
+static int kbloom_create_capacity(const struct kbloom_create *req,
+				  u64 *capacity)
+{
+	*capacity = req->capacity;
+	if (req->type != KBLOOM_TYPE_WINDOW || *capacity || !req->rotate_every)
+		return 0;
+	if (check_mul_overflow((u64)req->generations - 1, req->rotate_every,
+			       capacity))
+		return -EINVAL;
+	return 0;
+}
+
 /* Exactly one way of sizing: by rate, by bits, or by bits per key. */
 static int kbloom_create_geometry(const struct kbloom_create *req,
 				  struct kbloom_geometry *geo)
 {
 	int ways = !!req->fp_ppb + !!req->bits + !!req->bits_per_key;
+	u64 capacity;
 	int err;
 
 	if (ways != 1)
 		return -EINVAL;
+	err = kbloom_create_capacity(req, &capacity);
+	if (err)
+		return err;
 	if (req->fp_ppb) {
-		if (!req->capacity || req->k)
+		if (!capacity || req->k)
 			return -EINVAL;
-		err = kbloom_geometry_from_rate_type(geo, req->type,
-						     req->capacity,
-						     req->fp_ppb);
+		err = kbloom_geometry_from_rate_gen(geo, req->type,
+						    req->generations, capacity,
+						    req->fp_ppb);
 	} else if (req->bits) {
-		err = kbloom_geometry_from_bits_type(geo, req->type, req->bits,
-						     req->k, req->capacity);
+		err = kbloom_geometry_from_bits_gen(geo, req->type,
+						    req->generations, req->bits,
+						    req->k, capacity);
 	} else {
-		if (!req->capacity)
+		if (!capacity)
 			return -EINVAL;
-		err = kbloom_geometry_from_bits_per_key_type(geo, req->type,
-							     req->capacity,
-							     req->bits_per_key,
-							     req->k);
+		err = kbloom_geometry_from_bits_per_key_gen(geo, req->type,
+							    req->generations,
+							    capacity,
+							    req->bits_per_key,
+							    req->k);
 	}
 	if (err)
 		return err;
@@ -151,21 +174,57 @@ static int kbloom_create_geometry(const struct kbloom_create *req,
 	return kbloom_geometry_validate(geo);
 }
 
+/*
+ * The window fields, each rejection on its own: generations in range for
+ * a window and 0 for the other types, as rotate_ms and rotate_every are
+ * (0 for a window means no timer, no count).
+ */
+static int kbloom_create_check_window(const struct kbloom_create *req)
+{
+	if (req->type != KBLOOM_TYPE_WINDOW) {
+		if (req->generations)
+			return -EINVAL;
+		if (req->rotate_ms)
+			return -EINVAL;
+		if (req->rotate_every)
+			return -EINVAL;
+		return 0;
+	}
+	if (req->generations < KBLOOM_GENERATIONS_MIN)
+		return -EINVAL;
+	if (req->generations > KBLOOM_GENERATIONS_MAX)
+		return -EINVAL;
+	if (req->rotate_ms && req->rotate_ms < KBLOOM_ROTATE_MS_MIN)
+		return -EINVAL;
+	if (req->rotate_ms > KBLOOM_ROTATE_MS_MAX)
+		return -EINVAL;
+	if (req->rotate_every > KBLOOM_ROTATE_EVERY_MAX)
+		return -EINVAL;
+	return 0;
+}
+
 static int kbloom_create_check(const struct kbloom_create *req)
 {
 	size_t i;
+	int err;
 
 	if (req->flags & ~KBLOOM_CREATE_FLAGS)
 		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(req->reserved); i++)
 		if (req->reserved[i])
 			return -EINVAL;
+	if (req->pad)
+		return -EINVAL;
 	/* A seed without its flag is a caller's mistake, not a request. */
 	if (req->seed && !(req->flags & KBLOOM_CREATE_SEED))
 		return -EINVAL;
 	if (req->type != KBLOOM_TYPE_BITS &&
-	    req->type != KBLOOM_TYPE_COUNTING)
+	    req->type != KBLOOM_TYPE_COUNTING &&
+	    req->type != KBLOOM_TYPE_WINDOW)
 		return -EINVAL;
+	err = kbloom_create_check_window(req);
+	if (err)
+		return err;
 	if (req->node_mode & ~0777U)
 		return -EINVAL;
 	if (!kbloom_name_valid(req->name))
@@ -214,7 +273,7 @@ int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid)
 		err = -E2BIG;
 		goto unlock;
 	}
-	kd = kbloom_dev_alloc(req->name, &geo, mode, uid, gid);
+	kd = kbloom_dev_alloc(req->name, &geo, req, mode, uid, gid);
 	if (IS_ERR(kd)) {
 		err = PTR_ERR(kd);
 		goto unlock;
@@ -236,6 +295,7 @@ int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid)
 	}
 	list_add_tail(&kd->registry_node, &kbloom_registry);
 	atomic_inc(&kbloom_nr_filters);
+	kbloom_window_start(kd);
 unlock:
 	mutex_unlock(&kbloom_registry_lock);
 	return err;

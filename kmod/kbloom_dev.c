@@ -73,8 +73,11 @@ static struct workqueue_struct *kbloom_free_wq;
 
 static void kbloom_dev_free(struct kbloom_dev *kd)
 {
+	/* No reference is left to queue a rotation with: none will run. */
+	kbloom_window_stop(kd);
 	xa_erase(&kbloom_minors, MINOR(kd->dev.devt));
 	kbloom_map_free(kd);
+	kbloom_stats_cache_free(&kd->stats_cache);
 	kbloom_filter_free(&kd->filter);
 	atomic64_sub(kd->bytes, &kbloom_total_bytes);
 	/* A lookup by id or name may still be looking at the refcount. */
@@ -118,6 +121,7 @@ static const struct device_type kbloom_dev_type = {
  */
 struct kbloom_dev *kbloom_dev_alloc(const char *name,
 				    const struct kbloom_geometry *geo,
+				    const struct kbloom_create *req,
 				    umode_t mode, kuid_t uid, kgid_t gid)
 {
 	struct kbloom_dev *kd;
@@ -147,6 +151,7 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 	INIT_WORK(&kd->free_work, kbloom_dev_free_work);
 	spin_lock_init(&kd->report_lock);
 	kbloom_stats_cache_init(&kd->stats_cache);
+	kbloom_window_init(kd, req);
 	strscpy(kd->name, name, sizeof(kd->name));
 	kd->bytes = kbloom_geometry_bytes(geo);
 	kd->mode = mode;
@@ -193,6 +198,8 @@ void kbloom_dev_remove(struct kbloom_dev *kd)
 	WRITE_ONCE(kd->dead, true);
 	kbloom_map_mark_dead(kd);
 	up_write(&kd->lock);
+	/* Not under kd->lock: a rotation being waited for takes it. */
+	kbloom_window_stop(kd);
 	cdev_device_del(&kd->cdev, &kd->dev);
 	put_device(&kd->dev);
 }
@@ -430,6 +437,47 @@ static long kbloom_dev_clear(struct kbloom_dev *kd, unsigned long arg)
 	return err;
 }
 
+/* The type first (EOPNOTSUPP), then the argument, as the header orders. */
+static long kbloom_dev_rotate(struct kbloom_dev *kd, unsigned long arg)
+{
+	if (!kbloom_is_window(kd))
+		return -EOPNOTSUPP;
+	if (arg)
+		return -EINVAL;
+	return kbloom_window_rotate_now(kd);
+}
+
+/*
+ * Under rotate_lock, so that the settings, the rotations and the
+ * generations by age come from one state of the filter.
+ */
+static long kbloom_dev_get_window(struct kbloom_dev *kd, void __user *uarg)
+{
+	struct kbloom_window_info *info;
+	int err;
+
+	if (!kbloom_is_window(kd))
+		return -EOPNOTSUPP;
+	/* 2.6 KiB: too much for the stack of an ioctl. */
+	info = kzalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	err = kbloom_window_lock(kd);
+	if (err)
+		goto free_info;
+	err = kbloom_dev_lock_live(kd);
+	if (!err) {
+		kbloom_window_fill_info(kd, info);
+		up_read(&kd->lock);
+	}
+	kbloom_window_unlock(kd);
+	if (!err && copy_to_user(uarg, info, sizeof(*info)))
+		err = -EFAULT;
+free_info:
+	kfree(info);
+	return err;
+}
+
 /*
  * This filter exclusive, the other shared.  Two filters are always locked
  * in address order, so concurrent a<-b and b<-a cannot deadlock.
@@ -483,6 +531,17 @@ static long kbloom_dev_combine(struct kbloom_dev *kd, void __user *uarg,
 	}
 	other = ((struct kbloom_file *)f.file->private_data)->kd;
 
+	/*
+	 * The other filter is only held shared, as its rotations hold it: a
+	 * window's generations are matched by age, which a rotation of the
+	 * other during the walk would shift.  This filter's own rotations
+	 * wait for its lock held exclusive.
+	 */
+	if (other != kd) {
+		err = kbloom_window_lock(other);
+		if (err)
+			goto put_file;
+	}
 	kbloom_dev_lock_pair(kd, other);
 	if (kd->dead || other->dead) {
 		err = -ENODEV;
@@ -507,6 +566,8 @@ static long kbloom_dev_combine(struct kbloom_dev *kd, void __user *uarg,
 		kbloom_map_rewrite_end(kd);
 	}
 	kbloom_dev_unlock_pair(kd, other);
+	if (other != kd)
+		kbloom_window_unlock(other);
 put_file:
 	fdput(f);
 	return err;
@@ -526,11 +587,13 @@ static long kbloom_dev_ioctl(struct file *file, unsigned int cmd,
 	case KBLOOM_IOC_CLEAR:
 	case KBLOOM_IOC_MERGE:
 	case KBLOOM_IOC_INTERSECT:
+	case KBLOOM_IOC_ROTATE:
 		need = FMODE_WRITE;
 		break;
 	case KBLOOM_IOC_CHECK:
 	case KBLOOM_IOC_GET_INFO:
 	case KBLOOM_IOC_REPORT:
+	case KBLOOM_IOC_GET_WINDOW:
 		need = FMODE_READ;
 		break;
 	default:
@@ -565,6 +628,10 @@ static long kbloom_dev_ioctl(struct file *file, unsigned int cmd,
 		return kbloom_dev_combine(kd, uarg, false);
 	case KBLOOM_IOC_GET_INFO:
 		return kbloom_dev_get_info(kd, uarg);
+	case KBLOOM_IOC_ROTATE:
+		return kbloom_dev_rotate(kd, arg);
+	case KBLOOM_IOC_GET_WINDOW:
+		return kbloom_dev_get_window(kd, uarg);
 	default:
 		return kbloom_dev_report(kd, uarg);
 	}

@@ -9,11 +9,16 @@
  * keys still present (clear, intersect, load) during the stream would
  * splice two filters together, so it ends the stream with -ESTALE instead,
  * unless nothing was handed out yet.  A delete takes only its own key out,
- * as if it had run before or after the words it touches were copied.
+ * as if it had run before or after the words it touches were copied.  A
+ * rotation of a window retires a generation the image's header calls live
+ * and clears it: it ends the stream too.  Each step of a window's stream
+ * holds its rotate_lock, so a rotation runs wholly between two steps, and
+ * the step after it sees the count of rotations moved on.
  *
- * write() stages the header, checks it against the filter, then stages
- * the rest in a buffer sized from this filter's own geometry, never from
- * the caller's numbers.  The final byte loads the whole image at once.
+ * write() stages the header (with a version 2 image's window part),
+ * checks it against the filter, then stages the rest in a buffer sized
+ * from this filter's own geometry and the image's version, never from the
+ * caller's numbers.  The final byte loads the whole image at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,6 +29,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <asm/unaligned.h>
 
 #include "kbloom_internal.h"
 
@@ -45,6 +51,8 @@ static void kbloom_image_stop_write(struct kbloom_file *kf)
 	kvfree(kf->staging);
 	kf->staging = NULL;
 	kf->staged = 0;
+	kf->write_header_bytes = 0;
+	kf->write_bytes = 0;
 }
 
 void kbloom_image_release(struct kbloom_file *kf)
@@ -79,18 +87,65 @@ loff_t kbloom_image_llseek(struct file *file, loff_t offset, int whence)
 	}
 }
 
-static int kbloom_image_start_read(struct kbloom_file *kf)
+/*
+ * The cursor at offset 0, under rotate_lock (a window's) and kd->lock.
+ * The core leaves a window's time since its last rotation to us: the
+ * rotations are ours to time.
+ */
+static void kbloom_image_begin(struct kbloom_file *kf)
 {
 	struct kbloom_dev *kd = kf->kd;
 
+	kbloom_image_start(&kd->filter, &kf->cursor);
+	kf->read_generation = kbloom_map_sequence(kd);
+	if (kbloom_is_window(kd)) {
+		kf->cursor.win.elapsed_ms =
+			cpu_to_le64(kbloom_window_elapsed_ms(kd));
+		kf->read_rotations = kd->filter.win.rotations;
+	}
+}
+
+/* Whether the cells changed under the stream in a way it cannot show. */
+static bool kbloom_image_stale(struct kbloom_file *kf)
+{
+	struct kbloom_dev *kd = kf->kd;
+
+	if (kbloom_map_sequence(kd) != kf->read_generation)
+		return true;
+	return kbloom_is_window(kd) &&
+	       kd->filter.win.rotations != kf->read_rotations;
+}
+
+/* Takes rotate_lock (a window's) and kd->lock shared, for a live filter. */
+static int kbloom_image_lock(struct kbloom_dev *kd)
+{
+	int err = kbloom_window_lock(kd);
+
+	if (err)
+		return err;
 	down_read(&kd->lock);
 	if (kd->dead) {
 		up_read(&kd->lock);
+		kbloom_window_unlock(kd);
 		return -ENODEV;
 	}
-	kbloom_image_start(&kd->filter, &kf->cursor);
-	kf->read_generation = kbloom_map_sequence(kd);
+	return 0;
+}
+
+static void kbloom_image_unlock(struct kbloom_dev *kd)
+{
 	up_read(&kd->lock);
+	kbloom_window_unlock(kd);
+}
+
+static int kbloom_image_start_read(struct kbloom_file *kf)
+{
+	int err = kbloom_image_lock(kf->kd);
+
+	if (err)
+		return err;
+	kbloom_image_begin(kf);
+	kbloom_image_unlock(kf->kd);
 	kf->reading = true;
 	return 0;
 }
@@ -101,23 +156,20 @@ static ssize_t kbloom_image_emit_locked(struct kbloom_file *kf, size_t len)
 	struct kbloom_dev *kd = kf->kd;
 	ssize_t ret;
 
-	down_read(&kd->lock);
-	if (kd->dead) {
-		ret = -ENODEV;
-		goto unlock;
-	}
-	if (kbloom_map_sequence(kd) != kf->read_generation) {
+	ret = kbloom_image_lock(kd);
+	if (ret)
+		return ret;
+	if (kbloom_image_stale(kf)) {
 		if (kf->cursor.pos) {
 			ret = -ESTALE;
 			goto unlock;
 		}
 		/* Nothing handed out yet: start over from the new cells. */
-		kbloom_image_start(&kd->filter, &kf->cursor);
-		kf->read_generation = kbloom_map_sequence(kd);
+		kbloom_image_begin(kf);
 	}
 	ret = kbloom_image_emit(&kd->filter, &kf->cursor, kf->io_buf, len);
 unlock:
-	up_read(&kd->lock);
+	kbloom_image_unlock(kd);
 	return ret;
 }
 
@@ -179,11 +231,30 @@ ssize_t kbloom_image_read(struct file *file, char __user *buf, size_t count,
 	return ret;
 }
 
+/* A window image's time since its last rotation (it is version 2). */
+static u64 kbloom_image_elapsed_ms(const void *img)
+{
+	return get_unaligned_le64((const u8 *)img + KBLOOM_HEADER_BYTES +
+				  offsetof(struct kbloom_image_window,
+					   elapsed_ms));
+}
+
+/*
+ * rotate_lock first: no rotation of a window runs during the load (it
+ * would also wait for kd->lock), and the timer is re-armed from the
+ * image's state before the next one can start.
+ */
 static int kbloom_image_load_staged(struct kbloom_file *kf)
 {
 	struct kbloom_dev *kd = kf->kd;
+	/* Read now, used only once validate passed it. */
+	u64 elapsed_ms = kbloom_is_window(kd) ?
+			 kbloom_image_elapsed_ms(kf->staging) : 0;
 	int err;
 
+	err = kbloom_window_lock(kd);
+	if (err)
+		return err;
 	down_write(&kd->lock);
 	if (kd->dead) {
 		err = -ENODEV;
@@ -195,9 +266,12 @@ static int kbloom_image_load_staged(struct kbloom_file *kf)
 			kbloom_image_apply(&kd->filter, kf->staging);
 			kbloom_map_rewrite_end(kd);
 			kbloom_dev_reset_reports(kd);
+			if (kbloom_is_window(kd))
+				kbloom_window_loaded(kd, elapsed_ms);
 		}
 	}
 	up_write(&kd->lock);
+	kbloom_window_unlock(kd);
 	return err;
 }
 
@@ -214,21 +288,28 @@ static int kbloom_image_check_prefix(struct kbloom_file *kf)
 	int err;
 
 	kbloom_image_start(&kf->kd->filter, &own);
-	memcpy(&own.hdr, &kf->write_header, kf->staged);
+	memcpy(&own.hdr, kf->write_header.bytes, kf->staged);
 	err = kbloom_image_check_header(&kf->kd->filter, &own.hdr,
 					KBLOOM_HEADER_BYTES);
 	return err == -ENOEXEC || err == -EPROTO ? err : 0;
 }
 
-/* Stages the header bytes of buf; checks the header once it is whole. */
+/*
+ * Stages header bytes of buf, the version 2 window part included, and
+ * returns how many it took.  The header is checked once its first
+ * sizeof(struct kbloom_image_header) bytes are in, which tell how long
+ * the rest of it is (a version 1 image has no window part), and the
+ * window part once it is whole; then the image's buffer is allocated.
+ */
 static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
-					 const char __user *buf, size_t count,
-					 size_t image_bytes)
+					 const char __user *buf, size_t count)
 {
-	size_t n = min(count, KBLOOM_HEADER_BYTES - kf->staged);
+	const struct kbloom_filter *f = &kf->kd->filter;
+	size_t want = kf->write_header_bytes ?: KBLOOM_HEADER_BYTES;
+	size_t n = min(count, want - kf->staged);
 	int err;
 
-	if (copy_from_user((u8 *)&kf->write_header + kf->staged, buf, n))
+	if (copy_from_user(kf->write_header.bytes + kf->staged, buf, n))
 		return -EFAULT;
 	kf->staged += n;
 	if (kf->staged < KBLOOM_HEADER_BYTES) {
@@ -236,14 +317,27 @@ static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
 		return err ? err : n;
 	}
 	/* The geometry is fixed for the filter's life: no lock needed. */
-	err = kbloom_image_check_header(&kf->kd->filter, &kf->write_header,
-					KBLOOM_HEADER_BYTES);
+	if (!kf->write_header_bytes) {
+		err = kbloom_image_check_header(f, kf->write_header.bytes,
+						KBLOOM_HEADER_BYTES);
+		if (err)
+			return err;
+		/* The check made it one of the two versions' sizes. */
+		kf->write_header_bytes =
+			le16_to_cpu(kf->write_header.hdr.header_bytes);
+		if (kf->write_header_bytes > sizeof(kf->write_header.bytes))
+			return -EINVAL;
+	}
+	if (kf->staged < kf->write_header_bytes)
+		return n;
+	err = kbloom_image_check_window(f, kf->write_header.bytes, kf->staged);
 	if (err)
 		return err;
-	kf->staging = kbloom_image_alloc(image_bytes);
+	kf->write_bytes = kbloom_image_total_bytes(f, kf->write_header.bytes);
+	kf->staging = kbloom_image_alloc(kf->write_bytes);
 	if (!kf->staging)
 		return -ENOMEM;
-	memcpy(kf->staging, &kf->write_header, KBLOOM_HEADER_BYTES);
+	memcpy(kf->staging, kf->write_header.bytes, kf->staged);
 	return n;
 }
 
@@ -252,7 +346,6 @@ static ssize_t kbloom_image_write_locked(struct file *file,
 					 loff_t *ppos)
 {
 	struct kbloom_file *kf = file->private_data;
-	size_t image_bytes = kbloom_image_bytes(&kf->kd->filter.geo);
 	size_t done = 0;
 	ssize_t n;
 	int err;
@@ -263,16 +356,17 @@ static ssize_t kbloom_image_write_locked(struct file *file,
 		return -ESPIPE;
 	if (!count)
 		return 0;
-	if (kf->staged < KBLOOM_HEADER_BYTES) {
-		n = kbloom_image_write_header(kf, buf, count, image_bytes);
+	/* write_bytes is known once the whole header passed. */
+	while (!kf->write_bytes && done < count) {
+		n = kbloom_image_write_header(kf, buf + done, count - done);
 		if (n < 0) {
 			err = n;
 			goto reject;
 		}
-		done = n;
+		done += n;
 	}
 	if (done < count) {
-		if (count - done > image_bytes - kf->staged) {
+		if (count - done > kf->write_bytes - kf->staged) {
 			err = -EMSGSIZE;
 			goto reject;
 		}
@@ -284,9 +378,9 @@ static ssize_t kbloom_image_write_locked(struct file *file,
 		kf->staged += count - done;
 		done = count;
 	}
-	if (kf->staged == image_bytes) {
+	if (kf->write_bytes && kf->staged == kf->write_bytes) {
 		err = kbloom_image_load_staged(kf);
-		/* Keep staged == image_bytes: more bytes are -EMSGSIZE. */
+		/* Keep staged == write_bytes: more bytes are -EMSGSIZE. */
 		kvfree(kf->staging);
 		kf->staging = NULL;
 		if (err)
@@ -326,12 +420,10 @@ ssize_t kbloom_image_write(struct file *file, const char __user *buf,
 int kbloom_image_flush(struct file *file, fl_owner_t id)
 {
 	struct kbloom_file *kf = file->private_data;
-	size_t image_bytes;
 	int err = 0;
 
 	mutex_lock(&kf->io_lock);
-	image_bytes = kbloom_image_bytes(&kf->kd->filter.geo);
-	if (kf->staged && kf->staged < image_bytes)
+	if (kf->staged && (!kf->write_bytes || kf->staged < kf->write_bytes))
 		err = -ENODATA;
 	mutex_unlock(&kf->io_lock);
 	return err;

@@ -44,6 +44,31 @@ struct kbloom_stats_key {
 	u64 delete_hits;
 	u64 sequence;
 	u64 merges;
+	u64 rotations;
+};
+
+/*
+ * A window filter's rotations (kbloom_window.c).  Everything here but the
+ * works is set at create and changes only under rotate_lock.
+ */
+struct kbloom_window_state {
+	/*
+	 * Serialises rotations of the filter and what must see one whole
+	 * (GET_WINDOW, an image read's steps, a load, a merge or intersect
+	 * reading this filter).  Taken before kd->lock, never after it.
+	 */
+	struct mutex rotate_lock;
+	struct delayed_work timer;	/* rotation by time */
+	struct work_struct count_work;	/* rotation by count (win.due) */
+	u64 rotate_ms;			/* 0: no timer */
+	u64 rotate_every;		/* 0: no count */
+	u64 last;			/* jiffies of the last rotation */
+	/*
+	 * Rotations completed, stored after kbloom_window_rotate() returns
+	 * (so after its store to live): the statistics cache's key.
+	 */
+	u64 done;
+	bool stopping;			/* destroyed: never rotate or arm */
 };
 
 /* The last walk of a filter's cells and the key it was taken at. */
@@ -53,6 +78,10 @@ struct kbloom_stats_cache {
 	bool valid;
 	struct kbloom_stats_key key;
 	struct kbloom_cell_stats cells;
+	/* A window's generations (allocated at first use), and their key. */
+	bool gens_valid;
+	struct kbloom_stats_key gens_key;
+	struct kbloom_generation *gens;
 };
 
 /*
@@ -83,6 +112,7 @@ struct kbloom_dev {
 	struct kbloom_map_header *map;
 	atomic_t mappings;	/* mapped areas (vmas) of this filter */
 	struct kbloom_stats_cache stats_cache;
+	struct kbloom_window_state win;	/* KBLOOM_TYPE_WINDOW only */
 
 	spinlock_t report_lock;	/* the sums below and reporters[] */
 	u64 reported_fp;
@@ -145,9 +175,17 @@ struct kbloom_file {
 	void *io_buf;		/* bounce buffer of read() */
 	bool reading;		/* the cursor holds a stream */
 	u64 read_generation;
+	u64 read_rotations;	/* a window's, at the stream's start */
 	struct kbloom_image_cursor cursor;
 
-	struct kbloom_image_header write_header;
+	/* The header and, in a version 2 image, its window part. */
+	union {
+		struct kbloom_image_header hdr;
+		u8 bytes[sizeof(struct kbloom_image_header) +
+			 sizeof(struct kbloom_image_window)];
+	} write_header;
+	size_t write_header_bytes;	/* of the image being written */
+	size_t write_bytes;	/* its whole length, once its header passed */
 	void *staging;		/* the image, once its header passed */
 	size_t staged;		/* bytes of image received */
 };
@@ -181,6 +219,7 @@ int kbloom_dev_setup(void);
 void kbloom_dev_teardown(void);
 struct kbloom_dev *kbloom_dev_alloc(const char *name,
 				    const struct kbloom_geometry *geo,
+				    const struct kbloom_create *req,
 				    umode_t mode, kuid_t uid, kgid_t gid);
 int kbloom_dev_add(struct kbloom_dev *kd);
 void kbloom_dev_remove(struct kbloom_dev *kd);
@@ -219,11 +258,46 @@ u64 kbloom_map_sequence(const struct kbloom_dev *kd);
 void kbloom_map_mark_dead(struct kbloom_dev *kd);
 int kbloom_dev_mmap(struct file *file, struct vm_area_struct *vma);
 
+/*
+ * kbloom_window.c: rotations of window filters.  setup and teardown make
+ * and drain the module's workqueue of rotations.  init takes the settings
+ * of a create the control node accepted; start arms the timer once the
+ * filter is published; stop, at destroy and again at the last put, waits
+ * for any rotation running and leaves none pending and none to come.
+ * rotate is KBLOOM_IOC_ROTATE's and the works': -ENODEV once destroyed.
+ * loaded, after an image load under rotate_lock and kd->lock, re-arms
+ * the timer from the image's time since its last rotation.  The lock
+ * helpers take rotate_lock of a window (nothing for other types).
+ */
+int kbloom_window_setup(void);
+void kbloom_window_teardown(void);
+void kbloom_window_init(struct kbloom_dev *kd, const struct kbloom_create *req);
+void kbloom_window_start(struct kbloom_dev *kd);
+void kbloom_window_stop(struct kbloom_dev *kd);
+int kbloom_window_rotate_now(struct kbloom_dev *kd);
+void kbloom_window_loaded(struct kbloom_dev *kd, u64 elapsed_ms);
+u64 kbloom_window_elapsed_ms(struct kbloom_dev *kd);
+u64 kbloom_window_next_ms(struct kbloom_dev *kd);
+bool kbloom_is_window(const struct kbloom_dev *kd);
+int kbloom_window_lock(struct kbloom_dev *kd);
+void kbloom_window_unlock(struct kbloom_dev *kd);
+/* GET_WINDOW's fields; caller holds rotate_lock and kd->lock shared. */
+void kbloom_window_fill_info(struct kbloom_dev *kd,
+			     struct kbloom_window_info *info);
+
 /* kbloom_stats_cache.c: one walk of the cells shared by their readers. */
 void kbloom_stats_cache_init(struct kbloom_stats_cache *c);
+void kbloom_stats_cache_free(struct kbloom_stats_cache *c);
 void kbloom_stats_cache_merged(struct kbloom_dev *kd);
 void kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
 			    struct kbloom_cell_stats *cells);
+/*
+ * A window's generations, newest first, into gen[0 .. g - 1], under
+ * rotate_lock and kd->lock held shared: a walk when the cells may have
+ * changed since the last, as for the cell statistics.
+ */
+void kbloom_stats_cache_generations(struct kbloom_dev *kd,
+				    struct kbloom_generation *gen);
 
 /*
  * kbloom_kapi.c: what the exported API and the kfuncs share.  get_name

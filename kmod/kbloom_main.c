@@ -136,9 +136,13 @@ static int __init kbloom_init(void)
 	err = kbloom_bpf_register();
 	if (err)
 		return err;
-	err = kbloom_dev_setup();
+	/* Before the devices: a filter's last put cancels its rotations. */
+	err = kbloom_window_setup();
 	if (err)
 		return err;
+	err = kbloom_dev_setup();
+	if (err)
+		goto teardown_window;
 	err = kbloom_control_register();
 	if (err)
 		goto teardown_dev;
@@ -151,6 +155,8 @@ deregister_control:
 	kbloom_control_deregister();
 teardown_dev:
 	kbloom_dev_teardown();
+teardown_window:
+	kbloom_window_teardown();
 	return err;
 }
 
@@ -159,6 +165,8 @@ static void __exit kbloom_exit(void)
 	kbloom_destroy_all();
 	kbloom_control_deregister();
 	kbloom_dev_teardown();
+	/* Every filter is freed by now, its rotations cancelled with it. */
+	kbloom_window_teardown();
 }
 
 module_init(kbloom_init);

@@ -54,12 +54,25 @@ int kbloom_map_init(struct kbloom_dev *kd)
 	hdr->cells_bytes = kbloom_geometry_bytes(geo);
 	hdr->map_bytes = (u64)kbloom_map_pages(kd) << PAGE_SHIFT;
 	hdr->page_size = PAGE_SIZE;
+	/*
+	 * A window's live planes, kept equal to the filter's own by the
+	 * core's rotations and loads, so that a mapped check ANDs with the
+	 * same set an ioctl would.
+	 */
+	if (geo->type == KBLOOM_TYPE_WINDOW) {
+		hdr->generations = geo->generations;
+		hdr->plane_order = geo->plane_order;
+		hdr->live = kd->filter.win.live;
+		hdr->rotations = kd->filter.win.rotations;
+		kd->filter.win.live_mirror = &hdr->live;
+	}
 	kd->map = hdr;
 	return 0;
 }
 
 void kbloom_map_free(struct kbloom_dev *kd)
 {
+	kd->filter.win.live_mirror = NULL;
 	free_page((unsigned long)kd->map);
 	kd->map = NULL;
 }

@@ -25,7 +25,15 @@
  *                is why the counts alone would not do;
  *   merges       a merge only adds to cells, so it leaves the sequence
  *                alone (a mapped reader may read across it): it counts
- *                in kbloom_stats_cache_merged() instead.
+ *                in kbloom_stats_cache_merged() instead;
+ *   rotations    a window's rotation changes which planes are live, and
+ *                so what every cell shows, without touching the counts
+ *                or the sequence; kbloom_window.c counts it in
+ *                kd->win.done once the rotation returned (after its store
+ *                to live, and its clear of the retired plane), with a
+ *                write barrier before.  A walk sampled with the new count
+ *                sees the new live; one sampled before may see either,
+ *                and the next sample differs.
  * Check and lookup write nothing, and nothing else writes the cells.
  *
  * Why a stale scan is never reused: the counts are per CPU and each CPU's
@@ -38,8 +46,15 @@
  * ioctl returned), the next sample differs and the read walks again.
  * clear, intersect, load and merge hold kd->lock exclusive and readers
  * hold it shared, so those never overlap a walk or a sample.
+ *
+ * A window's generations (GET_WINDOW, sysfs gen_*) are cached the same
+ * way, under their own key: each plane's cells move only with add_new (a
+ * window add counts there when it set a bit of its plane) or the events
+ * above.  Their add_calls are the core's per-plane counts, which move on
+ * every add: those are read fresh each time, not cached.
  */
 #include <linux/mutex.h>
+#include <linux/slab.h>
 
 #include "kbloom_internal.h"
 
@@ -48,6 +63,14 @@ void kbloom_stats_cache_init(struct kbloom_stats_cache *c)
 	mutex_init(&c->lock);
 	c->merges = 0;
 	c->valid = false;
+	c->gens_valid = false;
+	c->gens = NULL;
+}
+
+void kbloom_stats_cache_free(struct kbloom_stats_cache *c)
+{
+	kfree(c->gens);
+	c->gens = NULL;
 }
 
 /* Under kd->lock held exclusive: no reader samples meanwhile. */
@@ -61,7 +84,20 @@ static bool kbloom_stats_key_equal(const struct kbloom_stats_key *a,
 				   const struct kbloom_stats_key *b)
 {
 	return a->add_new == b->add_new && a->delete_hits == b->delete_hits &&
-	       a->sequence == b->sequence && a->merges == b->merges;
+	       a->sequence == b->sequence && a->merges == b->merges &&
+	       a->rotations == b->rotations;
+}
+
+/* Under c->lock and kd->lock held shared; a read barrier follows. */
+static void kbloom_stats_key_read(struct kbloom_dev *kd,
+				  const struct kbloom_counts *counts,
+				  struct kbloom_stats_key *key)
+{
+	key->add_new = counts->add_new;
+	key->delete_hits = counts->delete_hits;
+	key->sequence = kbloom_map_sequence(kd);
+	key->merges = kd->stats_cache.merges;
+	key->rotations = READ_ONCE(kd->win.done);
 }
 
 /*
@@ -78,10 +114,7 @@ void kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
 	lockdep_assert_held_read(&kd->lock);
 	mutex_lock(&c->lock);
 	kbloom_counts_read(&kd->filter, counts);
-	key.add_new = counts->add_new;
-	key.delete_hits = counts->delete_hits;
-	key.sequence = kbloom_map_sequence(kd);
-	key.merges = c->merges;
+	kbloom_stats_key_read(kd, counts, &key);
 	if (!c->valid || !kbloom_stats_key_equal(&key, &c->key)) {
 		smp_rmb();	/* the key before any cell of the walk */
 		kbloom_scan_cells(&kd->filter, &c->cells);
@@ -90,4 +123,43 @@ void kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
 	}
 	*cells = c->cells;
 	mutex_unlock(&c->lock);
+}
+
+void kbloom_stats_cache_generations(struct kbloom_dev *kd,
+				    struct kbloom_generation *gen)
+{
+	struct kbloom_stats_cache *c = &kd->stats_cache;
+	const struct kbloom_filter *f = &kd->filter;
+	u32 g = f->geo.generations, age;
+	struct kbloom_stats_key key;
+	struct kbloom_counts counts;
+
+	lockdep_assert_held(&kd->win.rotate_lock);
+	lockdep_assert_held_read(&kd->lock);
+	mutex_lock(&c->lock);
+	kbloom_counts_read(f, &counts);
+	kbloom_stats_key_read(kd, &counts, &key);
+	if (!c->gens)
+		c->gens = kcalloc(KBLOOM_GENERATIONS_MAX, sizeof(*c->gens),
+				  GFP_KERNEL);
+	if (!c->gens || !c->gens_valid ||
+	    !kbloom_stats_key_equal(&key, &c->gens_key)) {
+		smp_rmb();	/* the key before any cell of the walk */
+		kbloom_window_generations(f, gen);
+		/* Without the cache's memory, still an answer. */
+		if (c->gens) {
+			memcpy(c->gens, gen, g * sizeof(*gen));
+			c->gens_key = key;
+			c->gens_valid = true;
+		}
+	} else {
+		memcpy(gen, c->gens, g * sizeof(*gen));
+	}
+	mutex_unlock(&c->lock);
+	/* rotate_lock keeps cur, so each age's plane, as it was. */
+	for (age = 0; age < g; age++) {
+		u32 plane = kbloom_window_plane(f, age);
+
+		gen[age].add_calls = atomic64_read(&f->win.plane_adds[plane]);
+	}
 }

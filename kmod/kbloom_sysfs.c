@@ -8,6 +8,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
@@ -43,6 +44,13 @@ static DEVICE_ATTR_RO(fp_target_ppb);
 /* What other modules and BPF programs acquire the filter by. */
 KBLOOM_GEOMETRY_ATTR(id, kd->id)
 static DEVICE_ATTR_RO(id);
+/* A window's settings, fixed at create; 0 for the other types. */
+KBLOOM_GEOMETRY_ATTR(generations, kd->filter.geo.generations)
+static DEVICE_ATTR_RO(generations);
+KBLOOM_GEOMETRY_ATTR(rotate_ms, kd->win.rotate_ms)
+static DEVICE_ATTR_RO(rotate_ms);
+KBLOOM_GEOMETRY_ATTR(rotate_every, kd->win.rotate_every)
+static DEVICE_ATTR_RO(rotate_every);
 /* Knowing the seed lets one craft colliding keys: root only. */
 KBLOOM_GEOMETRY_ATTR(seed, kd->filter.geo.seed)
 static DEVICE_ATTR_ADMIN_RO(seed);
@@ -109,6 +117,109 @@ static ssize_t kbloom_stat_show(struct device *dev,
 	return sysfs_emit(buf, "%u\n", *(const u32 *)field);
 }
 
+/*
+ * A window's rotation state, read under its rotate_lock (so between
+ * rotations) and kd->lock shared; 0 for the other types, which rotate
+ * never.
+ */
+static ssize_t kbloom_window_show(struct device *dev, char *buf,
+				  u64 (*value)(struct kbloom_dev *kd))
+{
+	struct kbloom_dev *kd = to_kbloom_dev(dev);
+	u64 v = 0;
+	int err;
+
+	err = kbloom_window_lock(kd);
+	if (err)
+		return err;
+	down_read(&kd->lock);
+	if (kd->dead)
+		err = -ENODEV;
+	else if (kbloom_is_window(kd))
+		v = value(kd);
+	up_read(&kd->lock);
+	kbloom_window_unlock(kd);
+	return err ? err : sysfs_emit(buf, "%llu\n", (unsigned long long)v);
+}
+
+static u64 kbloom_rotations_of(struct kbloom_dev *kd)
+{
+	return kd->filter.win.rotations;
+}
+
+static ssize_t rotations_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return kbloom_window_show(dev, buf, kbloom_rotations_of);
+}
+static DEVICE_ATTR_RO(rotations);
+
+static ssize_t next_rotation_ms_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	return kbloom_window_show(dev, buf, kbloom_window_next_ms);
+}
+static DEVICE_ATTR_RO(next_rotation_ms);
+
+/*
+ * Per generation, newest first, space-separated: an array of one type,
+ * which sysfs allows.  At most 63 values of up to 20 digits: inside the
+ * page.
+ */
+static ssize_t kbloom_generations_show(struct device *dev, char *buf,
+				       size_t offset, bool wide)
+{
+	struct kbloom_dev *kd = to_kbloom_dev(dev);
+	struct kbloom_generation *gen;
+	u32 g = kd->filter.geo.generations, i;
+	int err, len = 0;
+
+	if (!kbloom_is_window(kd))
+		return sysfs_emit(buf, "0\n");
+	/* 2.5 KiB: too much for the stack of a sysfs read. */
+	gen = kcalloc(KBLOOM_GENERATIONS_MAX, sizeof(*gen), GFP_KERNEL);
+	if (!gen)
+		return -ENOMEM;
+	err = kbloom_window_lock(kd);
+	if (err)
+		goto free_gen;
+	down_read(&kd->lock);
+	if (kd->dead)
+		err = -ENODEV;
+	else
+		kbloom_stats_cache_generations(kd, gen);
+	up_read(&kd->lock);
+	kbloom_window_unlock(kd);
+	if (err)
+		goto free_gen;
+	for (i = 0; i < g; i++) {
+		const void *field = (const u8 *)&gen[i] + offset;
+		unsigned long long v = wide ? *(const u64 *)field :
+					      *(const u32 *)field;
+
+		len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "", v);
+	}
+	len += sysfs_emit_at(buf, len, "\n");
+	err = len;
+free_gen:
+	kfree(gen);
+	return err;
+}
+
+#define KBLOOM_GEN_ATTR(_name, _field, _wide)				\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	return kbloom_generations_show(dev, buf,			\
+			offsetof(struct kbloom_generation, _field),	\
+			_wide);						\
+}									\
+static DEVICE_ATTR_RO(_name)
+
+KBLOOM_GEN_ATTR(gen_add_calls, add_calls, true);
+KBLOOM_GEN_ATTR(gen_est_keys, est_keys, true);
+KBLOOM_GEN_ATTR(gen_fill_ppb, fill_ppb, false);
+
 #define KBLOOM_STAT_ATTR(_field, _wide, _cells)				\
 	struct kbloom_stat_attr kbloom_stat_##_field = {		\
 		.dev_attr = {						\
@@ -168,6 +279,14 @@ static struct attribute *kbloom_dev_attrs[] = {
 	&dev_attr_check_ioctls.attr,
 	&dev_attr_delete_ioctls.attr,
 	&kbloom_stat_mappings.dev_attr.attr,
+	&dev_attr_generations.attr,
+	&dev_attr_rotate_ms.attr,
+	&dev_attr_rotate_every.attr,
+	&dev_attr_rotations.attr,
+	&dev_attr_next_rotation_ms.attr,
+	&dev_attr_gen_add_calls.attr,
+	&dev_attr_gen_est_keys.attr,
+	&dev_attr_gen_fill_ppb.attr,
 	NULL
 };
 
