@@ -11,6 +11,7 @@
  * issue 6.  Every figure is the median of interleaved repeats.
  *
  * Usage: kbloom-vmbench [N [REPEATS]]   (default 1000000 keys, 9 repeats)
+ *        kbloom-vmbench window [MIB [REPEATS]]   (window filters, below)
  * Prints a table, the ratios, PASS:/FAIL: lines for its sanity checks, and
  * one "BENCHJSON: {...}" line per measurement (where = vm) for the host.
  */
@@ -23,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "../../include/kbloom.h"
 #include "../../bench/bpf_bloom.h"
@@ -359,21 +362,32 @@ static double bpf_pass(int fd, const u8 *keys, u64 count, bool add)
 	return (double)(vt_now_ns() - t0) / count;
 }
 
-static void json_row(const struct vb_row *r, u64 n, double bpk, u32 k,
-		     int repeats)
+/* extra: more "key":value members, each with a leading comma, or "". */
+static void json_row_with(const struct vb_row *r, u64 n, double bpk, u32 k,
+			  int repeats, const char *target, const char *extra)
 {
 	int i;
 
 	printf("BENCHJSON: {\"impl\":\"%s\",\"where\":\"vm\",\"op\":\"%s\","
 	       "\"n\":%llu,\"key_bytes\":%d,\"bits_per_key\":%.4f,"
-	       "\"bits_per_key_target\":%d,\"k\":%u,\"batch\":%u,"
+	       "\"bits_per_key_target\":%s,\"k\":%u,\"batch\":%u,"
 	       "\"ns_per_op\":%.3f,\"ns_repeats\":[", r->impl, r->op,
-	       (unsigned long long)n, VB_KEY_BYTES, bpk, VB_BITS_PER_KEY, k,
+	       (unsigned long long)n, VB_KEY_BYTES, bpk, target, k,
 	       r->batch, r->median);
 	for (i = 0; i < repeats; i++)
 		printf("%s%.3f", i ? "," : "", r->ns[i]);
 	printf("],\"fp_measured\":null,\"fp_theory\":null,\"repeats\":%d,"
-	       "\"ops_timed\":%llu}\n", repeats, (unsigned long long)r->ops);
+	       "\"ops_timed\":%llu%s}\n", repeats, (unsigned long long)r->ops,
+	       extra);
+}
+
+static void json_row(const struct vb_row *r, u64 n, double bpk, u32 k,
+		     int repeats)
+{
+	char target[16];
+
+	snprintf(target, sizeof(target), "%d", VB_BITS_PER_KEY);
+	json_row_with(r, n, bpk, k, repeats, target, "");
 }
 
 static void ratio(const char *what, double r, double target, bool at_most)
@@ -391,6 +405,585 @@ static void ratio(const char *what, double r, double target, bool at_most)
 			       at_most ? "over" : "short");
 	}
 	printf("\n");
+}
+
+/*
+ * `kbloom-vmbench window [MIB [REPEATS]]`: issue 15's "batched check
+ * throughput during continuous rotations at least 0.5x that without, in
+ * the same VM run".  A window filter of g = 8 generations and about MIB
+ * MiB (64 by default), sized by the core compiled into this program for
+ * 1 % over its window and created with that capacity and rate, is filled
+ * to its worst moment (8 generations of capacity / 7 keys, with ROTATE
+ * between them).  Then interleaved repeats time CHECK ioctls of 4096 keys
+ * and kbloom_lookup_batch() on the read-only mapping (4096 keys per read
+ * of the header's live mask), each for a fixed time, first with nothing
+ * else running, then while a second process rotates: ROTATE, then ADDs of
+ * the retired generation's keys into the new current one, so the filter
+ * the checks see stays full (a window left to empty would make checks
+ * cheaper, and the ratio flattering); under emulation a refill of a
+ * generation takes seconds, so that process rotates only a few times.
+ * Last, the same with the second process rotating back to back with no
+ * refill: the window empties within 8 rotations, so both sides of that
+ * ratio are timed on the emptied window.  Between them, a filled window
+ * and rotations at the rate a ROTATE goes.
+ */
+#define VW_NAME		"vmbench-window"
+#define VW_NODE		"/dev/kbloom/" VW_NAME
+#define VW_G		8
+#define VW_FP_PPB	10000000	/* 1 % */
+#define VW_SEED		0x766d77696e646f77ULL
+
+/* What the rotating process and the checking one share. */
+struct vw_shared {
+	int stop;
+	int err;
+	u32 next;		/* the set the next rotation retires */
+	u64 rotations;
+	u64 busy_ns;
+};
+
+struct vw {
+	int fd;
+	u64 per_gen;
+	u8 *keys;		/* VW_G sets of per_gen keys */
+	u32 *lens;		/* VB_BIG_BATCH of VB_KEY_BYTES */
+	u8 *queries;		/* q, half from sets 1 .. 7, half absent */
+	u8 *present;
+	struct kbloom_key *kv;
+	u64 *dev_results;
+	u64 q;
+	/* the mapping */
+	u8 *base;
+	size_t len;
+	const struct kbloom_map_header *hdr;
+	struct kbloom_filter mf;
+	struct vw_shared *sh;
+};
+
+static int vw_add_set(const struct vw *w, int fd, u32 j)
+{
+	double ns = ioctl_pass(fd, KBLOOM_IOC_ADD,
+			       w->keys + (u64)j * w->per_gen * VB_KEY_BYTES,
+			       w->lens, w->per_gen, VB_BIG_BATCH, NULL);
+
+	return ns < 0 ? (int)ns : 0;
+}
+
+/* Empty, then set j into the generation of age 7 - j: the worst moment. */
+static int vw_fill(const struct vw *w)
+{
+	u32 j;
+	int err;
+
+	if (ioctl(w->fd, KBLOOM_IOC_CLEAR, 0))
+		return -errno;
+	for (j = 0; j < VW_G; j++) {
+		if (j && ioctl(w->fd, KBLOOM_IOC_ROTATE, 0))
+			return -errno;
+		err = vw_add_set(w, w->fd, j);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The second process: its own open file, as another program would. */
+static void vw_rotator(const struct vw *w, bool refill)
+{
+	struct vw_shared *sh = w->sh;
+	u64 t0 = vt_now_ns();
+	int fd = open(VW_NODE, O_RDWR);
+
+	if (fd < 0) {
+		sh->err = errno;
+		_exit(1);
+	}
+	while (!__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE)) {
+		if (ioctl(fd, KBLOOM_IOC_ROTATE, 0)) {
+			sh->err = errno;
+			break;
+		}
+		__atomic_fetch_add(&sh->rotations, 1, __ATOMIC_RELAXED);
+		if (refill) {
+			int err = vw_add_set(w, fd, sh->next);
+
+			if (err) {
+				sh->err = -err;
+				break;
+			}
+			sh->next = (sh->next + 1) % VW_G;
+		}
+	}
+	sh->busy_ns = vt_now_ns() - t0;
+	close(fd);
+	_exit(0);
+}
+
+static pid_t vw_rotator_start(const struct vw *w, bool refill)
+{
+	pid_t pid;
+
+	/* next carries over: each rotator goes on where the last stopped. */
+	w->sh->stop = 0;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	pid = fork();
+	if (pid == 0)
+		vw_rotator(w, refill);
+	return pid;
+}
+
+static void vw_rotator_stop(const struct vw *w, pid_t pid)
+{
+	int status;
+
+	__atomic_store_n(&w->sh->stop, 1, __ATOMIC_RELEASE);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+}
+
+/* CHECK ioctls of 4096 keys over the queries for budget_ns; ns per key. */
+static double vw_ioctl_for(const struct vw *w, u64 budget_ns)
+{
+	u64 t0 = vt_now_ns(), done = 0, t;
+
+	do {
+		if (ioctl_pass(w->fd, KBLOOM_IOC_CHECK, w->queries, w->lens,
+			       w->q, VB_BIG_BATCH, w->dev_results) < 0)
+			return -1;
+		done += w->q;
+		t = vt_now_ns() - t0;
+	} while (t < budget_ns);
+	return (double)t / done;
+}
+
+/*
+ * The mapping's reader: live read once per batch (acquire), as the uapi
+ * says a reader does, into the private struct the core's lookup reads;
+ * the sequence moves only for CLEAR, INTERSECT and image loads, which
+ * nothing runs here (counted, and must stay 0).
+ */
+static u64 vw_map_pass(struct vw *w, u8 *res, u64 *retries)
+{
+	unsigned long results[BITS_TO_LONGS(VB_BIG_BATCH)];
+	u64 i, hits = 0;
+
+	for (i = 0; i < w->q; i += VB_BIG_BATCH) {
+		u32 n = w->q - i < VB_BIG_BATCH ? (u32)(w->q - i)
+						: VB_BIG_BATCH;
+		u64 s1 = __atomic_load_n(&w->hdr->sequence, __ATOMIC_ACQUIRE);
+		u32 b;
+
+		w->mf.win.live = __atomic_load_n(&w->hdr->live,
+						 __ATOMIC_ACQUIRE);
+		hits += kbloom_lookup_batch(&w->mf, w->kv + i, n, results);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		*retries += (s1 & 1) ||
+			    __atomic_load_n(&w->hdr->sequence,
+					    __ATOMIC_RELAXED) != s1;
+		for (b = 0; res && b < n; b++)
+			res[i + b] = test_bit(b, results);
+	}
+	return hits;
+}
+
+static double vw_map_for(struct vw *w, u64 budget_ns, u64 *retries)
+{
+	u64 t0 = vt_now_ns(), done = 0, t;
+
+	do {
+		keep(vw_map_pass(w, NULL, retries));
+		done += w->q;
+		t = vt_now_ns() - t0;
+	} while (t < budget_ns);
+	return (double)t / done;
+}
+
+static int vw_map(struct vw *w, const struct kbloom_info *info)
+{
+	const struct kbloom_map_header *h;
+	void *p;
+
+	w->len = (1 + (info->nblocks * 64 + 4095) / 4096) * 4096;
+	p = mmap(NULL, w->len, PROT_READ, MAP_SHARED, w->fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	h = p;
+	w->base = p;
+	w->hdr = h;
+	if (h->magic != KBLOOM_MAP_MAGIC || h->type != KBLOOM_TYPE_WINDOW ||
+	    h->generations != VW_G || h->nblocks != info->nblocks)
+		return -EPROTO;
+	memset(&w->mf, 0, sizeof(w->mf));
+	w->mf.geo.nblocks = h->nblocks;
+	w->mf.geo.capacity = h->capacity;
+	w->mf.geo.seed = h->seed;
+	w->mf.geo.k = h->k;
+	w->mf.geo.type = h->type;
+	w->mf.geo.generations = h->generations;
+	w->mf.geo.plane_order = h->plane_order;
+	w->mf.words = (u64 *)(w->base + h->cells_offset);
+	return kbloom_geometry_validate(&w->mf.geo);
+}
+
+/* Capacity of a g = 8 window at 1 % in about mib MiB, by the core's sizing. */
+static u64 vw_capacity(u64 mib, struct kbloom_geometry *geo)
+{
+	u64 want = mib << 20, cap = want / 4;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (kbloom_geometry_from_rate_gen(geo, KBLOOM_TYPE_WINDOW, VW_G,
+						  cap, VW_FP_PPB))
+			return 0;
+		cap = (u64)((double)cap * want / kbloom_geometry_bytes(geo));
+	}
+	if (kbloom_geometry_from_rate_gen(geo, KBLOOM_TYPE_WINDOW, VW_G, cap,
+					  VW_FP_PPB))
+		return 0;
+	return cap;
+}
+
+enum {
+	VW_IOCTL, VW_MAP, VW_IOCTL_ROT, VW_MAP_ROT, VW_IOCTL_EMPTY,
+	VW_MAP_EMPTY, VW_IOCTL_BARE, VW_MAP_BARE, VW_ROWS
+};
+
+static struct vb_row vw_rows[VW_ROWS] = {
+	[VW_IOCTL] = { "kbloom-window-ioctl", "check", VB_BIG_BATCH },
+	[VW_MAP] = { "kbloom-window-mapped", "check_batch", VB_BIG_BATCH },
+	[VW_IOCTL_ROT] = { "kbloom-window-ioctl", "check_rotating",
+			   VB_BIG_BATCH },
+	[VW_MAP_ROT] = { "kbloom-window-mapped", "check_batch_rotating",
+			 VB_BIG_BATCH },
+	[VW_IOCTL_EMPTY] = { "kbloom-window-ioctl", "check_emptied",
+			     VB_BIG_BATCH },
+	[VW_MAP_EMPTY] = { "kbloom-window-mapped", "check_batch_emptied",
+			   VB_BIG_BATCH },
+	[VW_IOCTL_BARE] = { "kbloom-window-ioctl", "check_rotating_bare",
+			    VB_BIG_BATCH },
+	[VW_MAP_BARE] = { "kbloom-window-mapped",
+			  "check_batch_rotating_bare", VB_BIG_BATCH },
+};
+
+static void vw_destroy(void)
+{
+	struct kbloom_name nm;
+	int ctl = open(VB_CONTROL, O_RDWR);
+
+	memset(&nm, 0, sizeof(nm));
+	snprintf(nm.name, sizeof(nm.name), "%s", VW_NAME);
+	if (ctl >= 0) {
+		ioctl(ctl, KBLOOM_CTL_DESTROY, &nm);
+		close(ctl);
+	}
+}
+
+static int vw_create(u64 cap, struct kbloom_info *info)
+{
+	struct kbloom_create c = {
+		.capacity = cap,
+		.fp_ppb = VW_FP_PPB,
+		.seed = VW_SEED,
+		.flags = KBLOOM_CREATE_SEED,
+		.type = KBLOOM_TYPE_WINDOW,
+		.generations = VW_G,
+	};
+	int ctl, fd, err = 0;
+
+	snprintf(c.name, sizeof(c.name), "%s", VW_NAME);
+	ctl = open(VB_CONTROL, O_RDWR);
+	if (ctl < 0)
+		return -errno;
+	if (ioctl(ctl, KBLOOM_CTL_CREATE, &c))
+		err = -errno;
+	close(ctl);
+	if (err)
+		return err;
+	fd = open(VW_NODE, O_RDWR);
+	if (fd < 0)
+		return -errno;
+	memset(info, 0, sizeof(*info));
+	if (ioctl(fd, KBLOOM_IOC_GET_INFO, info)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* The private core filter, filled as vw_fill() fills the device. */
+static int vw_core_fill(struct kbloom_filter *f, const struct vw *w)
+{
+	unsigned long results[BITS_TO_LONGS(VB_BIG_BATCH)];
+	u64 i;
+	u32 j;
+
+	for (j = 0; j < VW_G; j++) {
+		const u8 *set = w->keys + (u64)j * w->per_gen * VB_KEY_BYTES;
+
+		if (j && kbloom_window_rotate(f))
+			return -EINVAL;
+		for (i = 0; i < w->per_gen; i += VB_BIG_BATCH) {
+			u32 m = w->per_gen - i < VB_BIG_BATCH ?
+				(u32)(w->per_gen - i) : VB_BIG_BATCH;
+			struct kbloom_key kv[VB_BIG_BATCH];
+			u32 b;
+
+			for (b = 0; b < m; b++) {
+				kv[b].data = set + (i + b) * VB_KEY_BYTES;
+				kv[b].len = VB_KEY_BYTES;
+			}
+			kbloom_add_batch(f, kv, m, results);
+		}
+	}
+	return 0;
+}
+
+static int window_main(int argc, char **argv)
+{
+	u64 mib = argc > 2 ? strtoull(argv[2], NULL, 0) : 64;
+	int repeats = argc > 3 ? atoi(argv[3]) : 5;
+	u64 budget = 2000000000ULL, rot = 0, rot_ns = 0, bare = 0;
+	u64 retries = 0, i, cap, missing = 0, differ = 0, core_differ = 0;
+	unsigned long core_results[BITS_TO_LONGS(VB_BIG_BATCH)];
+	struct kbloom_geometry geo;
+	struct kbloom_filter cf;
+	struct kbloom_info info;
+	struct vw w = { 0 };
+	char extra[64];
+	u8 *map_res;
+	u64 state = 7;
+	int r, j, err;
+	pid_t pid;
+
+	if (!mib || repeats < 1 || repeats > VB_MAX_REPEATS) {
+		fprintf(stderr, "usage: %s window [MIB [REPEATS 1-%d]]\n",
+			argv[0], VB_MAX_REPEATS);
+		return 2;
+	}
+	cap = vw_capacity(mib, &geo);
+	if (!cap) {
+		check(0, "window-sizing", "from_rate_gen failed");
+		return 1;
+	}
+	geo.seed = VW_SEED;
+	err = kbloom_filter_init(&cf, &geo);
+	if (err) {
+		check(0, "window-core-init", strerror(-err));
+		return 1;
+	}
+	vw_destroy();
+	w.fd = vw_create(cap, &info);
+	if (w.fd < 0) {
+		check(0, "window-create", strerror(-w.fd));
+		return 1;
+	}
+	w.per_gen = (cap + VW_G - 2) / (VW_G - 1);
+	w.q = 262144;
+	w.keys = xcalloc(w.per_gen * VW_G, VB_KEY_BYTES);
+	w.lens = xcalloc(VB_BIG_BATCH, sizeof(u32));
+	w.queries = xcalloc(w.q, VB_KEY_BYTES);
+	w.present = xcalloc(w.q, 1);
+	w.kv = xcalloc(w.q, sizeof(*w.kv));
+	w.dev_results = xcalloc(BITS_TO_LONGS(w.q), sizeof(u64));
+	map_res = xcalloc(w.q, 1);
+	for (i = 0; i < w.per_gen * VW_G; i++)
+		((u64 *)w.keys)[i] = rand64(&state);
+	for (i = 0; i < VB_BIG_BATCH; i++)
+		w.lens[i] = VB_KEY_BYTES;
+	/* Even queries: keys of sets 1 .. 7 (the window), spread; odd: new. */
+	for (i = 0; i < w.q; i++) {
+		u64 span = w.per_gen * (VW_G - 1);
+
+		w.present[i] = !(i & 1);
+		((u64 *)w.queries)[i] = w.present[i] ?
+			((u64 *)w.keys)[w.per_gen + (i / 2) * (span / (w.q / 2))] :
+			rand64(&state);
+		w.kv[i].data = w.queries + i * VB_KEY_BYTES;
+		w.kv[i].len = VB_KEY_BYTES;
+	}
+	w.sh = mmap(NULL, sizeof(*w.sh), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (w.sh == MAP_FAILED) {
+		check(0, "window-shared", strerror(errno));
+		return 1;
+	}
+	memset(w.sh, 0, sizeof(*w.sh));
+	err = vw_map(&w, &info);
+	if (err) {
+		check(0, "window-map", strerror(-err));
+		return 1;
+	}
+	printf("kbloom-vmbench window: g = %d, capacity %llu window keys "
+	       "(%llu per generation, %llu at the worst moment), 1 %%: "
+	       "device %llu blocks (%.1f MiB), k %u; core %llu blocks, k %u; "
+	       "%d repeats of %.1f s per figure, %llu queries (half absent) "
+	       "per pass\n", VW_G, (unsigned long long)cap,
+	       (unsigned long long)w.per_gen,
+	       (unsigned long long)w.per_gen * VW_G,
+	       (unsigned long long)info.nblocks, info.nblocks / 16384.0,
+	       info.k, (unsigned long long)cf.geo.nblocks, cf.geo.k, repeats,
+	       budget / 1e9, (unsigned long long)w.q);
+	fflush(stdout);
+	{
+		u64 t0 = vt_now_ns();
+
+		err = vw_fill(&w);
+		if (err) {
+			check(0, "window-fill", strerror(-err));
+			return 1;
+		}
+		printf("  filled through ADD ioctls (4096 keys each) in %.1f s\n",
+		       (vt_now_ns() - t0) / 1e9);
+		w.sh->next = 0;	/* vw_fill() left set 0 the oldest */
+	}
+	vw_core_fill(&cf, &w);
+
+	/* The device answers what the core answers; the mapping too. */
+	if (ioctl_pass(w.fd, KBLOOM_IOC_CHECK, w.queries, w.lens, w.q,
+		       VB_BIG_BATCH, w.dev_results) < 0) {
+		check(0, "window-check", strerror(errno));
+		return 1;
+	}
+	vw_map_pass(&w, map_res, &retries);
+	for (i = 0; i < w.q; i += VB_BIG_BATCH) {
+		u32 m = w.q - i < VB_BIG_BATCH ? (u32)(w.q - i) : VB_BIG_BATCH;
+		u32 b;
+
+		kbloom_check_batch(&cf, w.kv + i, m, core_results);
+		for (b = 0; b < m; b++) {
+			bool dev = (w.dev_results[(i + b) / 64] >>
+				    ((i + b) % 64)) & 1;
+
+			missing += w.present[i + b] && !dev;
+			differ += map_res[i + b] != dev;
+			core_differ += test_bit(b, core_results) != dev;
+		}
+	}
+	check(missing == 0, "window-ioctl-no-false-negatives",
+	      "window keys reported absent by CHECK");
+	check(differ == 0, "window-mapped-matches-ioctl",
+	      "the mapping answered otherwise than CHECK");
+	if (info.nblocks == cf.geo.nblocks && info.k == cf.geo.k)
+		check(core_differ == 0, "window-ioctl-matches-core",
+		      "device and core answered differently");
+	else
+		check(0, "window-geometry-matches-core",
+		      "the device sized the window otherwise than the core");
+
+	for (j = 0; j < VW_ROWS; j++)
+		vw_rows[j].ops = w.q;
+	for (r = 0; r < repeats; r++) {
+		u64 before = w.sh->rotations;
+
+		vw_rows[VW_IOCTL].ns[r] = vw_ioctl_for(&w, budget);
+		vw_rows[VW_MAP].ns[r] = vw_map_for(&w, budget, &retries);
+		pid = vw_rotator_start(&w, true);
+		if (pid < 0) {
+			check(0, "window-fork", strerror(errno));
+			return 1;
+		}
+		vw_rows[VW_IOCTL_ROT].ns[r] = vw_ioctl_for(&w, budget);
+		vw_rows[VW_MAP_ROT].ns[r] = vw_map_for(&w, budget, &retries);
+		vw_rotator_stop(&w, pid);
+		rot += w.sh->rotations - before;
+		rot_ns += w.sh->busy_ns;
+		printf("  repeat %d/%d: ioctl %.1f mapped %.1f | rotating: "
+		       "ioctl %.1f mapped %.1f ns/key (%llu rotations)\n",
+		       r + 1, repeats, vw_rows[VW_IOCTL].ns[r],
+		       vw_rows[VW_MAP].ns[r], vw_rows[VW_IOCTL_ROT].ns[r],
+		       vw_rows[VW_MAP_ROT].ns[r],
+		       (unsigned long long)(w.sh->rotations - before));
+		fflush(stdout);
+		if (w.sh->err) {
+			check(0, "window-rotator", strerror(w.sh->err));
+			return 1;
+		}
+	}
+	/*
+	 * The rotator stopped after a refill: every set is live again, so
+	 * every key of the 8 sets must be found.
+	 */
+	missing = 0;
+	for (j = 0; j < VW_G; j++) {
+		u64 *res = xcalloc(BITS_TO_LONGS(w.per_gen), sizeof(u64));
+		u64 hits = 0;
+
+		if (ioctl_pass(w.fd, KBLOOM_IOC_CHECK,
+			       w.keys + (u64)j * w.per_gen * VB_KEY_BYTES,
+			       w.lens, w.per_gen, VB_BIG_BATCH, res) < 0) {
+			check(0, "window-check", strerror(errno));
+			return 1;
+		}
+		for (i = 0; i < w.per_gen; i++)
+			hits += (res[i / 64] >> (i % 64)) & 1;
+		missing += w.per_gen - hits;
+		free(res);
+	}
+	check(missing == 0, "window-no-false-negatives-after-rotations",
+	      "keys lost after rotations with concurrent checks");
+
+	/* For information: back-to-back rotations empty the window. */
+	pid = vw_rotator_start(&w, false);
+	while (pid > 0 && __atomic_load_n(&w.sh->rotations, __ATOMIC_RELAXED) <
+	       rot + VW_G)
+		usleep(10000);
+	vw_rotator_stop(&w, pid);
+	for (r = 0; r < repeats; r++) {
+		u64 before = w.sh->rotations;
+
+		vw_rows[VW_IOCTL_EMPTY].ns[r] = vw_ioctl_for(&w, budget / 2);
+		vw_rows[VW_MAP_EMPTY].ns[r] = vw_map_for(&w, budget / 2,
+							 &retries);
+		pid = vw_rotator_start(&w, false);
+		vw_rows[VW_IOCTL_BARE].ns[r] = vw_ioctl_for(&w, budget / 2);
+		vw_rows[VW_MAP_BARE].ns[r] = vw_map_for(&w, budget / 2,
+							&retries);
+		vw_rotator_stop(&w, pid);
+		bare += w.sh->rotations - before;
+	}
+	check(retries == 0, "window-mapped-no-retries",
+	      "the sequence moved though only ROTATE and ADD ran");
+
+	for (j = 0; j < VW_ROWS; j++)
+		vw_rows[j].median = vt_median(vw_rows[j].ns, repeats);
+	printf("\nWindow filter in the VM: median ns per key (4096 keys per "
+	       "call or per read of live)\n");
+	for (j = 0; j < VW_ROWS; j++)
+		printf(" %-21s %-26s %10.1f\n", vw_rows[j].impl, vw_rows[j].op,
+		       vw_rows[j].median);
+	printf("\nBatched check throughput with / without continuous "
+	       "rotations (%llu rotations in %.1f s: %.2f/s, each a ROTATE "
+	       "and the refill of the retired generation)\n",
+	       (unsigned long long)rot, rot_ns / 1e9,
+	       rot_ns ? rot * 1e9 / rot_ns : 0.0);
+	ratio("CHECK ioctl, 4096 keys", vw_rows[VW_IOCTL].median /
+	      vw_rows[VW_IOCTL_ROT].median, 0.5, false);
+	ratio("mapped kbloom_lookup_batch, 4096 keys",
+	      vw_rows[VW_MAP].median / vw_rows[VW_MAP_ROT].median, 0.5,
+	      false);
+	printf(" ROTATEs back to back, no refill, both sides on the window "
+	       "they emptied (%llu rotations in %.1f s)\n",
+	       (unsigned long long)bare, repeats * budget / 1e9);
+	ratio("CHECK ioctl, 4096 keys (emptied window)",
+	      vw_rows[VW_IOCTL_EMPTY].median / vw_rows[VW_IOCTL_BARE].median,
+	      0.5, false);
+	ratio("mapped lookup_batch (emptied window)",
+	      vw_rows[VW_MAP_EMPTY].median / vw_rows[VW_MAP_BARE].median, 0.5,
+	      false);
+	printf("\n");
+	snprintf(extra, sizeof(extra), ",\"generations\":%d,\"fp_target\":%g",
+		 VW_G, VW_FP_PPB / 1e9);
+	for (j = 0; j < VW_ROWS; j++)
+		json_row_with(&vw_rows[j], cap,
+			      8.0 * info.nblocks * KBLOOM_BLOCK_BYTES / cap,
+			      info.k, repeats, "null", extra);
+
+	munmap(w.base, w.len);
+	close(w.fd);
+	vw_destroy();
+	kbloom_filter_free(&cf);
+	return vt_failed ? 1 : 0;
 }
 
 /*
@@ -455,6 +1048,8 @@ int main(int argc, char **argv)
 	int fd, bpf_fd, r, j, err;
 	bool bpf = true;
 
+	if (argc > 1 && !strcmp(argv[1], "window"))
+		return window_main(argc, argv);
 	if (n < 1024 || repeats < 1 || repeats > VB_MAX_REPEATS) {
 		fprintf(stderr, "usage: %s [N >= 1024 [REPEATS 1-%d]]\n",
 			argv[0], VB_MAX_REPEATS);
