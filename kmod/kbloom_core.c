@@ -1151,8 +1151,8 @@ int kbloom_window_rotate(struct kbloom_filter *f)
 {
 	struct kbloom_combine c = { .clear = true };
 	struct kbloom_window *w = &f->win;
+	u64 live, *mirror;
 	u32 next, old;
-	u64 live;
 
 	if (f->geo.type != KBLOOM_TYPE_WINDOW)
 		return -EOPNOTSUPP;
@@ -1161,8 +1161,9 @@ int kbloom_window_rotate(struct kbloom_filter *f)
 	live = (w->live | BIT_ULL(next)) & ~BIT_ULL(old);
 	/* Checks load live with acquire (window_live()). */
 	smp_store_release(&w->live, live);
+	mirror = w->live_mirror ?: &w->live;
 	/* So do readers of a mapping, from its header (if any). */
-	smp_store_release(w->live_mirror ?: &w->live, live);
+	smp_store_release(mirror, live);
 	/* Adds load cur with acquire: live is stored before they see it. */
 	smp_store_release(&w->cur, next);
 	WRITE_ONCE(w->rotations, w->rotations + 1);

@@ -82,7 +82,7 @@ static void window_start(const struct kbloom_filter *f,
 	/* Pairs with the rotation's store: live follows from cur. */
 	cur = smp_load_acquire(&f->win.cur);
 	win->generations = cpu_to_le32(f->geo.generations);
-	win->current = cpu_to_le32(cur);
+	win->cur_plane = cpu_to_le32(cur);
 	win->live = cpu_to_le64(window_live_of(f, cur));
 	win->rotations = cpu_to_le64(READ_ONCE(f->win.rotations));
 	for (i = 0; i < f->win.planes; i++)
@@ -270,7 +270,7 @@ int kbloom_image_check_window(const struct kbloom_filter *f, const void *img,
 		return memchr_inv(&win, 0, sizeof(win)) ? -EINVAL : 0;
 	if (le32_to_cpu(win.generations) != f->geo.generations)
 		return -EXDEV;
-	cur = le32_to_cpu(win.current);
+	cur = le32_to_cpu(win.cur_plane);
 	if (cur >= planes || le64_to_cpu(win.live) != window_live_of(f, cur))
 		return -EINVAL;
 	for (i = 0; i < KBLOOM_IMAGE_PLANES; i++)
@@ -317,7 +317,7 @@ int kbloom_image_validate(const struct kbloom_filter *f, const void *img,
 static void window_apply(struct kbloom_filter *f,
 			 const struct kbloom_image_window *win)
 {
-	u64 live = le64_to_cpu(win->live);
+	u64 live = le64_to_cpu(win->live), *mirror;
 	u32 i;
 
 	for (i = 0; i < KBLOOM_IMAGE_PLANES; i++)
@@ -326,10 +326,11 @@ static void window_apply(struct kbloom_filter *f,
 	WRITE_ONCE(f->win.rotations, le64_to_cpu(win->rotations));
 	/* As kbloom_window_rotate() publishes them: live first. */
 	smp_store_release(&f->win.live, live);
+	mirror = f->win.live_mirror ?: &f->win.live;
 	/* The mapping's copy (if any), for its readers' acquire. */
-	smp_store_release(f->win.live_mirror ?: &f->win.live, live);
+	smp_store_release(mirror, live);
 	/* Adds' acquire of cur then finds live stored. */
-	smp_store_release(&f->win.cur, le32_to_cpu(win->current));
+	smp_store_release(&f->win.cur, le32_to_cpu(win->cur_plane));
 }
 
 void kbloom_image_apply(struct kbloom_filter *f, const void *img)

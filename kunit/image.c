@@ -369,7 +369,7 @@ static void image_rejects(struct kunit *test)
 		w->generations = cpu_to_le32(le32_to_cpu(w->generations) + 1);
 		break;
 	case KBLOOM_TEST_WIN_CURRENT:
-		w->current = cpu_to_le32(KBLOOM_IMAGE_PLANES);
+		w->cur_plane = cpu_to_le32(KBLOOM_IMAGE_PLANES);
 		break;
 	case KBLOOM_TEST_WIN_LIVE:
 		w->live = cpu_to_le64(le64_to_cpu(w->live) ^ 1);

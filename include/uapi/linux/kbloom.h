@@ -491,7 +491,7 @@ struct kbloom_image_header {
 
 struct kbloom_image_window {
 	__le32 generations;
-	__le32 current;		/* the plane adds go to */
+	__le32 cur_plane;		/* the plane adds go to */
 	__le64 live;		/* bit i: plane i is live; current among them */
 	__le64 rotations;
 	__le64 elapsed_ms;	/* since the last rotation */
