@@ -298,6 +298,9 @@ void kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
  */
 void kbloom_stats_cache_generations(struct kbloom_dev *kd,
 				    struct kbloom_generation *gen);
+/* Only their add_calls, under rotate_lock: no walk. */
+void kbloom_stats_cache_add_calls(struct kbloom_dev *kd,
+				  struct kbloom_generation *gen);
 
 /*
  * kbloom_kapi.c: what the exported API and the kfuncs share.  get_name

@@ -125,12 +125,28 @@ void kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
 	mutex_unlock(&c->lock);
 }
 
+/* The keys added per generation: counts, no walk. */
+void kbloom_stats_cache_add_calls(struct kbloom_dev *kd,
+				  struct kbloom_generation *gen)
+{
+	const struct kbloom_filter *f = &kd->filter;
+	u32 age;
+
+	/* rotate_lock keeps cur, so each age's plane, as it was. */
+	lockdep_assert_held(&kd->win.rotate_lock);
+	for (age = 0; age < f->geo.generations; age++) {
+		u32 plane = kbloom_window_plane(f, age);
+
+		gen[age].add_calls = atomic64_read(&f->win.plane_adds[plane]);
+	}
+}
+
 void kbloom_stats_cache_generations(struct kbloom_dev *kd,
 				    struct kbloom_generation *gen)
 {
 	struct kbloom_stats_cache *c = &kd->stats_cache;
 	const struct kbloom_filter *f = &kd->filter;
-	u32 g = f->geo.generations, age;
+	u32 g = f->geo.generations;
 	struct kbloom_stats_key key;
 	struct kbloom_counts counts;
 
@@ -156,10 +172,5 @@ void kbloom_stats_cache_generations(struct kbloom_dev *kd,
 		memcpy(gen, c->gens, g * sizeof(*gen));
 	}
 	mutex_unlock(&c->lock);
-	/* rotate_lock keeps cur, so each age's plane, as it was. */
-	for (age = 0; age < g; age++) {
-		u32 plane = kbloom_window_plane(f, age);
-
-		gen[age].add_calls = atomic64_read(&f->win.plane_adds[plane]);
-	}
+	kbloom_stats_cache_add_calls(kd, gen);
 }

@@ -167,7 +167,7 @@ static DEVICE_ATTR_RO(next_rotation_ms);
  * page.
  */
 static ssize_t kbloom_generations_show(struct device *dev, char *buf,
-				       size_t offset, bool wide)
+				       size_t offset, bool wide, bool cells)
 {
 	struct kbloom_dev *kd = to_kbloom_dev(dev);
 	struct kbloom_generation *gen;
@@ -186,8 +186,10 @@ static ssize_t kbloom_generations_show(struct device *dev, char *buf,
 	down_read(&kd->lock);
 	if (kd->dead)
 		err = -ENODEV;
-	else
+	else if (cells)
 		kbloom_stats_cache_generations(kd, gen);
+	else
+		kbloom_stats_cache_add_calls(kd, gen);
 	up_read(&kd->lock);
 	kbloom_window_unlock(kd);
 	if (err)
@@ -206,19 +208,20 @@ free_gen:
 	return err;
 }
 
-#define KBLOOM_GEN_ATTR(_name, _field, _wide)				\
+/* _cells: computed from the cells, which the add counts are not. */
+#define KBLOOM_GEN_ATTR(_name, _field, _wide, _cells)			\
 static ssize_t _name##_show(struct device *dev,				\
 			    struct device_attribute *attr, char *buf)	\
 {									\
 	return kbloom_generations_show(dev, buf,			\
 			offsetof(struct kbloom_generation, _field),	\
-			_wide);						\
+			_wide, _cells);					\
 }									\
 static DEVICE_ATTR_RO(_name)
 
-KBLOOM_GEN_ATTR(gen_add_calls, add_calls, true);
-KBLOOM_GEN_ATTR(gen_est_keys, est_keys, true);
-KBLOOM_GEN_ATTR(gen_fill_ppb, fill_ppb, false);
+KBLOOM_GEN_ATTR(gen_add_calls, add_calls, true, false);
+KBLOOM_GEN_ATTR(gen_est_keys, est_keys, true, true);
+KBLOOM_GEN_ATTR(gen_fill_ppb, fill_ppb, false, true);
 
 #define KBLOOM_STAT_ATTR(_field, _wide, _cells)				\
 	struct kbloom_stat_attr kbloom_stat_##_field = {		\
