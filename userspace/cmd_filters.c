@@ -520,10 +520,10 @@ static void list_type(const struct kbloom_info *info,
 	fputs(kbl_type_name(info->type), stdout);
 	if (info->type != KBLOOM_TYPE_WINDOW)
 		return;
-	printf(" (%u generations, rotates %s, %" PRIu64 " rotations",
+	printf(" (%u generations, rotates %s, %" PRIu64 " rotation%s",
 	       w->generations, fmt_rotation(w->generations, w->rotate_ms,
 					    w->rotate_every, rot, sizeof(rot)),
-	       (uint64_t)w->rotations);
+	       (uint64_t)w->rotations, w->rotations == 1 ? "" : "s");
 	if (w->rotate_ms)
 		printf(", next in %s",
 		       fmt_ms(w->next_rotation_ms, next, sizeof(next)));

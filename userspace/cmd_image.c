@@ -131,7 +131,8 @@ static int run_save(int argc, char **argv)
 			fail_filter((int)n, name, "save");
 		else if (n == -ESTALE && tries < SAVE_TRIES)
 			fail("cannot save filter '%s' to %s: it was rotated, cleared, intersected or loaded while being saved, and %s cannot be rewound to start again (save to a FILE, which retries)",
-			     name, file, file);
+			     name, to_stdout ? "stdout" : file,
+			     to_stdout ? "stdout" : file);
 		else if (n == -ESTALE)
 			fail("cannot save filter '%s': it was rotated, cleared, intersected or loaded during each of %d attempts (a window that rotates faster than a save takes? try again, or save when it rotates less often)",
 			     name, SAVE_TRIES);

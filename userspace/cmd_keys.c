@@ -669,8 +669,9 @@ static int run_rotate(int argc, char **argv)
 	if (ret)
 		return fail_filter(ret, argv[optind], "rotate");
 	if (!quiet)
-		printf("rotated filter '%s' (%llu rotations so far)\n",
-		       argv[optind], (unsigned long long)win.rotations);
+		printf("rotated filter '%s' (%llu rotation%s so far)\n",
+		       argv[optind], (unsigned long long)win.rotations,
+		       win.rotations == 1 ? "" : "s");
 	return EXIT_OK;
 }
 

@@ -121,7 +121,7 @@ void json_text(const char *key, const char *value);
 /*
  * How a window rotates, for a sentence "rotates ...": "every 12m (window
  * 1h) and every 20000 adds", "every 12m (window 1h)", "every 20000 adds"
- * or "only when asked (kbloomctl rotate)".  The window is what the
+ * or "only by kbloomctl rotate".  The window is what the
  * guarantee covers, (generations - 1) periods.
  */
 const char *fmt_rotation(uint32_t generations, uint64_t rotate_ms,

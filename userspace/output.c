@@ -155,7 +155,7 @@ const char *fmt_rotation(uint32_t generations, uint64_t rotate_ms,
 	else if (rotate_every)
 		snprintf(buf, size, "every %" PRIu64 " adds", rotate_every);
 	else
-		snprintf(buf, size, "only when asked (kbloomctl rotate)");
+		snprintf(buf, size, "only by kbloomctl rotate");
 	return buf;
 }
 
