@@ -2,7 +2,8 @@
 /*
  * The false-positive model of the core's probing scheme, in fixed point, so
  * the kernel can size filters and report design rates without an FPU.
- * Private to the core; the public entry point is kbloom_formula_fp_ppb().
+ * Private to the core; the public entry points are kbloom_formula_fp_ppb()
+ * and kbloom_formula_fp_ppb_window().
  */
 #ifndef KBLOOM_FORMULA_H
 #define KBLOOM_FORMULA_H
@@ -24,7 +25,19 @@ struct kbloom_fp_model {
 	 * distinct cells among a query's k probes.
 	 */
 	u64 weight48[KBLOOM_K_MAX + 1];
+	/* distinct62[s]: P(S = s), scaled by 2^62 */
+	u64 distinct62[KBLOOM_K_MAX + 1];
 };
+
+/*
+ * Sizing for a target rate designs for 1/128 more keys than asked (each
+ * generation's, for a window); kbloom_geometry.c says why.  A window's
+ * statistics call a generation over its share past that slack.
+ */
+#define KBLOOM_SIZING_SLACK		128
+
+/* A window's cells hold at most 64 planes, 2^6. */
+#define KBLOOM_WINDOW_PLANE_ORDER_MAX	6
 
 /* For blocks of 2^cells_order cells; kbloom_fp_model_init() for 512. */
 void kbloom_fp_model_init_cells(struct kbloom_fp_model *m, u32 k,
@@ -32,5 +45,12 @@ void kbloom_fp_model_init_cells(struct kbloom_fp_model *m, u32 k,
 void kbloom_fp_model_init(struct kbloom_fp_model *m, u32 k);
 u64 kbloom_fp_model_ppb16(const struct kbloom_fp_model *m, u64 n,
 			  u64 nblocks);
+/*
+ * The rate of a window whose live generations (0 .. 64) each hold n keys
+ * over keyblocks key blocks of 512 cells, m made for 512 cells
+ * (kbloom_fp_model_init()); kbloom_formula.c derives it.
+ */
+u64 kbloom_fp_model_window_ppb16(const struct kbloom_fp_model *m, u64 n,
+				 u64 keyblocks, u32 live);
 
 #endif /* KBLOOM_FORMULA_H */
