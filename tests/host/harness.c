@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdarg.h>
 #include "harness.h"
+#include "model.h"
 
 static unsigned int failures;
 
@@ -64,11 +65,16 @@ void make_filter_geo(struct kbloom_filter *f, const struct kbloom_geometry *g,
 	}
 }
 
-void make_filter_type(struct kbloom_filter *f, u32 type, u64 nblocks, u32 k,
+void make_filter_type(struct kbloom_filter *f,
+		      const struct kbloom_test_type *t, u64 keyblocks, u32 k,
 		      u64 seed)
 {
-	struct kbloom_geometry geo = { .nblocks = nblocks, .k = k,
-				       .type = type };
+	struct kbloom_geometry geo = {
+		.nblocks = keyblocks * kbloom_test_key_block(t), .k = k,
+		.type = t->type, .generations = t->generations,
+		.plane_order = t->generations ?
+			       kbloom_plane_order(t->generations) : 0,
+	};
 
 	make_filter_geo(f, &geo, seed);
 }
@@ -129,4 +135,52 @@ u64 count_counter_hits(struct kbloom_filter *f, u64 base, u64 n)
 u64 delete_counter_keys(struct kbloom_filter *f, u64 base, u64 n)
 {
 	return counter_batch(f, base, n, COUNTER_DELETE);
+}
+
+u64 type_share(const struct kbloom_test_type *t, u64 n)
+{
+	return t->generations ? (n + t->generations - 2) /
+				(t->generations - 1) : n;
+}
+
+void add_generations(struct kbloom_filter *f, u64 *next, u64 per_gen,
+		     u32 gens, bool rotate_first)
+{
+	u32 i;
+
+	for (i = 0; i < gens; i++) {
+		if ((i || rotate_first) && f->geo.generations &&
+		    kbloom_window_rotate(f)) {
+			fprintf(stderr, "kbloom_window_rotate failed\n");
+			exit(2);
+		}
+		add_counter_keys(f, *next, per_gen);
+		*next += per_gen;
+	}
+}
+
+double type_model_fp(const struct kbloom_test_type *t, double lambda,
+		     unsigned int k, unsigned int live)
+{
+	if (t->generations)
+		return model_fp_window(lambda, k, live);
+	return model_fp_scheme_cells(lambda, k, kbloom_test_block_cells(t));
+}
+
+double type_model_closed(const struct kbloom_test_type *t, double lambda,
+			 unsigned int k, unsigned int live)
+{
+	if (t->generations)
+		return model_fp_window_closed(lambda, k, live);
+	return model_fp_closed_cells(lambda, k, kbloom_test_block_cells(t));
+}
+
+double type_core_fp(const struct kbloom_test_type *t, u64 nblocks, u64 n,
+		    u32 k, u32 live)
+{
+	if (t->generations)
+		return kbloom_formula_fp_ppb_window(nblocks,
+						    kbloom_plane_order(t->generations),
+						    n, k, live) / 1e9;
+	return kbloom_formula_fp_ppb_type(t->type, nblocks, n, k) / 1e9;
 }

@@ -60,8 +60,12 @@ static inline u64 rng_next(struct rng *r)
 const char *typed_name(const char *fmt, const struct kbloom_test_type *t, ...)
 	__attribute__((format(printf, 1, 3)));
 
-/* A filter of this geometry with a fixed seed; exits on failure. */
-void make_filter_type(struct kbloom_filter *f, u32 type, u64 nblocks, u32 k,
+/*
+ * A filter of this geometry with a fixed seed; exits on failure.  By type:
+ * keyblocks key blocks (a window's are P 64-byte blocks, else 1).
+ */
+void make_filter_type(struct kbloom_filter *f,
+		      const struct kbloom_test_type *t, u64 keyblocks, u32 k,
 		      u64 seed);
 void make_filter_geo(struct kbloom_filter *f, const struct kbloom_geometry *g,
 		     u64 seed);
@@ -72,5 +76,35 @@ void add_counter_keys(struct kbloom_filter *f, u64 base, u64 n);
 u64 count_counter_hits(struct kbloom_filter *f, u64 base, u64 n);
 /* Deletes keys mix64(base + i), i < n (batched); returns those removed. */
 u64 delete_counter_keys(struct kbloom_filter *f, u64 base, u64 n);
+
+/*
+ * Windows.  The keys each generation of a window of capacity n is sized
+ * for (n / (g - 1), rounded up); n itself for other types.
+ */
+u64 type_share(const struct kbloom_test_type *t, u64 n);
+/*
+ * gens generations of per_gen keys each, keys mix64(*next ...) on, with a
+ * rotation before each (before the first too when rotate_first); *next
+ * moves past them.  Without generations (not a window): the keys only.
+ */
+void add_generations(struct kbloom_filter *f, u64 *next, u64 per_gen,
+		     u32 gens, bool rotate_first);
+/*
+ * The rate of type t's scheme by the host's models (model.h) at lambda
+ * keys per key block (a window's: in each of live generations; other
+ * types have one), and the core's integer formula for n keys (each
+ * generation's) in nblocks 64-byte blocks.
+ */
+double type_model_fp(const struct kbloom_test_type *t, double lambda,
+		     unsigned int k, unsigned int live);
+double type_model_closed(const struct kbloom_test_type *t, double lambda,
+			 unsigned int k, unsigned int live);
+double type_core_fp(const struct kbloom_test_type *t, u64 nblocks, u64 n,
+		    u32 k, u32 live);
+/* Key blocks of a geometry: nblocks >> plane_order. */
+static inline u64 key_blocks(const struct kbloom_geometry *g)
+{
+	return g->nblocks >> g->plane_order;
+}
 
 #endif /* KBLOOM_HOST_HARNESS_H */

@@ -167,3 +167,152 @@ double model_min_bits_per_key(double p, unsigned int *best_k)
 {
 	return model_min_bits_per_key_cells(p, MODEL_CELLS_BITS, best_k);
 }
+
+/*
+ * given[k][i][s]: for a block holding i keys (k draws each), the chance
+ * that s given cells are all set, E[C(X, s) / C(512, s)] over the block's
+ * set cells X.
+ */
+static double *given[K_MAX + 1];
+
+static void build_given(unsigned int k)
+{
+	static double dist[BLOCK_BITS + 1];
+	double *g = calloc((size_t)LOADS * (K_MAX + 1), sizeof(double));
+	int x, i, c = BLOCK_BITS;
+	unsigned int d, s;
+
+	for (x = 0; x <= c; x++)
+		dist[x] = 0;
+	dist[0] = 1;
+	for (i = 0; i < LOADS; i++) {
+		for (x = 0; x <= c; x++) {
+			double ratio = 1;
+
+			if (dist[x] < 1e-300)
+				continue;
+			g[i * (K_MAX + 1)] += dist[x];
+			for (s = 1; s <= k; s++) {
+				ratio *= (double)(x - (int)s + 1) /
+					 (c - (int)s + 1);
+				if (ratio <= 0)
+					break;
+				g[i * (K_MAX + 1) + s] += dist[x] * ratio;
+			}
+		}
+		for (d = 0; d < k; d++) {
+			for (x = c; x > 0; x--)
+				dist[x] = dist[x] * x / c +
+					  dist[x - 1] * (c - x + 1) / c;
+			dist[0] = 0;
+		}
+	}
+	given[k] = g;
+}
+
+/* P(S = s): distinct cells among k uniform draws of 512. */
+static void distinct_dist(unsigned int k, double *p)
+{
+	unsigned int t, n;
+
+	for (n = 0; n <= K_MAX; n++)
+		p[n] = 0;
+	p[0] = 1;
+	for (t = 0; t < k; t++) {
+		for (n = t + 1; n > 0; n--)
+			p[n] = p[n] * n / BLOCK_BITS +
+			       p[n - 1] * (BLOCK_BITS - n + 1) / BLOCK_BITS;
+		p[0] = 0;
+	}
+}
+
+double model_fp_window(double lambda, unsigned int k, unsigned int live)
+{
+	double p[K_MAX + 1], f[LOADS], fp = 0;
+	unsigned int s;
+	int i;
+
+	if (!given[k])
+		build_given(k);
+	distinct_dist(k, p);
+	for (s = 1; s <= k; s++) {
+		double all;
+
+		for (i = 0; i < LOADS; i++)
+			f[i] = given[k][i * (K_MAX + 1) + s];
+		all = poisson_mix(lambda, f, LOADS);
+		fp += p[s] * -expm1(live * log1p(-all));
+	}
+	return fp;
+}
+
+double model_fp_window_closed(double lambda, unsigned int k,
+			      unsigned int live)
+{
+	double pd[K_MAX + 1];
+	long double fp = 0;
+	unsigned int s, j;
+
+	distinct_dist(k, pd);
+	for (s = 1; s <= k; s++) {
+		long double all = 0, binom = 1;
+
+		for (j = 0; j <= s; j++) {
+			long double e = expl(-lambda *
+					     (1 - powl(1 - (long double)j /
+						       BLOCK_BITS, k)));
+
+			all += (j & 1 ? -binom : binom) * e;
+			binom = binom * (s - j) / (j + 1);
+		}
+		if (all < 0)
+			all = 0;
+		fp += pd[s] * -expm1l(live * log1pl(-all));
+	}
+	return (double)fp;
+}
+
+double model_fp_window_independent(double lambda, unsigned int k,
+				   unsigned int live)
+{
+	return -expm1(live * log1p(-model_fp_scheme(lambda, k)));
+}
+
+unsigned int model_window_planes(unsigned int g)
+{
+	unsigned int planes = 1;
+
+	while (planes < g + 1)
+		planes *= 2;
+	return planes;
+}
+
+double model_window_bytes_per_key(double p, unsigned int g,
+				  unsigned int *best_k)
+{
+	double best = INFINITY;
+	unsigned int k;
+
+	for (k = 1; k <= K_MAX; k++) {
+		double lo = 1e-3, hi = MODEL_LAMBDA_MAX;
+		int it;
+
+		if (model_fp_window(lo, k, g) > p)
+			continue;
+		for (it = 0; it < 60; it++) {
+			double mid = (lo + hi) / 2;
+
+			if (model_fp_window(mid, k, g) <= p)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		/* a key block: P lines; the window holds g - 1 loads */
+		if (64.0 * model_window_planes(g) / ((g - 1) * lo) < best) {
+			best = 64.0 * model_window_planes(g) / ((g - 1) * lo);
+			if (best_k)
+				*best_k = k;
+		}
+	}
+	return best;
+}

@@ -52,4 +52,32 @@ double model_min_bits_per_key(double p, unsigned int *best_k);
 double model_min_bits_per_key_cells(double p, unsigned int cells,
 				    unsigned int *best_k);
 
+/*
+ * Window filters (KBLOOM_TYPE_WINDOW): live generations of 512-cell key
+ * blocks, each with Poisson(lambda) keys, a query probing the same k cells
+ * in all of them.  model_fp_window() by occupancy: a block's set cells
+ * after its keys' draws are a uniform subset of their number x, so the
+ * query's s distinct cells are all set with chance C(x, s) / C(512, s);
+ * mixed over loads that is F(s), and the window answers "maybe" with
+ * chance 1 - (1 - F(s))^live.  model_fp_window_closed() is the closed form
+ * kbloom_formula.c uses (inclusion-exclusion per s), in long double.
+ * model_fp_window_independent() is 1 - (1 - p)^live of one generation's p,
+ * what treating the generations' answers as independent would say.
+ */
+double model_fp_window(double lambda, unsigned int k, unsigned int live);
+double model_fp_window_closed(double lambda, unsigned int k,
+			      unsigned int live);
+double model_fp_window_independent(double lambda, unsigned int k,
+				   unsigned int live);
+
+/*
+ * The fewest bytes of memory per key of the window (its g - 1 full
+ * generations) any k needs so that g live generations, each holding a
+ * g - 1'th of them, answer at rate p: key blocks of P = 2^plane_order
+ * lines (P the least power of two above g).  *best_k gets that k.
+ */
+double model_window_bytes_per_key(double p, unsigned int g,
+				  unsigned int *best_k);
+unsigned int model_window_planes(unsigned int g);
+
 #endif /* KBLOOM_HOST_MODEL_H */

@@ -3,7 +3,9 @@
  * Geometry in floating point, for every type: the core's integer formula
  * agrees with the models of model.h, k = 0 picks the best k, and sizing
  * from (n, p) meets p, measured over a million keys, with no more than
- * 1 % more bits than the minimum.  The requests, their errors and the
+ * 1 % more bits than the minimum.  A window's rate is its whole window's,
+ * all g generations live and holding their share, measured at that very
+ * moment, just before a rotation.  The requests, their errors and the
  * formula's integer properties are the unit suite's (kunit/geometry.c).
  */
 #include <math.h>
@@ -11,6 +13,18 @@
 #include "model.h"
 
 #define SUITE "geometry"
+
+/* The generations a type's rate counts: a window's g, else the one. */
+static unsigned int live_of(const struct kbloom_test_type *t)
+{
+	return t->generations ? t->generations : 1;
+}
+
+/* 64-byte blocks per key block. */
+static u64 unit_blocks(const struct kbloom_test_type *t)
+{
+	return kbloom_test_key_block(t);
+}
 
 /* The core's integer formula against the long-double closed form. */
 static void test_formula_precision(const struct kbloom_test_type *t)
@@ -23,13 +37,13 @@ static void test_formula_precision(const struct kbloom_test_type *t)
 
 	for (k = 1; k <= 16; k++) {
 		for (i = 0; i < ARRAY_SIZE(per_block); i++) {
-			/* n / nblocks = per_block exactly at these sizes */
-			u64 nblocks = 10000;
-			u64 n = (u64)(per_block[i] * nblocks);
-			double want = model_fp_closed_cells((double)n / nblocks,
-							    k, kbloom_test_block_cells(t));
-			double got = kbloom_formula_fp_ppb_type(t->type, nblocks,
-								n, k) / 1e9;
+			/* n / key blocks = per_block exactly at these sizes */
+			u64 units = 10000;
+			u64 n = (u64)(per_block[i] * units);
+			double want = type_model_closed(t, (double)n / units,
+							k, live_of(t));
+			double got = type_core_fp(t, units * unit_blocks(t), n,
+						  k, live_of(t));
 			double err = fabs(got - want) /
 				     fmax(want * 1e-6, 0.5e-9 + 1e-12);
 
@@ -37,7 +51,7 @@ static void test_formula_precision(const struct kbloom_test_type *t)
 				worst = err;
 				snprintf(where, sizeof(where),
 					 "k %u lambda %g: %.9g vs %.9g", k,
-					 (double)n / nblocks, got, want);
+					 (double)n / units, got, want);
 			}
 		}
 	}
@@ -55,11 +69,15 @@ static void test_closed_form_derivation(const struct kbloom_test_type *t)
 
 	for (k = 1; k <= 16; k++) {
 		for (lambda = 2; lambda <= 300; lambda *= 1.7) {
-			double a = model_fp_closed_cells(lambda, k, kbloom_test_block_cells(t));
-			double b = model_fp_scheme_cells(lambda, k, kbloom_test_block_cells(t));
-			double rel = fabs(a - b) / b;
+			double a = type_model_closed(t, lambda, k, live_of(t));
+			double b = type_model_fp(t, lambda, k, live_of(t));
+			/*
+			 * Below 1 ppb the closed form's cancellation shows,
+			 * and a window's, summed per s, cancels in each
+			 * sum: 1e-14 absolute is long double's share of it.
+			 */
+			double rel = fabs(a - b) / fmax(b, 1e-8);
 
-			/* below 1 ppb the closed form's cancellation shows */
 			if (b > 1e-9 && rel > worst) {
 				worst = rel;
 				snprintf(where, sizeof(where),
@@ -84,18 +102,19 @@ static void test_best_k(const struct kbloom_test_type *t)
 		double lambda, best = 1, got;
 		unsigned int best_k = 0;
 
-		kbloom_geometry_from_bits_per_key_type(&g, t->type, 51200,
-						       budgets[i], 0);
-		lambda = 51200.0 / g.nblocks;
+		kbloom_geometry_from_bits_per_key_gen(&g, t->type,
+						      t->generations, 51200,
+						      budgets[i], 0);
+		lambda = (double)type_share(t, 51200) / key_blocks(&g);
 		for (k = 1; k <= 16; k++) {
-			double fp = model_fp_scheme_cells(lambda, k, kbloom_test_block_cells(t));
+			double fp = type_model_fp(t, lambda, k, live_of(t));
 
 			if (fp < best) {
 				best = fp;
 				best_k = k;
 			}
 		}
-		got = model_fp_scheme_cells(lambda, g.k, kbloom_test_block_cells(t));
+		got = type_model_fp(t, lambda, g.k, live_of(t));
 		expect(got <= best * 1.001, SUITE,
 		       typed_name("best_k_%ubpk", t, budgets[i]),
 		       "core k %u (%.6g), model k %u (%.6g)", g.k, got,
@@ -104,12 +123,16 @@ static void test_best_k(const struct kbloom_test_type *t)
 	/*
 	 * No capacity: designed for 10 cells per key (12800 keys in 1000
 	 * counting blocks), not 10 bits of memory (which would be 2.5
-	 * counters and a k of 2).
+	 * counters and a k of 2); a window's in each generation, which
+	 * (g - 1) times that capacity asks for.
 	 */
-	kbloom_geometry_from_bits_type(&g, t->type, 512 * 1000, 0, 0);
+	kbloom_geometry_from_bits_gen(&g, t->type, t->generations, 512 * 1000,
+				      0, 0);
 	k_none = g.k;
-	kbloom_geometry_from_bits_type(&g, t->type, 512 * 1000, 0,
-				       1000 * kbloom_test_block_cells(t) / 10);
+	kbloom_geometry_from_bits_gen(&g, t->type, t->generations, 512 * 1000,
+				      0, (t->generations ? t->generations - 1 :
+					  1) * 1000 *
+				      kbloom_test_block_cells(t) / 10);
 	k_ten = g.k;
 	expect(k_none == k_ten && k_none >= 5, SUITE,
 	       typed_name("best_k_without_capacity", t),
@@ -119,7 +142,9 @@ static void test_best_k(const struct kbloom_test_type *t)
 /*
  * Sizing for (n, p): the measured rate at n is at most p, and the filter
  * uses at most 1 % more bits than the least any k needs for p.  Queries are
- * enough that the sampling error is well under the sizing slack.
+ * enough that the sampling error is well under the sizing slack.  A
+ * window's n keys are g - 1 generations' worth: measured with all g live
+ * generations holding that share, after a rotation past them all.
  */
 static void test_sizing(const struct kbloom_test_type *t, u32 fp_ppb, u64 queries)
 {
@@ -128,23 +153,33 @@ static void test_sizing(const struct kbloom_test_type *t, u32 fp_ppb, u64 querie
 	struct kbloom_filter f;
 	double p = fp_ppb / 1e9, min_bpk, bpk, measured, model;
 	unsigned int min_k = 0;
+	u64 share = type_share(t, n), next = 0;
 	char name[48];
 	int ret;
 
 	snprintf(name, sizeof(name), "sizing_%gpct", 100 * p);
-	ret = kbloom_geometry_from_rate_type(&g, t->type, n, fp_ppb);
+	ret = kbloom_geometry_from_rate_gen(&g, t->type, t->generations, n,
+					    fp_ppb);
 	if (ret) {
 		fail(SUITE, typed_name("%s", t, name),
 		     "from_rate returned %d", ret);
 		return;
 	}
-	min_bpk = model_min_bits_per_key_cells(p, kbloom_test_block_cells(t), &min_k);
+	if (t->generations)
+		min_bpk = 8 * model_window_bytes_per_key(p, t->generations,
+							 &min_k);
+	else
+		min_bpk = model_min_bits_per_key_cells(p,
+						       kbloom_test_block_cells(t),
+						       &min_k);
 	bpk = (double)g.nblocks * 512 / n;
-	model = model_fp_scheme_cells((double)n / g.nblocks, g.k, kbloom_test_block_cells(t));
+	model = type_model_fp(t, (double)share / key_blocks(&g), g.k,
+			      live_of(t));
 
 	make_filter_geo(&f, &g, 99 + fp_ppb);
-	add_counter_keys(&f, 0, n);
-	measured = (double)count_counter_hits(&f, n, queries) / queries;
+	add_generations(&f, &next, share, live_of(t) + !!t->generations,
+			false);
+	measured = (double)count_counter_hits(&f, next, queries) / queries;
 	kbloom_filter_free(&f);
 
 	printf("# %s p %g%%: k %u, %.4f bits/key (minimum %.4f at k %u, +%.2f%%), design %.5g%%, measured %.5g%% (%+.2f%% vs p, sigma %.2f%%)\n",

@@ -132,8 +132,8 @@ static void test_concurrent_adds(const struct kbloom_test_type *type)
 	pthread_t t;
 
 	__atomic_store_n(&race_arrived, 0, __ATOMIC_SEQ_CST);
-	make_filter_type(&shared, type->type, 1, 3, 8);
-	make_filter_type(&serial, type->type, 1, 3, 8);
+	make_filter_type(&shared, type, 1, 3, 8);
+	make_filter_type(&serial, type, 1, 3, 8);
 	pthread_create(&t, NULL, race_thread, &r);
 	pin_to_cpu(0);
 	for (round = 0; round < RACE_ROUNDS; round++) {
