@@ -108,7 +108,7 @@ static void print_info_table(const struct kbloom_info *in,
 		table_row("cells", "%" PRIu64 " counters (128 per block)",
 			  cells);
 	if (window)
-		table_row("cells", "%" PRIu64 " masks of %u bits (%u per block; a bit per generation, and one spare)",
+		table_row("cells", "%" PRIu64 " masks of %u bits (%u per block)",
 			  cells, 1U << win->plane_order,
 			  KBLOOM_BLOCK_CELLS >> win->plane_order);
 	table_row("k", "%u probes per key", in->k);
