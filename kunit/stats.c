@@ -300,12 +300,82 @@ static void window_saturated_by_count(struct kunit *test)
 	KUNIT_EXPECT_GT(test, windows, 0U);
 }
 
+/*
+ * Every plane width against exact counts of cells, for windows of 2 to 63
+ * generations: cells written directly, key blocks empty, full, and of
+ * several densities, so that a plane's count reaches each bit of its
+ * counter (up to all 512 cells of a key block).
+ */
+static void window_counts_every_width(struct kunit *test)
+{
+	static const u32 gens[] = { 2, 3, 4, 7, 8, 15, 16, 31, 32, 63 };
+	struct kbloom_generation *gen;
+	u32 i;
+
+	gen = kunit_kcalloc(test, KBLOOM_GENERATIONS_MAX, sizeof(*gen),
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, gen);
+	for (i = 0; i < ARRAY_SIZE(gens); i++) {
+		u32 g = gens[i], order = kbloom_plane_order(g), a, c;
+		u64 kb, keyblocks = 6, w, any = 0, words, live;
+		struct kbloom_geometry geo;
+		struct kbloom_filter *f;
+		struct kbloom_stats st;
+		u64 bits = (keyblocks << order) * 512;
+
+		KUNIT_ASSERT_EQ(test, kbloom_geometry_from_bits_gen(&geo,
+								    KBLOOM_TYPE_WINDOW,
+								    g, bits, 7,
+								    0), 0);
+		f = kbloom_test_filter(test, &geo);
+		words = KBLOOM_BLOCK_WORDS << order;
+		/* key block kb: none, 1/8, 1/4, 1/2, 3/4 or all bits set */
+		for (w = 0; w < keyblocks * words; w++) {
+			u64 r1 = kbloom_test_mix(w * 64 + g);
+			u64 r2 = kbloom_test_mix(r1), r3 = kbloom_test_mix(r2);
+			const u64 m[] = { 0, r1 & r2 & r3, r1 & r2, r1, r1 | r2,
+					  U64_MAX };
+
+			f->words[w] = m[div64_u64(w, words)];
+		}
+		live = READ_ONCE(f->win.live);
+		kbloom_window_generations(f, gen);
+		kbloom_get_stats(f, &st);
+		for (a = 0; a < g; a++) {
+			u32 plane = kbloom_window_plane(f, a);
+			u64 cells = 0;
+
+			for (kb = 0; kb < keyblocks; kb++)
+				for (c = 0; c < 512; c++) {
+					u64 bit = (u64)c << order;
+
+					cells += f->words[kb * words + bit / 64] >>
+						 (bit % 64 + plane) & 1;
+				}
+			KUNIT_EXPECT_EQ_MSG(test, gen[a].bits_set, cells,
+					    "g %u age %u", g, a);
+		}
+		for (kb = 0; kb < keyblocks; kb++)
+			for (c = 0; c < 512; c++) {
+				u64 bit = (u64)c << order;
+				u64 cell = f->words[kb * words + bit / 64] >>
+					   (bit % 64);
+
+				if (order < 6)
+					cell &= (1ULL << (1U << order)) - 1;
+				any += !!(cell & live);
+			}
+		KUNIT_EXPECT_EQ_MSG(test, st.bits_set, any, "g %u", g);
+	}
+}
+
 static struct kunit_case kbloom_stats_cases[] = {
 	KBLOOM_TEST_CASE(stats_from_cells),
 	KBLOOM_TEST_CASE(stats_full),
 	KBLOOM_TEST_CASE(saturated_by_rate),
 	KBLOOM_TEST_CASE(window_generations),
 	KUNIT_CASE(window_saturated_by_count),
+	KUNIT_CASE(window_counts_every_width),
 	{}
 };
 
