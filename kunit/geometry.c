@@ -449,7 +449,7 @@ static void window_bits_are_memory(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, kbloom_geometry_from_bits_gen(&a, w, g,
 								    512 * 1000 + 1,
 								    0, 0), 0);
-		KUNIT_EXPECT_EQ_MSG(test, a.nblocks, round_up(1001, p),
+		KUNIT_EXPECT_EQ_MSG(test, a.nblocks, round_up(1001ULL, p),
 				    "g %u", g);
 		KUNIT_EXPECT_EQ(test, a.plane_order, kbloom_plane_order(g));
 		/* no capacity: k for 10 cells a key in each generation */
