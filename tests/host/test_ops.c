@@ -3,7 +3,8 @@
 /*
  * Operations racing on two threads, which the unit suite (kunit/ops.c)
  * cannot run: concurrent adds, and adds racing deletes, lose nothing, for
- * every type (that deletes).
+ * every type (that deletes); a window's rotations racing adds and checks
+ * lose no key inside its window.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -227,6 +228,132 @@ static void test_concurrent_add_delete(const struct kbloom_test_type *type)
 	kbloom_filter_free(&serial);
 }
 
+/*
+ * A window rotating while one thread adds and another checks: a key whose
+ * add began fewer than g - 1 rotations before its check ended is found
+ * (kbloom_core.h: a rotation's store to live adds the new current plane
+ * before adds can reach it, and the retired plane is cleared only after it
+ * left live).  The rotator announces each rotation before it begins and
+ * counts it finished after: a check that ends reading a announced has seen
+ * at most a rotations begin, and an add that began reading f finished
+ * began after at least f; so a - f < g - 1 must find the key.  Between
+ * rotations the rotator waits for ROT_EVERY adds, so that most checks fall
+ * outside a rotation and keys of every age up to g - 2 rotations are held
+ * to it; the adder waits when 4 rotations' worth ahead.
+ */
+#define ROT_KEYS	200000
+#define ROT_EVERY	32
+#define ROT_RECENT	2000
+
+struct rot_race {
+	struct kbloom_filter *f;
+	u64 *start;		/* per key: rotations finished before its add */
+	u64 added;		/* keys whose add returned */
+	u64 announced;		/* rotations begun or about to */
+	u64 finished;		/* rotations that returned */
+	u64 rotated_at;		/* added when the last one returned */
+	int done;
+};
+
+static u64 rot_load(const u64 *v)
+{
+	return __atomic_load_n(v, __ATOMIC_ACQUIRE);
+}
+
+static void *rot_adder(void *arg)
+{
+	struct rot_race *r = arg;
+	u64 i;
+
+	pin_to_cpu(0);
+	for (i = 0; i < ROT_KEYS; i++) {
+		u64 v = mix64(i);
+
+		/* no further ahead of the rotator than 4 rotations' worth */
+		while (i - rot_load(&r->rotated_at) > 4 * ROT_EVERY)
+			sched_yield();
+		r->start[i] = rot_load(&r->finished);
+		kbloom_add(r->f, &v, sizeof(v));
+		__atomic_store_n(&r->added, i + 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *rot_rotator(void *arg)
+{
+	struct rot_race *r = arg;
+	u64 last = 0;
+
+	pin_to_cpu(1);
+	while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) {
+		u64 now = rot_load(&r->added);
+
+		if (now - last < ROT_EVERY) {
+			sched_yield();
+			continue;
+		}
+		__atomic_add_fetch(&r->announced, 1, __ATOMIC_SEQ_CST);
+		if (kbloom_window_rotate(r->f))
+			break;
+		__atomic_add_fetch(&r->finished, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&r->rotated_at, now, __ATOMIC_RELEASE);
+		last = now;
+	}
+	return NULL;
+}
+
+static void test_window_rotation_race(const struct kbloom_test_type *t)
+{
+	const u32 g = t->generations;
+	u64 checked = 0, missed = 0, seed = 1, at_edge = 0;
+	struct rot_race r = { 0 };
+	struct kbloom_filter f;
+	pthread_t adder, rotator;
+
+	make_filter_type(&f, t, 256, 7, 21);
+	r.f = &f;
+	r.start = calloc(ROT_KEYS, sizeof(*r.start));
+	pthread_create(&adder, NULL, rot_adder, &r);
+	pthread_create(&rotator, NULL, rot_rotator, &r);
+	while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE)) {
+		u64 added = rot_load(&r.added), i, v, after;
+		bool found;
+
+		/* the adder and the rotator may share this CPU */
+		if (!added || !(seed % 64))
+			sched_yield();
+		if (!added)
+			continue;
+		/* a recent key, often the very last one */
+		i = added - 1 - (seed & 1 ? 0 : mix64(seed) %
+			(added < ROT_RECENT ? added : ROT_RECENT));
+		seed++;
+		v = mix64(i);
+		found = kbloom_lookup(&f, &v, sizeof(v));
+		after = rot_load(&r.announced);
+		if (after - r.start[i] > g - 2)
+			continue;
+		checked++;
+		at_edge += after - r.start[i] == g - 2;
+		missed += !found;
+	}
+	pthread_join(adder, NULL);
+	pthread_join(rotator, NULL);
+	unpin();
+	printf("# %s g %u: %llu rotations during %u adds, %llu checks inside the window (%llu at its edge), %llu missed\n",
+	       t->name, g, (unsigned long long)r.finished, ROT_KEYS,
+	       (unsigned long long)checked, (unsigned long long)at_edge,
+	       (unsigned long long)missed);
+	expect(!missed && at_edge > 1000 && r.finished > 1000, SUITE,
+	       typed_name("window_rotation_race_loses_nothing", t),
+	       "%llu of %llu checks inside the window missed (%llu at its edge), %llu rotations",
+	       (unsigned long long)missed, (unsigned long long)checked,
+	       (unsigned long long)at_edge, (unsigned long long)r.finished);
+	free(r.start);
+	kbloom_filter_free(&f);
+}
+
 int main(void)
 {
 	const struct kbloom_test_type *t;
@@ -235,6 +362,8 @@ int main(void)
 		test_concurrent_adds(t);
 		if (t->deletes)
 			test_concurrent_add_delete(t);
+		if (t->generations)
+			test_window_rotation_race(t);
 	}
 	return harness_exit();
 }
