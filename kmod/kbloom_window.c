@@ -215,17 +215,26 @@ void kbloom_window_unlock(struct kbloom_dev *kd)
 		mutex_unlock(&kd->win.rotate_lock);
 }
 
-/* Since the last rotation (or create); caller holds rotate_lock. */
+/*
+ * Since the last rotation (or create), for an image; caller holds
+ * rotate_lock.  Without a timer there is no next rotation for it to place,
+ * so it is 0: the image of an unchanged filter is then the same bytes at
+ * every read, as for the other types, and one loaded into a filter with a
+ * timer waits a whole period, never less than the guarantee allows.
+ */
 u64 kbloom_window_elapsed_ms(struct kbloom_dev *kd)
 {
 	lockdep_assert_held(&kd->win.rotate_lock);
+	if (!kd->win.rotate_ms)
+		return 0;
 	return jiffies64_to_msecs(get_jiffies_64() - kd->win.last);
 }
 
 /*
  * An image was loaded (caller holds rotate_lock and kd->lock exclusive):
  * its last rotation was elapsed_ms before it was saved, so the timer's
- * next one comes rotate_ms after that, at once if that has passed.  A
+ * next one comes rotate_ms after that, at once if that has passed (an
+ * image of a window without a timer says 0: a whole period).  A
  * current generation that already holds rotate_every adds gets its
  * rotation by count now: the hook fires only when adds cross the mark.
  */
@@ -240,10 +249,6 @@ void kbloom_window_loaded(struct kbloom_dev *kd, u64 elapsed_ms)
 		elapsed_ms = min(elapsed_ms, rotate_ms);
 		kd->win.last = get_jiffies_64() - msecs_to_jiffies(elapsed_ms);
 		kbloom_window_arm(kd, rotate_ms - elapsed_ms);
-	} else {
-		kd->win.last = get_jiffies_64() -
-			       msecs_to_jiffies(min_t(u64, elapsed_ms,
-						      KBLOOM_ROTATE_MS_MAX));
 	}
 	if (kd->win.rotate_every && !kd->win.stopping &&
 	    atomic64_read(&w->plane_adds[w->cur]) >= kd->win.rotate_every)
