@@ -381,8 +381,9 @@ static double bits_fill(struct win_bench *wb, bool batch)
  * checks see stays at its steady state (g generations of N keys, the same
  * keys) instead of emptying, which would make checks cheaper and the
  * comparison flattering.  It stops only between a refill and the next
- * rotation.  bare: rotations back to back with no refill (the window
- * empties after g of them; for information).
+ * rotation.  bare: rotations back to back with no refill; the window
+ * empties after g of them, so those are timed against checks of the
+ * emptied window.
  */
 struct rotator {
 	struct win_bench *wb;
