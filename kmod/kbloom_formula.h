@@ -20,6 +20,8 @@ struct kbloom_fp_model {
 	 * least one of j given cells of its block.
 	 */
 	u64 miss62[KBLOOM_K_MAX + 1];
+	/* the same scaled by 2^64, each product rounded: windows' (.c) */
+	u64 miss64[KBLOOM_K_MAX + 1];
 	/*
 	 * weight48[j]: E[C(S, j)], scaled by 2^48, where S is the number of
 	 * distinct cells among a query's k probes.

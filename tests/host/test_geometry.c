@@ -11,6 +11,7 @@
 #include <math.h>
 #include "harness.h"
 #include "model.h"
+#include "kbloom_formula.h"
 
 #define SUITE "geometry"
 
@@ -193,10 +194,56 @@ static void test_sizing(const struct kbloom_test_type *t, u32 fp_ppb, u64 querie
 	       measured, model, p, bpk, min_bpk);
 }
 
+/*
+ * A window's integer rate at its hardest: up to 63 generations, k up to
+ * 16, rates down to a fraction of a ppb, where each generation's sum
+ * cancels 2^13-fold and g of them add.  Held to 0.01 ppb plus 10^-4 of
+ * the long-double closed form, at 16 fractional bits of ppb (the
+ * precision sizing compares at).
+ */
+static void test_window_formula_precision(void)
+{
+	static const u32 gens[] = { 2, 3, 7, 16, 31, 48, 63 };
+	double worst = 0;
+	char where[96] = "";
+	unsigned int i, k;
+
+	for (i = 0; i < ARRAY_SIZE(gens); i++) {
+		for (k = 1; k <= 16; k++) {
+			struct kbloom_fp_model m;
+			double lambda;
+
+			kbloom_fp_model_init(&m, k);
+			for (lambda = 0.25; lambda <= 300; lambda *= 1.37) {
+				u64 units = 1000000;
+				u64 n = (u64)(lambda * units);
+				double want = model_fp_window_closed((double)n / units,
+								     k, gens[i]);
+				double got = kbloom_fp_model_window_ppb16(&m, n, units,
+									  gens[i]) /
+					     65536e9;
+				double err = fabs(got - want) /
+					     (1e-11 + 1e-4 * want);
+
+				if (err > worst) {
+					worst = err;
+					snprintf(where, sizeof(where),
+						 "g %u k %u lambda %g: %.6g vs %.6g",
+						 gens[i], k, (double)n / units,
+						 got, want);
+				}
+			}
+		}
+	}
+	expect(worst <= 1, SUITE, "window_formula_precision",
+	       "worst %.3g of the bound at %s", worst, where);
+}
+
 int main(void)
 {
 	const struct kbloom_test_type *t;
 
+	test_window_formula_precision();
 	for_each_host_type(t) {
 		test_formula_precision(t);
 		test_closed_form_derivation(t);
