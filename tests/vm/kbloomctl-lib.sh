@@ -8,17 +8,41 @@
 # The filter types.  A case that holds for every type runs over this list
 # and is named <suite>/<case>/<type>; a new type is one more word here and
 # one more row in kb_type.
-kb_types="bits counting"
+kb_types="bits counting window"
 
 # kb_type TYPE: the type's parameters, for the cases to read:
 #   kb_opt     kbloomctl create's option for it ("" for bits)
 #   kb_word    the word messages put before "filter" ("counting ")
-#   kb_cells   cells per 512-bit block (1-bit cells or 4-bit counters)
+#   kb_cells   cells per 64-byte block (1-bit cells, 4-bit counters, or a
+#              window's masks of 8 planes for its 5 generations)
 #   kb_delete  1 when its filters can delete keys, else 0
+#   kb_cellword  what kbloomctl calls its cells where they are not bits
+#   kb_key_block  64-byte blocks a key's block takes (a window's planes)
+#   kb_gens    what kbloomctl adds to a filter's description (", 5
+#              generations" for the window row, else nothing)
+#   kb_bpk10   bits per key (memory) for 10 cells a key (in each of a
+#              window's generations: 8 planes a cell, 4 generations a
+#              window's capacity), and kb_fp10 "LOW HIGH", the range (ppb)
+#              of the formula's rate there at k 7
+# The window row rotates only when asked (no --window, no --rotate-every),
+# so that the typed cases see no rotation they did not make.
 kb_type() {
+	kb_key_block=1
+	kb_gens=
 	case $1 in
-	bits) kb_opt='' kb_word='' kb_cells=512 kb_delete=0 ;;
-	counting) kb_opt=--counting kb_word="counting " kb_cells=128 kb_delete=1 ;;
+	bits)
+		kb_opt='' kb_word='' kb_cells=512 kb_delete=0 kb_cellword=
+		kb_bpk10=10 kb_fp10="8000000 15000000"
+		;;
+	counting)
+		kb_opt=--counting kb_word="counting " kb_cells=128 kb_delete=1
+		kb_cellword=counters kb_bpk10=40 kb_fp10="8000000 15000000"
+		;;
+	window)
+		kb_opt="--generations 5" kb_word="window " kb_cells=64 kb_delete=0
+		kb_cellword="masks of 8 bits" kb_key_block=8 kb_gens=", 5 generations"
+		kb_bpk10=20 kb_fp10="30000000 60000000"
+		;;
 	*)
 		echo "kb_type: unknown type '$1'" >&2
 		return 1
@@ -142,14 +166,21 @@ kb_ok() {
 	fi
 }
 
+# kb_json_flat: $out without a window's per-generation array ("gen":
+# [{...}, ...], whose objects repeat field names such as add_calls), so
+# that a field name means the filter's own field.
+kb_json_flat() {
+	echo "$out" | sed 's/"gen":\[[^]]*\],\{0,1\}//'
+}
+
 # kb_json_field NAME: the number after "NAME": in $out.
 kb_json_field() {
-	echo "$out" | sed -n "s/.*\"$1\":\\([0-9][0-9]*\\).*/\\1/p" | head -n 1
+	kb_json_flat | sed -n "s/.*\"$1\":\\([0-9][0-9]*\\).*/\\1/p" | head -n 1
 }
 
 # kb_json_string NAME: the string after "NAME": in $out (no escapes).
 kb_json_string() {
-	echo "$out" | sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" | head -n 1
+	kb_json_flat | sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" | head -n 1
 }
 
 # kb_info CASE FILTER FIELD=VALUE...: `info --json FILTER` has every
@@ -161,7 +192,7 @@ kb_info() {
 	kb_why="rc $rc:"
 	for kb_pair in "$@"; do
 		# A number, true/false, or a string without quotes or commas.
-		kb_v=$(echo "$out" | sed -n "s/.*\"${kb_pair%%=*}\":\"\{0,1\}\([^\",}]*\).*/\1/p")
+		kb_v=$(kb_json_flat | sed -n "s/.*\"${kb_pair%%=*}\":\"\{0,1\}\([^\",}]*\).*/\1/p")
 		[ "$kb_v" = "${kb_pair#*=}" ] || kb_why="$kb_why $kb_pair (is '$kb_v')"
 	done
 	[ "$rc" -eq 0 ] && [ "$kb_why" = "rc $rc:" ]
@@ -181,6 +212,33 @@ kb_near_theory() {
 # kb_keys FIRST LAST: the keys kFIRST..kLAST, one per line.
 kb_keys() {
 	seq "$1" "$2" | sed 's/^/k/'
+}
+
+# Images (version 2): the header (88 bytes), the window part, the cells,
+# a CRC32C.  kb_image_bytes NBLOCKS: an image's size.
+kb_image_header=88
+kb_image_window=576
+kb_image_bytes() {
+	echo $((kb_image_header + kb_image_window + $1 * 64 + 4))
+}
+
+# kb_image_same A B: image files A and B hold the same filter state.  A
+# window's image also says how long ago it last rotated (le64 at 24 in the
+# window part), which time changes and no call does: that field and the
+# CRC over it are left out.
+kb_image_same() {
+	kb_n=$(wc -c <"$1")
+	[ "$kb_n" -eq "$(wc -c <"$2")" ] || return 1
+	kb_at=$((kb_image_header + 24))
+	for kb_f in "$1" "$2"; do
+		head -c "$kb_at" "$kb_f" >"$kb_f.head"
+		tail -c +$((kb_at + 9)) "$kb_f" | head -c $((kb_n - kb_at - 12)) \
+			>"$kb_f.tail"
+	done
+	cmp -s "$1.head" "$2.head" && cmp -s "$1.tail" "$2.tail"
+	kb_rc=$?
+	rm -f "$1.head" "$1.tail" "$2.head" "$2.tail"
+	return $kb_rc
 }
 
 # kb_destroy NAME...: destroys what an earlier failed run may have left.

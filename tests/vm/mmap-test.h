@@ -76,6 +76,8 @@ static inline int map_whole(int fd, struct map *m)
 	m->f.geo.seed = m->hdr->seed;
 	m->f.geo.k = m->hdr->k;
 	m->f.geo.type = m->hdr->type;
+	m->f.geo.generations = m->hdr->generations;
+	m->f.geo.plane_order = m->hdr->plane_order;
 	m->f.words = (u64 *)(m->base + m->hdr->cells_offset);
 	m->f.counts = NULL;
 	if (kbloom_geometry_validate(&m->f.geo)) {
@@ -85,6 +87,18 @@ static inline int map_whole(int fd, struct map *m)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * A window's live planes, loaded (acquire) once for a check or a batch
+ * into the core's view of the mapping, as a reader must (uapi header,
+ * "Mapping").  m->f is the caller's own memory, never const itself.
+ */
+static inline void map_live(const struct map *m)
+{
+	struct kbloom_filter *f = (struct kbloom_filter *)&m->f;
+
+	f->win.live = __atomic_load_n(&m->hdr->live, __ATOMIC_ACQUIRE);
 }
 
 static inline void unmap(struct map *m)
@@ -174,6 +188,7 @@ static inline long keyset_mapped(const struct map *m,
 	for (i = 0; i < s->k.count; i += BATCH) {
 		uint32_t n = s->k.count - i < BATCH ? s->k.count - i : BATCH;
 
+		map_live(m);
 		hits += kbloom_lookup_batch(&m->f, s->keys + i, n,
 					    (unsigned long *)(results + i / 64));
 	}
@@ -229,8 +244,8 @@ static inline uint8_t *image_cells(int fd, size_t *len, uint8_t **img)
 	*img = vt_read_image(fd, 1 << 16, &img_len);
 	if (!*img)
 		return NULL;
-	*len = img_len - sizeof(struct kbloom_image_header) - 4;
-	return *img + sizeof(struct kbloom_image_header);
+	*len = img_len - VT_IMAGE_HDR - 4;
+	return *img + VT_IMAGE_HDR;
 }
 
 /* The mapped cells equal the image's, byte for byte (little-endian). */

@@ -87,8 +87,21 @@ static inline const char *st_map_header_problem(
 		return "bad version";
 	if (h->header_bytes != sizeof(*h))
 		return "header_bytes is not sizeof(struct kbloom_map_header)";
-	if (h->type > KBLOOM_TYPE_COUNTING || h->k < 1 || h->k > KBLOOM_K_MAX)
+	if (h->type > KBLOOM_TYPE_WINDOW || h->k < 1 || h->k > KBLOOM_K_MAX)
 		return "type or k out of range";
+	if (h->type != KBLOOM_TYPE_WINDOW &&
+	    (h->generations || h->plane_order || h->live || h->rotations))
+		return "window fields set for a filter that is not a window";
+	if (h->type == KBLOOM_TYPE_WINDOW &&
+	    (h->generations < KBLOOM_GENERATIONS_MIN ||
+	     h->generations > KBLOOM_GENERATIONS_MAX ||
+	     h->plane_order != kbloom_plane_order(h->generations) ||
+	     h->nblocks % (1ULL << h->plane_order)))
+		return "window generations, plane_order or nblocks wrong";
+	if (h->type == KBLOOM_TYPE_WINDOW &&
+	    (__builtin_popcountll(__atomic_load_n(&h->live, __ATOMIC_ACQUIRE)) !=
+	     (int)h->generations))
+		return "a window's live does not hold g planes";
 	if (!h->nblocks || h->cells_bytes != h->nblocks * 64)
 		return "cells_bytes is not nblocks * 64";
 	if (h->page_size != ST_PAGE || h->cells_offset != ST_PAGE)
@@ -99,7 +112,8 @@ static inline const char *st_map_header_problem(
 		return "map_bytes differs from the mapping's length";
 	if (h->flags & ~KBLOOM_MAP_DEAD)
 		return "unknown flags";
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < (int)(sizeof(h->reserved) / sizeof(h->reserved[0]));
+	     i++)
 		if (h->reserved[i])
 			return "reserved not zero";
 	return NULL;
@@ -140,6 +154,8 @@ static inline int st_map_open(int fd, struct st_map *m)
 	m->f.geo.seed = h->seed;
 	m->f.geo.k = h->k;
 	m->f.geo.type = h->type;
+	m->f.geo.generations = h->generations;
+	m->f.geo.plane_order = h->plane_order;
 	m->f.words = (u64 *)(m->base + h->cells_offset);
 	m->f.counts = NULL;
 	if (kbloom_geometry_validate(&m->f.geo)) {
@@ -178,6 +194,19 @@ static inline bool st_map_dead(const struct st_map *m)
 }
 
 /*
+ * A window's live planes, loaded (acquire) once for a check or a batch
+ * into the core's view of the mapping, as a reader must (uapi header,
+ * "Mapping"): the core's lookup ANDs each key's cells with it.  m->f is
+ * the caller's own memory, never const itself; only its view is shared.
+ */
+static inline void st_map_live(const struct st_map *m)
+{
+	struct kbloom_filter *f = (struct kbloom_filter *)&m->f;
+
+	f->win.live = __atomic_load_n(&m->hdr->live, __ATOMIC_ACQUIRE);
+}
+
+/*
  * Checks keys through the mapping; *missing gets how many were absent and
  * *first the index of the first absent one.  Returns true when the answer
  * is from one state of the filter (else it must not be judged).
@@ -191,6 +220,7 @@ static inline bool st_map_check(const struct st_map *m,
 
 	*missing = 0;
 	*first = 0;
+	st_map_live(m);
 	for (i = 0; i < k->count; i++) {
 		if (!kbloom_lookup(&m->f, k->bytes + at, k->lens[i]) &&
 		    !(*missing)++)

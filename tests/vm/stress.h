@@ -100,9 +100,13 @@ static inline const char *st_errname(int e)
 	return name ? name : "E?";
 }
 
+/* The header and (version 2) window part before an image's cells. */
+#define ST_IMAGE_HDR	(sizeof(struct kbloom_image_header) +		\
+			 sizeof(struct kbloom_image_window))
+
 static inline uint64_t st_image_bytes(uint64_t nblocks)
 {
-	return sizeof(struct kbloom_image_header) + nblocks * 64 + 4;
+	return ST_IMAGE_HDR + nblocks * 64 + 4;
 }
 
 /* This process's read-write file of the control node, opened once. */
@@ -121,20 +125,39 @@ static inline int st_ctl(int ctl, unsigned long cmd, void *arg)
 	return ioctl(ctl, cmd, arg) ? errno : 0;
 }
 
-/* A filter of a type, bits of memory and k probes, with a fixed seed. */
-static inline int st_create_type(int ctl, const char *name, uint32_t type,
-				 uint64_t bits, uint32_t k, uint64_t seed)
+/*
+ * A filter of a type (a window of generations, else 0), bits of memory
+ * and k probes, with a fixed seed.
+ */
+static inline int st_create_gen(int ctl, const char *name, uint32_t type,
+				uint32_t generations, uint64_t bits, uint32_t k,
+				uint64_t seed)
 {
 	struct kbloom_create req;
 
 	memset(&req, 0, sizeof(req));
 	memcpy(req.name, name, strnlen(name, sizeof(req.name) - 1));
 	req.type = type;
+	req.generations = generations;
 	req.bits = bits;
 	req.k = k;
 	req.seed = seed;
 	req.flags = KBLOOM_CREATE_SEED;
 	return st_ctl(ctl, KBLOOM_CTL_CREATE, &req);
+}
+
+/*
+ * The same with a window's generations chosen for the caller: the
+ * stress programs that pick a type number and no table row.
+ */
+#define ST_WINDOW_GENERATIONS	4
+
+static inline int st_create_type(int ctl, const char *name, uint32_t type,
+				 uint64_t bits, uint32_t k, uint64_t seed)
+{
+	return st_create_gen(ctl, name, type,
+			     type == KBLOOM_TYPE_WINDOW ?
+			     ST_WINDOW_GENERATIONS : 0, bits, k, seed);
 }
 
 static inline int st_create_bits(int ctl, const char *name, uint64_t bits,

@@ -29,7 +29,7 @@ static const char *create_info(const char *name, const struct vt_type *t,
 	int fd;
 
 	vt_destroy(name);
-	req->type = t->type;
+	vt_req_type(req, t);
 	EXPECT_OK(vt_create_raw(req));
 	fd = vt_open(name, O_RDWR);
 	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
@@ -50,7 +50,7 @@ static const char *create_by_rate(const struct vt_type *t)
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_info(fd, &info));
 	EXPECT(!strcmp(info.name, "abi-rate"), "name %s", info.name);
-	EXPECT(info.capacity == 1000, "capacity %llu",
+	EXPECT(info.capacity == 1000 * vt_window_gens(t), "capacity %llu",
 	       (unsigned long long)info.capacity);
 	EXPECT(info.fp_target_ppb == FP_1PC, "target %u", info.fp_target_ppb);
 	EXPECT(info.seed == SEED, "seed %llx", (unsigned long long)info.seed);
@@ -77,12 +77,33 @@ static const char *create_by_rate(const struct vt_type *t)
 	 * Cells of vt_cell_bits() bits, and fewer in a block: at least that
 	 * many times the bytes of a bits filter for the same rate.
 	 */
-	fd = fresh("abi-rate", vt_types);
-	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	if (!t->generations) {
+		fd = fresh("abi-rate", vt_types);
+		EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+		EXPECT_OK(vt_info(fd, &bits_info));
+		EXPECT(info.bytes >= vt_cell_bits(t) * bits_info.bytes &&
+		       info.bytes < (vt_cell_bits(t) + 1) * bits_info.bytes,
+		       "%llu bytes, bits filter %llu",
+		       (unsigned long long)info.bytes,
+		       (unsigned long long)bits_info.bytes);
+		return vt_done(fd, "abi-rate", NULL);
+	}
+	/*
+	 * A window: each of its g generations a blocked filter of 1000 keys
+	 * (here) at about 1/g of the window's rate, in cells of P bits, so
+	 * about P times the bytes of a bits filter for 1000 keys at 1 %/g
+	 * (a little less: the exact rate of g is below g times one's).
+	 */
+	vt_destroy("abi-rate");
+	EXPECT_OK(vt_create(/* bits */ "abi-rate", 1000,
+			    FP_1PC / t->generations, SEED));
+	fd = vt_open("abi-rate", O_RDWR);
+	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_info(fd, &bits_info));
-	EXPECT(info.bytes >= vt_cell_bits(t) * bits_info.bytes &&
-	       info.bytes < (vt_cell_bits(t) + 1) * bits_info.bytes,
-	       "%llu bytes, bits filter %llu", (unsigned long long)info.bytes,
+	EXPECT(info.bytes * 100 >= 85 * vt_cell_bits(t) * bits_info.bytes &&
+	       info.bytes * 100 <= 110 * vt_cell_bits(t) * bits_info.bytes,
+	       "%llu bytes, bits filter at 1/%u of the rate %llu",
+	       (unsigned long long)info.bytes, t->generations,
 	       (unsigned long long)bits_info.bytes);
 	return vt_done(fd, "abi-rate", NULL);
 }
@@ -93,10 +114,12 @@ static const char *create_by_bits(const struct vt_type *t)
 	struct kbloom_info info;
 
 	vt_create_req(&req, "abi-bits", 0, 0);
-	req.bits = 1000;	/* bits of memory: round up to two blocks */
+	/* bits of memory: round up to two blocks, or a window's key block */
+	req.bits = 1000;
 	req.k = 3;
 	EXPECT_NULL(create_info("abi-bits", t, &req, &info));
-	EXPECT(info.nblocks == 2 && info.bits == 1024 && info.k == 3,
+	EXPECT(info.nblocks == (vt_planes(t) > 2 ? vt_planes(t) : 2) &&
+	       info.bits == info.nblocks * 512 && info.k == 3,
 	       "nblocks %llu k %u", (unsigned long long)info.nblocks, info.k);
 	EXPECT(info.capacity == 0 && info.fp_target_ppb == 0,
 	       "capacity/target set");
@@ -110,35 +133,44 @@ static const char *create_by_bits_best_k(const struct vt_type *t)
 	struct kbloom_create req;
 	struct kbloom_info info;
 
-	vt_create_req(&req, "abi-bits-k0", 1000, 0);
+	/* A window's 1000 keys of each generation: g - 1 times that. */
+	vt_create_req(&req, "abi-bits-k0", 1000 * vt_window_gens(t), 0);
 	req.bits = 10240 * vt_cell_bits(t);
 	EXPECT_NULL(create_info("abi-bits-k0", t, &req, &info));
 	EXPECT(info.nblocks == 20 * vt_cell_bits(t) &&
 	       info.k >= t->k10_min && info.k <= t->k10_max,
 	       "nblocks %llu k %u", (unsigned long long)info.nblocks, info.k);
-	EXPECT(info.capacity == 1000, "capacity %llu",
+	EXPECT(info.capacity == 1000 * vt_window_gens(t), "capacity %llu",
 	       (unsigned long long)info.capacity);
 	EXPECT_OK(vt_destroy("abi-bits-k0"));
 	return NULL;
 }
 
+/* 1000 keys of c cells each: whole blocks (a window's key blocks). */
+static uint64_t bpk_blocks(const struct vt_type *t, uint32_t c)
+{
+	uint64_t n = (1000ULL * vt_key_bits(t, c) + 511) / 512;
+
+	return (n + vt_planes(t) - 1) / vt_planes(t) * vt_planes(t);
+}
+
 static const char *create_by_bits_per_key(const struct vt_type *t)
 {
-	uint64_t want = (16000 * vt_cell_bits(t) + 511) / 512;
+	uint64_t want = bpk_blocks(t, 16);
 	struct kbloom_create req;
 	struct kbloom_info info;
 
 	/* 10 cells a key, k chosen: the best k again. */
 	vt_create_req(&req, "abi-bpk", 1000, 0);
-	req.bits_per_key = 10 * vt_cell_bits(t);
+	req.bits_per_key = vt_key_bits(t, 10);
 	EXPECT_NULL(create_info("abi-bpk", t, &req, &info));
-	EXPECT(info.nblocks == (10000 * vt_cell_bits(t) + 511) / 512 &&
+	EXPECT(info.nblocks == bpk_blocks(t, 10) &&
 	       info.k >= t->k10_min && info.k <= t->k10_max &&
 	       info.capacity == 1000, "nblocks %llu k %u",
 	       (unsigned long long)info.nblocks, info.k);
 	/* 16 cells a key round up to whole blocks; k as asked. */
 	vt_create_req(&req, "abi-bpk", 1000, 0);
-	req.bits_per_key = 16 * vt_cell_bits(t);
+	req.bits_per_key = vt_key_bits(t, 16);
 	req.k = 9;
 	EXPECT_NULL(create_info("abi-bpk", t, &req, &info));
 	EXPECT(info.nblocks == want && info.k == 9 && info.capacity == 1000,
@@ -275,7 +307,7 @@ static const char *reject_create_reserved(void)
 	struct kbloom_create req;
 	int i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < (int)ARRAY_SIZE(req.reserved); i++) {
 		vt_create_req(&req, "abi-res", 1000, FP_1PC);
 		req.reserved[i] = 1ULL << (i * 16);
 		EXPECT_ERRNO(vt_create_raw(&req), EINVAL);
@@ -526,7 +558,7 @@ static const char *clear_round_trip(const struct vt_type *t)
 	       !info.delete_calls && !info.delete_hits &&
 	       !info.fill_ppb && !info.fp_now_ppb && !info.est_keys,
 	       "counters survive clear");
-	EXPECT(info.seed == SEED && info.capacity == 1000 &&
+	EXPECT(info.seed == SEED && info.capacity == 1000 * vt_window_gens(t) &&
 	       info.type == t->type, "geometry changed");
 	EXPECT(vt_check_prefix(fd, "c", 0, 500) == 0, "keys survive clear");
 	return vt_done(fd, "abi-clear", NULL);
@@ -635,10 +667,14 @@ static const char *reject_merge_incompatible_held(struct vt_held *h)
 			       SEED + 1);
 	others[n++] = vt_fresh("abi-xdev-size", h->t->type, 0, 512 * 3,
 			       info.k, SEED);
+	/* One of each other type, of the same blocks where it can have them. */
 	vt_for_each_type(u, 0)
-		if (u != h->t)
-			others[n++] = vt_fresh_like("abi-xdev-type", u->type,
-						    &info);
+		if (u != h->t) {
+			char name[24];
+
+			snprintf(name, sizeof(name), "abi-xdev-%.8s", u->name);
+			others[n++] = vt_fresh_like(name, u->type, &info);
+		}
 	for (i = 0; i < n; i++) {
 		EXPECT(others[i] >= 0, "open: %s", vt_errno_name(errno));
 		vt_add_prefix(others[i], "o", 0, 100);
@@ -653,7 +689,12 @@ static const char *reject_merge_incompatible_held(struct vt_held *h)
 	}
 	vt_destroy("abi-xdev-seed");
 	vt_destroy("abi-xdev-size");
-	vt_destroy("abi-xdev-type");
+	vt_for_each_type(u, 0) {
+		char name[24];
+
+		snprintf(name, sizeof(name), "abi-xdev-%.8s", u->name);
+		vt_destroy(name);
+	}
 	return NULL;
 }
 VT_HELD_CASE(reject_merge_incompatible, 1)
@@ -911,7 +952,8 @@ static const char *destroyed_name_reusable_while_open(const struct vt_type *t)
 	new = vt_fresh("abi-reuse", t->type, 2000, 0, 0, SEED);
 	EXPECT(new >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_info(new, &info));
-	EXPECT(info.capacity == 2000 && !info.add_calls, "got the old one");
+	EXPECT(info.capacity == 2000 * vt_window_gens(t) && !info.add_calls,
+	       "got the old one");
 	EXPECT_ERRNO(ioctl(old, KBLOOM_IOC_GET_INFO, &info), ENODEV);
 	close(old);
 	return vt_done(new, "abi-reuse", NULL);

@@ -58,7 +58,7 @@ static int create_bytes(const char *name, const struct vt_type *t,
 
 	vt_create_req(&req, name, 0, 0);
 	req.bits = bytes * 8;
-	req.type = t->type;
+	vt_req_type(&req, t);
 	return vt_create_raw(&req);
 }
 
@@ -69,7 +69,7 @@ static int create_rate(const char *name, const struct vt_type *t,
 	struct kbloom_create req;
 
 	vt_create_req(&req, name, capacity, FP_1PC);
-	req.type = t->type;
+	vt_req_type(&req, t);
 	return vt_create_raw(&req);
 }
 

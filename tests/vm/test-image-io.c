@@ -14,7 +14,7 @@
 
 #define SEED	0x1111222233334444ULL
 #define FP_1PC	10000000U
-#define HDR	sizeof(struct kbloom_image_header)
+#define HDR	VT_IMAGE_HDR
 
 static int fresh(const char *name, const struct vt_type *t, uint64_t capacity)
 {
@@ -81,7 +81,7 @@ static const char *image_format(const struct vt_type *t)
 	       HFIELD(img, header_bytes) == HDR, "magic/version/size");
 	EXPECT(HFIELD(img, k) == info.k && HFIELD(img, type) == info.type &&
 	       HFIELD(img, nblocks) == info.nblocks &&
-	       HFIELD(img, seed) == SEED && HFIELD(img, capacity) == 5000 &&
+	       HFIELD(img, seed) == SEED && HFIELD(img, capacity) == 5000 * vt_window_gens(t) &&
 	       HFIELD(img, fp_target_ppb) == FP_1PC, "geometry fields");
 	EXPECT(HFIELD(img, add_calls) == 3000 &&
 	       HFIELD(img, add_new) == info.add_new, "counters");
@@ -114,7 +114,7 @@ static const char *short_reads(const struct vt_type *t)
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		img = vt_read_image(fd, steps[i], &len);
 		EXPECT(img, "read by %zu: %s", steps[i], vt_errno_name(errno));
-		EXPECT(len == ref_len && !memcmp(img, ref, len),
+		EXPECT(len == ref_len && vt_image_same(img, ref, len),
 		       "reads of %zu bytes differ", steps[i]);
 		free(img);
 	}
@@ -166,7 +166,7 @@ static const char *restore_exact(const struct vt_type *t)
 		EXPECT_OK(vt_write_image(b, img, len, steps[i]));
 		back = vt_read_image(b, 65536, &back_len);
 		EXPECT(back, "read back: %s", vt_errno_name(errno));
-		EXPECT(back_len == len && !memcmp(back, img, len),
+		EXPECT(back_len == len && vt_image_same(back, img, len),
 		       "restore by %zu-byte writes differs", steps[i]);
 		free(back);
 	}
@@ -289,9 +289,12 @@ static int write_whole(const char *name, const uint8_t *img, size_t len)
 REJECTION(reject_image_magic, "img-magic", ENOEXEC,
 	  (img[0] ^= 1, reseal(img, len)))
 REJECTION(reject_image_version, "img-version", EPROTO,
-	  (img[4] = 2, reseal(img, len)))
+	  (img[4] = KBLOOM_IMAGE_VERSION + 1, reseal(img, len)))
+REJECTION(reject_image_version_zero, "img-version0", EPROTO,
+	  (img[4] = 0, reseal(img, len)))
 REJECTION(reject_image_header_size, "img-hsize", EINVAL,
-	  (img[6] = HDR + 8, reseal(img, len)))
+	  (img[6] = (HDR + 8) & 0xff, img[7] = (HDR + 8) >> 8,
+	   reseal(img, len)))
 REJECTION(reject_image_flags, "img-flags", EINVAL,
 	  (img[offsetof(struct kbloom_image_header, flags)] = 1,
 	   reseal(img, len)))
@@ -374,7 +377,7 @@ static const char *reject_image_byte_after_end(const struct vt_type *t)
 	EXPECT_ERRNO(write(fd, "x", 1), EMSGSIZE);
 	EXPECT_OK(close(fd));
 	back = vt_read_image(r.fd, 65536, &back_len);
-	EXPECT(back && back_len == r.len && !memcmp(back, r.img, r.len),
+	EXPECT(back && back_len == r.len && vt_image_same(back, r.img, r.len),
 	       "image not loaded");
 	free(back);
 	free(r.img);
@@ -588,6 +591,9 @@ static uint8_t *core_image(const struct vt_type *t,
 		.nblocks = info->nblocks, .capacity = info->capacity,
 		.seed = info->seed, .k = info->k, .type = info->type,
 		.fp_target_ppb = info->fp_target_ppb,
+		.generations = t->generations,
+		.plane_order = t->generations ?
+			       kbloom_plane_order(t->generations) : 0,
 	};
 	struct kbloom_image_cursor cur;
 	struct kbloom_filter f;
@@ -639,7 +645,8 @@ static const char *image_round_trip_with_cat(const struct vt_type *t)
 	       (unsigned int)HFIELD(img, type));
 	EXPECT(le32(img + len - 4) == crc32c_ref(img, len - 4), "bad CRC");
 	core = core_image(t, &src, &core_len);
-	EXPECT(core && core_len == len && !memcmp(core, img, len),
+	/* But for the time since the last rotation, which the module fills. */
+	EXPECT(core && core_len == len && vt_image_same(core, img, len),
 	       "the kernel's image differs from the core's (%zu vs %zu bytes)",
 	       len, core_len);
 	free(core);
@@ -696,6 +703,7 @@ static const struct vt_case cases[] = {
 	/* each refused image, the filter left as it was */
 	VT_TYPED(reject_image_magic),
 	VT_TYPED(reject_image_version),
+	VT_TYPED(reject_image_version_zero),
 	VT_TYPED(reject_image_header_size),
 	VT_TYPED(reject_image_flags),
 	VT_TYPED(reject_image_reserved),

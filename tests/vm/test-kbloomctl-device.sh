@@ -37,7 +37,9 @@ for t in $kb_types; do
 	# The size: bits and bytes, and the counters where cells are not bits.
 	kb_why="$out"
 	kb_has " bits (" && kb_has "), k " &&
-		{ [ "$kb_cells" -eq 512 ] || kb_has " counters), k "; }
+		{ [ "$kb_cellword" != counters ] || kb_has " counters), k "; } &&
+		{ [ "$t" != window ] ||
+			kb_has ", 5 generations, rotates "; }
 	kb_ok "create-prints-size/$t"
 	kb_why="no node or sysfs directory"
 	[ -c "/dev/kbloom/$f" ] && [ -d "/sys/class/kbloom/$f" ]
@@ -62,7 +64,7 @@ for t in $kb_types; do
 	# The cells have a row of their own where they are not bits.
 	cells=
 	[ "$kb_cells" -eq 512 ] ||
-		cells="cells           $((nblocks * kb_cells)) counters ($kb_cells per block)"
+		cells="cells           $((nblocks * kb_cells)) $kb_cellword ($kb_cells per block)"
 	kb_expect "info-table/$t" 0 "$(kb_lines "type            $t" \
 		"capacity        1000 keys" "fp target       1%" \
 		"/dev/kbloom/$f, mode 0600" "seed            0x000000000000002a" \
@@ -79,16 +81,18 @@ for t in $kb_types; do
 		create "bpk-$t" --capacity 2000 --bits-per-key 12 --k 5 $kb_opt
 	kb_ctl info --json "bpk-$t"
 	kb_why="$out"
+	# 24000 bits, rounded up to whole blocks (a window's of 8 lines).
 	[ "$(kb_json_field bits)" -ge 24000 ] &&
-		[ "$(kb_json_field bits)" -lt 24576 ] && [ "$(kb_json_field k)" = 5 ]
+		[ "$(kb_json_field bits)" -lt $((24000 + 512 * kb_key_block)) ] &&
+		[ "$(kb_json_field k)" = 5 ]
 	kb_ok "create-bits-per-key-geometry/$t"
 
 	# list: the filters of the type, with their size and type.
 	kb_ctl list
 	kb_why="$out"
 	[ "$rc" -eq 0 ] && kb_has NAME && kb_has CAPACITY && kb_has TYPE &&
-		echo "$out" | grep -q "^$f  *$size_bits .* $t *\$" &&
-		echo "$out" | grep -q "^sized-$t  *8192 .* $t *\$"
+		echo "$out" | grep -qE "^$f +$size_bits .* $t( \(.*\))? *\$" &&
+		echo "$out" | grep -qE "^sized-$t +8192 .* $t( \(.*\))? *\$"
 	kb_ok "list-table/$t"
 	kb_expect "list-json/$t" 0 "$(kb_lines \
 		"\"name\":\"$f\",\"node\":\"/dev/kbloom/$f\",\"type\":\"$t\"" \

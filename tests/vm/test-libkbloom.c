@@ -70,12 +70,17 @@ static size_t popcount(const uint64_t *words, size_t n)
 
 #define FP_1PC	10000000U
 
-/* A fresh filter of type t for capacity keys at fp_ppb, opened O_RDWR. */
+/*
+ * A fresh filter of type t for capacity keys at fp_ppb, opened O_RDWR
+ * (a window for capacity keys in each generation: see vt_create_typed()).
+ */
 static struct kbl *open_typed(const char *name, const struct vt_type *t,
 			      uint64_t capacity, uint32_t fp_ppb)
 {
-	struct kbl_spec spec = { .capacity = capacity, .fp_ppb = fp_ppb,
-				 .use_seed = 1, .seed = 77, .type = t->type };
+	struct kbl_spec spec = { .capacity = capacity * vt_window_gens(t),
+				 .fp_ppb = fp_ppb, .use_seed = 1, .seed = 77,
+				 .type = t->type,
+				 .generations = t->generations };
 	struct kbl *f;
 
 	kbl_destroy(name);
@@ -160,9 +165,13 @@ static const char *test_one_key(const struct vt_type *t)
 		EXPECT(kbl_delete_one(f, "alice", 5) == -EOPNOTSUPP,
 		       "delete_one");
 		EXPECT(kbl_check_one(f, "alice", 5) == 1, "alice lost");
-		EXPECT(!strcmp(kbl_strerror(-EOPNOTSUPP),
-			       "not a counting filter: delete needs one"),
-		       "strerror: %s", kbl_strerror(-EOPNOTSUPP));
+		char buf[160];
+
+		EXPECT(!strcmp(kbl_error_message(-EOPNOTSUPP, "kbl_delete",
+						 "x", buf, sizeof(buf)),
+			       "cannot delete keys from filter 'x': not a "
+			       "counting filter: delete needs one"),
+		       "message: %s", buf);
 	} else {
 		EXPECT(kbl_delete_one(f, "alice", 5) == 1, "first delete");
 		EXPECT(kbl_check_one(f, "alice", 5) == 1, "one add is left");
@@ -385,7 +394,8 @@ static const char *test_save_load(const struct vt_type *t)
 static const char *test_merge_intersect(const struct vt_type *t)
 {
 	struct kbl_spec spec = { .bits = 65536, .k = 4, .seed = 5,
-				 .use_seed = 1, .type = t->type };
+				 .use_seed = 1, .type = t->type,
+				 .generations = t->generations };
 	struct kbl *a, *b, *c;
 
 	kbl_destroy("lib-a");

@@ -172,6 +172,8 @@ strict_checker(const struct map *m, struct kbl *h, const struct keyset *s,
 
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT))
 		syscall(SYS_exit, 2);
+	if (!h)
+		map_live(m);
 	for (i = 0; i < s->k.count; i++) {
 		if (h) {
 			ret = kbl_check_one(h, s->keys[i].data,
@@ -391,7 +393,7 @@ static long seq_load_bad_crc(struct seq_ctx *c)
 	if (!bad)
 		return -1;
 	memcpy(bad, c->saved, c->saved_len);
-	bad[sizeof(struct kbloom_image_header)] ^= 1;
+	bad[VT_IMAGE_HDR] ^= 1;
 	ret = load_image(bad, c->saved_len);
 	free(bad);
 	return ret;
@@ -452,7 +454,7 @@ static const char *seq_check(const struct seq_op *o, struct seq_ctx *c,
 		break;
 	case CELLS_SAVED:
 		ok = ok && !memcmp(cells, c->saved +
-				   sizeof(struct kbloom_image_header), len);
+				   VT_IMAGE_HDR, len);
 		break;
 	case CELLS_SAME:
 		ok = ok && len == before_len && !memcmp(cells, before, len);

@@ -16,8 +16,12 @@
 
 static const char *layout(const struct vt_type *t, const void *arg)
 {
-	/* 101 blocks: 6464 bytes of cells, so the last page has a tail. */
-	const uint64_t nblocks = 101;
+	/*
+	 * 101 blocks (a window's rounded up to whole key blocks): 6464 bytes
+	 * of cells or a few more, so the last page has a tail.
+	 */
+	const uint64_t nblocks = (101 + vt_planes(t) - 1) / vt_planes(t) *
+				 vt_planes(t);
 	struct kbloom_info info;
 	const uint8_t *tail;
 	const char *msg;
@@ -58,6 +62,16 @@ static const char *layout(const struct vt_type *t, const void *arg)
 			      info.k, (unsigned long long)info.nblocks,
 			      (unsigned long long)info.seed,
 			      (unsigned long long)info.capacity);
+	else if (H->generations != t->generations ||
+		 (t->generations ?
+		  H->plane_order != kbloom_plane_order(t->generations) ||
+		  __builtin_popcountll(H->live) != (int)t->generations ||
+		  H->live >> (t->generations + 1) :
+		  H->plane_order || H->live || H->rotations))
+		msg = vt_fail("window fields: generations %u plane_order %u "
+			      "live %#llx rotations %llu", H->generations,
+			      H->plane_order, (unsigned long long)H->live,
+			      (unsigned long long)H->rotations);
 	else if (H->cells_offset != page || H->page_size != page ||
 		 H->cells_bytes != nblocks * 64 ||
 		 H->map_bytes % page ||

@@ -47,7 +47,7 @@ static int create(const char *name, uint64_t capacity)
 	struct kbloom_create req;
 
 	vt_create_req(&req, name, capacity, FP_1PC);
-	req.type = type->type;
+	vt_req_type(&req, type);
 	req.flags = KBLOOM_CREATE_SEED;
 	req.seed = SEED;
 	return vt_create_raw(&req);

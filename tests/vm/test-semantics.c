@@ -11,7 +11,7 @@
 
 #define SEED	0x5e3a47c1d00dULL
 #define FP_1PC	10000000U
-#define HDR	sizeof(struct kbloom_image_header)
+#define HDR	VT_IMAGE_HDR
 
 static int report(int fd, uint64_t fp, uint64_t tp, uint64_t tn)
 {
@@ -117,7 +117,7 @@ static const char *bits_per_key_limit(const struct vt_type *t)
 	       KBLOOM_MAX_BITS_PER_KEY);
 	vt_destroy("sem-bpk");
 	vt_create_req(&req, "sem-bpk", 100, 0);
-	req.type = t->type;
+	vt_req_type(&req, t);
 	req.bits_per_key = KBLOOM_MAX_BITS_PER_KEY + 1;
 	EXPECT_ERRNO(vt_create_raw(&req), EINVAL);
 	EXPECT(access("/dev/kbloom/sem-bpk", F_OK), "filter created");
@@ -198,7 +198,8 @@ static const char *image_header_judged_early(const struct vt_type *t)
 	EXPECT_NULL(header_prefix(t->type, 1, 0, 'X', ENOEXEC));
 	EXPECT_NULL(header_prefix(t->type, 4, 3, 0, ENOEXEC));
 	/* A good magic and a bad version. */
-	EXPECT_NULL(header_prefix(t->type, 6, version, 2, EPROTO));
+	EXPECT_NULL(header_prefix(t->type, 6, version,
+				  KBLOOM_IMAGE_VERSION + 1, EPROTO));
 	EXPECT_NULL(header_prefix(t->type, 6, version + 1, 1, EPROTO));
 	/* A bad magic in an 8-byte write is refused by that write too. */
 	EXPECT_NULL(header_prefix(t->type, 8, 1, 'x', ENOEXEC));
@@ -206,14 +207,13 @@ static const char *image_header_judged_early(const struct vt_type *t)
 }
 
 /*
- * The other header fields wait for the whole header: a good magic and
- * version with a bad header_bytes in the first 8 bytes is taken, and the
- * EINVAL comes with the header's last byte.
+ * A spoiled byte at off that only the whole of the first upto bytes can
+ * show: writes of 8 bytes and up to byte upto - 2 are taken, and the
+ * EINVAL comes with byte upto - 1.
  */
-static const char *image_header_rest_when_whole(const struct vt_type *t)
+static const char *spoiled_until(const struct vt_type *t, size_t off,
+				 size_t upto)
 {
-	const size_t hsize = offsetof(struct kbloom_image_header,
-				      header_bytes);
 	uint8_t *img;
 	const char *msg;
 	size_t len;
@@ -224,21 +224,38 @@ static const char *image_header_rest_when_whole(const struct vt_type *t)
 		free(img);
 		return vt_done(fd, "sem-hrest", msg);
 	}
-	img[hsize] ^= 0x40;
+	img[off] ^= 0x40;
 	wo = vt_open("sem-hrest", O_WRONLY);
 	EXPECT(wo >= 0, "open: %s", vt_errno_name(errno));
 	if (write(wo, img, 8) != 8)
 		msg = vt_fail("8 bytes: %s, want them taken",
 			      vt_errno_name(errno));
-	else if (write(wo, img + 8, HDR - 9) != (ssize_t)(HDR - 9))
-		msg = vt_fail("up to the last header byte: %s",
+	else if (write(wo, img + 8, upto - 9) != (ssize_t)(upto - 9))
+		msg = vt_fail("up to byte %zu: %s", upto - 2,
 			      vt_errno_name(errno));
-	else if (write(wo, img + HDR - 1, 1) != -1 || errno != EINVAL)
-		msg = vt_fail("last header byte: %s, want EINVAL",
-			      vt_errno_name(errno));
+	else if (write(wo, img + upto - 1, 1) != -1 || errno != EINVAL)
+		msg = vt_fail("byte %zu, spoiled at %zu: %s, want EINVAL",
+			      upto - 1, off, vt_errno_name(errno));
 	close(wo);
 	free(img);
 	return vt_done(fd, "sem-hrest", msg);
+}
+
+/*
+ * The other header fields wait for the whole header: a good magic and
+ * version with a bad header_bytes in the first 8 bytes is taken, and the
+ * EINVAL comes with the header's last byte.  The window part of version
+ * 2 (zero but for windows, its reserved words zero for all) is judged
+ * when all of it has come, header_bytes in.
+ */
+static const char *image_header_rest_when_whole(const struct vt_type *t)
+{
+	EXPECT_NULL(spoiled_until(t, offsetof(struct kbloom_image_header,
+					      header_bytes),
+				  sizeof(struct kbloom_image_header)));
+	return spoiled_until(t, sizeof(struct kbloom_image_header) +
+			     offsetof(struct kbloom_image_window, reserved) + 7,
+			     HDR);
 }
 
 /* ---- images: after a rejection the next write() is at offset 0 ---- */
@@ -324,6 +341,9 @@ static const char *image_rejection_rewinds(const struct vt_type *t)
 
 static const char *image_keeps_own_sizing(const struct vt_type *t)
 {
+	/* vt_fresh()'s capacities, as a window scales them */
+	const uint64_t own = 12345 * vt_window_gens(t);
+	const uint64_t src_cap = 1000 * vt_window_gens(t);
 	struct kbloom_info src_info, dst_info, after;
 	const char *msg = NULL;
 	uint8_t *img;
@@ -340,7 +360,7 @@ static const char *image_keeps_own_sizing(const struct vt_type *t)
 	EXPECT(dst >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_info(dst, &dst_info));
 	EXPECT(dst_info.nblocks == src_info.nblocks &&
-	       dst_info.capacity == 12345 && !dst_info.fp_target_ppb,
+	       dst_info.capacity == own && !dst_info.fp_target_ppb,
 	       "setup: nblocks %llu/%llu capacity %llu target %u",
 	       (unsigned long long)dst_info.nblocks,
 	       (unsigned long long)src_info.nblocks,
@@ -352,12 +372,12 @@ static const char *image_keeps_own_sizing(const struct vt_type *t)
 		msg = vt_fail("load: %s", vt_errno_name(errno));
 	else if (vt_info(dst, &after))
 		msg = vt_fail("GET_INFO: %s", vt_errno_name(errno));
-	else if (after.capacity != 12345 || after.fp_target_ppb ||
+	else if (after.capacity != own || after.fp_target_ppb ||
 		 after.fp_design_ppb != dst_info.fp_design_ppb)
-		msg = vt_fail("after load: capacity %llu target %u design %u, want 12345, 0, %u",
+		msg = vt_fail("after load: capacity %llu target %u design %u, want %llu, 0, %u",
 			      (unsigned long long)after.capacity,
 			      after.fp_target_ppb, after.fp_design_ppb,
-			      dst_info.fp_design_ppb);
+			      (unsigned long long)own, dst_info.fp_design_ppb);
 	else if (after.add_calls != 100 || after.bits_set != src_info.bits_set)
 		msg = vt_fail("image cells not loaded");
 	/* And the other way: the rate-sized filter keeps 1000 and 1 %. */
@@ -369,7 +389,7 @@ static const char *image_keeps_own_sizing(const struct vt_type *t)
 			msg = vt_fail("load back: %s", vt_errno_name(errno));
 		else if (vt_info(src, &after))
 			msg = vt_fail("GET_INFO: %s", vt_errno_name(errno));
-		else if (after.capacity != 1000 ||
+		else if (after.capacity != src_cap ||
 			 after.fp_target_ppb != FP_1PC)
 			msg = vt_fail("loaded back: capacity %llu target %u",
 				      (unsigned long long)after.capacity,

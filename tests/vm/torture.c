@@ -603,17 +603,19 @@ struct own {
 static void own_create(struct proc *p, struct own *o)
 {
 	uint64_t bits = MAIN_BITS, seed = MAIN_SEED;
-	uint32_t type = main_t->type;
+	const struct vt_type *t = main_t;
 	int e;
 
 	o->main_geometry = !st_one_in(&p->rng, 4);
 	if (!o->main_geometry) {
-		bits = 512 * (1 + st_below(&p->rng, 4096));
+		/* Whole window key blocks (8 lines) for every type. */
+		bits = 4096 * (1 + st_below(&p->rng, 512));
 		seed = st_next(&p->rng);
-		type = st_below(&p->rng, 2);
+		t = &vt_types[st_below(&p->rng, ARRAY_SIZE(vt_types))];
 	}
 	begin(p, "create");
-	e = st_create_type(st_open_ctl(), o->name, type, bits, MAIN_K, seed);
+	e = st_create_gen(st_open_ctl(), o->name, t->type, t->generations,
+			  bits, MAIN_K, seed);
 	end(p);
 	o->has_copy = false;
 	o->fd = -1;
@@ -743,14 +745,40 @@ static int write_all(struct proc *p, int fd, size_t len)
 }
 
 /*
+ * The ones of an image: every cell byte 0xff (counting: counters at 15),
+ * or for a window every live plane's bit of every cell (the image holds
+ * live planes only; another bit would be refused).
+ */
+static void image_all_ones(uint8_t *img, size_t len)
+{
+	size_t at, cells = VT_IMAGE_HDR;
+	uint64_t live, word = 0;
+	uint32_t b, planes;
+
+	if (!main_t->generations) {
+		memset(img + cells, 0xff, len - cells - 4);
+		return;
+	}
+	memcpy(&live, img + sizeof(struct kbloom_image_header) +
+	       offsetof(struct kbloom_image_window, live), 8);
+	live = le64toh(live);
+	planes = 1U << kbloom_plane_order(main_t->generations);
+	for (b = 0; b < 64; b += planes)
+		word |= live << b;
+	word = htole64(word);
+	for (at = cells; at + 8 <= len - 4; at += 8)
+		memcpy(img + at, &word, 8);
+}
+
+/*
  * Main &= all ones: main is rewritten in place, its sequence odd meanwhile,
  * and holds exactly what it held.  Own (main's geometry) gets the ones
- * from an image of itself with every cell byte 0xff (counting: counters
- * at 15, and intersect keeps the lower).
+ * from an image of itself (image_all_ones(); intersect keeps the lower
+ * counter, and a window's generations are ANDed by age).
  */
 static void rewrite_main(struct proc *p, int main_fd, struct own *o)
 {
-	size_t len, cells = sizeof(struct kbloom_image_header);
+	size_t len;
 	uint32_t crc;
 	int e;
 
@@ -761,7 +789,7 @@ static void rewrite_main(struct proc *p, int main_fd, struct own *o)
 	if (!e && len != st_image_bytes(MAIN_BITS / 512))
 		e = EIO;
 	if (!e) {
-		memset(p->image + cells, 0xff, len - cells - 4);
+		image_all_ones(p->image, len);
 		crc = crc32c_ref(p->image, len - 4);
 		memcpy(p->image + len - 4, &crc, 4);
 		e = write_all(p, o->fd, len);
@@ -1056,8 +1084,8 @@ static int run(uint64_t seed, unsigned int seconds, unsigned int hang_s,
 		return 1;
 	}
 	st_destroy(ctl, MAIN_NAME);
-	e = st_create_type(ctl, MAIN_NAME, main_t->type, MAIN_BITS, MAIN_K,
-			   MAIN_SEED);
+	e = st_create_gen(ctl, MAIN_NAME, main_t->type, main_t->generations,
+			  MAIN_BITS, MAIN_K, MAIN_SEED);
 	if (e) {
 		printf("FAIL: torture/setup/%s: create %s: %s\n", tn, MAIN_NAME,
 		       st_errname(e));

@@ -51,30 +51,98 @@ struct vt_type {
 	const char *name;
 	uint32_t type;
 	uint32_t caps;
-	uint32_t cells;		/* cells of a 512-bit block: bits, counters */
+	uint32_t cells;		/* cells of a 64-byte block: bits, counters, masks */
 	uint32_t k10_min, k10_max;	/* best k at 10 cells a key */
+	uint32_t generations;	/* a window's g; 0 for the other types */
 };
 
+/*
+ * The window row has g = 5: P = 8 planes a cell (so 64 cells a 64-byte
+ * block, and three planes no generation ever uses, which must stay 0), and
+ * P / (g - 1) = 2 memory bits a key of the window per cell of one
+ * generation, so "c cells a key" is a whole bits_per_key (vt_key_bits()).
+ * Each generation is a 512-cell blocked filter: the bits row's best k.
+ */
 static const struct vt_type vt_types[] = {
-	{ "bits", KBLOOM_TYPE_BITS, 0, 512, 6, 7 },
-	{ "counting", KBLOOM_TYPE_COUNTING, VT_DELETES, 128, 5, 7 },
+	{ "bits", KBLOOM_TYPE_BITS, 0, 512, 6, 7, 0 },
+	{ "counting", KBLOOM_TYPE_COUNTING, VT_DELETES, 128, 5, 7, 0 },
+	{ "window", KBLOOM_TYPE_WINDOW, 0, 64, 6, 7, 5 },
 };
+
+/* The row of a type number, or NULL. */
+static inline const struct vt_type *vt_type_of(uint32_t type)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(vt_types); i++)
+		if (vt_types[i].type == type)
+			return &vt_types[i];
+	return NULL;
+}
+
+/* The generations a create of that type needs: the row's, 0 if none. */
+static inline uint32_t vt_generations_of(uint32_t type)
+{
+	const struct vt_type *t = vt_type_of(type);
+
+	return t ? t->generations : 0;
+}
+
+/*
+ * The generations a filter's capacity covers: a window's capacity counts
+ * the keys of g - 1 of them (its guaranteed window), the others' one.
+ */
+static inline uint32_t vt_window_gens(const struct vt_type *t)
+{
+	return t->generations ? t->generations - 1 : 1;
+}
 
 /* Every row of vt_types[] that has all of the capabilities need. */
 #define vt_for_each_type(t, need)					\
 	for ((t) = vt_types; (t) < vt_types + ARRAY_SIZE(vt_types); (t)++) \
 		if (((t)->caps & (need)) == (need))
 
-/* Bits of memory one cell takes: 1 in a bits filter, 4 in a counting one. */
+/*
+ * Bits of memory one cell takes: 1 in a bits filter, 4 in a counting one,
+ * P (one a plane) in a window.
+ */
 static inline uint32_t vt_cell_bits(const struct vt_type *t)
 {
 	return 512 / t->cells;
 }
 
-/* The count a cell sticks at: 1 for a bit, 15 for a 4-bit counter. */
+/*
+ * The count a cell sticks at: 1 for a bit, 15 for a 4-bit counter, and 1
+ * for a window, whose generation sees one bit of each cell.
+ */
 static inline uint32_t vt_cell_max(const struct vt_type *t)
 {
-	return (1U << vt_cell_bits(t)) - 1;
+	return t->generations ? 1 : (1U << vt_cell_bits(t)) - 1;
+}
+
+/*
+ * The 64-byte blocks of a window's key block, P (the planes of a cell:
+ * the least power of two above g); 1 for the other types.  A window's
+ * nblocks is a multiple of it.
+ */
+static inline uint32_t vt_planes(const struct vt_type *t)
+{
+	uint32_t p = 1;
+
+	if (!t->generations)
+		return 1;
+	while (p <= t->generations)
+		p *= 2;
+	return p;
+}
+
+/*
+ * bits_per_key for c cells a key in a generation: a window's key of its
+ * capacity is one of g - 1 generations' keys, each cell P bits of memory.
+ */
+static inline uint32_t vt_key_bits(const struct vt_type *t, uint32_t c)
+{
+	return c * vt_cell_bits(t) / vt_window_gens(t);
 }
 
 typedef const char *(*vt_case_fn)(void);
@@ -319,6 +387,14 @@ static inline void vt_create_req(struct kbloom_create *req, const char *name,
 	req->fp_ppb = fp_ppb;
 }
 
+/* A request of type t: its type and the generations it needs. */
+static inline void vt_req_type(struct kbloom_create *req,
+			       const struct vt_type *t)
+{
+	req->type = t->type;
+	req->generations = t->generations;
+}
+
 static inline int vt_create_raw(const struct kbloom_create *req)
 {
 	int fd = vt_ctl(O_RDWR);
@@ -397,18 +473,27 @@ static inline uint64_t vt_mem_total(void)
  * Creates name afresh (destroying any filter of that name first): for
  * capacity keys at 1 %, or of bits (and k, 0 for the best) when bits is
  * not 0, with a fixed seed.  0, or -1 with errno set.
+ *
+ * The capacity is of keys the case adds without rotating.  A window
+ * holds those in its current generation, and its own capacity counts the
+ * keys of g - 1 of them, so a window is made for capacity * (g - 1):
+ * each generation holds capacity keys at the window's share of the rate.
  */
 static inline int vt_create_typed(const char *name, uint32_t type,
 				  uint64_t capacity, uint64_t bits, uint32_t k,
 				  uint64_t seed)
 {
+	const struct vt_type *t = vt_type_of(type);
 	struct kbloom_create req;
 
 	vt_destroy(name);
+	if (t)
+		capacity *= vt_window_gens(t);
 	vt_create_req(&req, name, capacity, bits ? 0 : 10000000U);
 	req.bits = bits;
 	req.k = k;
 	req.type = type;
+	req.generations = vt_generations_of(type);
 	req.flags = KBLOOM_CREATE_SEED;
 	req.seed = seed;
 	return vt_create_raw(&req);
@@ -566,9 +651,16 @@ static inline size_t vt_popcount(const uint64_t *words, uint32_t nbits)
 
 /* ---- images ---- */
 
+/*
+ * What comes before the cells in the module's images (version 2): the
+ * header and the window part, which header_bytes counts.
+ */
+#define VT_IMAGE_HDR	(sizeof(struct kbloom_image_header) +		\
+			 sizeof(struct kbloom_image_window))
+
 static inline uint64_t vt_image_bytes(uint64_t nblocks)
 {
-	return sizeof(struct kbloom_image_header) + nblocks * 64 + 4;
+	return VT_IMAGE_HDR + nblocks * 64 + 4;
 }
 
 /* Reads the whole image from offset 0 in reads of step bytes. */
@@ -638,10 +730,39 @@ static inline uint64_t vt_image_cells(const uint8_t *img, size_t len,
 	size_t i, end = len - 4;
 	uint64_t n = 0;
 
-	for (i = sizeof(struct kbloom_image_header); i < end; i++)
+	for (i = VT_IMAGE_HDR; i < end; i++)
 		for (b = 0; b < 8; b += w)
 			n += !!((img[i] >> b) & mask);
 	return n;
+}
+
+/*
+ * A window's image says how long ago it last rotated, which no call
+ * changes but time does: for comparisons of images read at different
+ * times, that field and the CRC that covers it are zeroed.
+ */
+static inline void vt_image_timeless(uint8_t *img, size_t len)
+{
+	size_t at = sizeof(struct kbloom_image_header) +
+		    offsetof(struct kbloom_image_window, elapsed_ms);
+
+	if (len < VT_IMAGE_HDR + 4)
+		return;
+	memset(img + at, 0, 8);
+	memset(img + len - 4, 0, 4);
+}
+
+/* Two images of len bytes hold the same state (vt_image_timeless()). */
+static inline bool vt_image_same(const uint8_t *a, const uint8_t *b,
+				 size_t len)
+{
+	size_t at = sizeof(struct kbloom_image_header) +
+		    offsetof(struct kbloom_image_window, elapsed_ms);
+
+	if (len < VT_IMAGE_HDR + 4)
+		return !memcmp(a, b, len);
+	return !memcmp(a, b, at) &&
+	       !memcmp(a + at + 8, b + at + 8, len - at - 8 - 4);
 }
 
 /*
@@ -663,6 +784,7 @@ static inline const char *vt_snap_take(int fd, struct vt_snap *s)
 	if (!s->img)
 		return vt_fail("snapshot: read image: %s",
 			       vt_errno_name(errno));
+	vt_image_timeless(s->img, s->img_len);
 	return NULL;
 }
 

@@ -460,6 +460,7 @@ static void lookup_fn(void *arg)
 		kv[i].len = l->keys->lens[i];
 		at += l->keys->lens[i];
 	}
+	st_map_live(l->map);
 	kbloom_lookup_batch(&l->map->f, kv, l->keys->count, kv_res);
 	l->consistent = st_map_seq_consistent(l->map, l->s1);
 }
