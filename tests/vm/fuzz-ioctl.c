@@ -105,6 +105,8 @@ static void run_op(struct worker *w, enum op op)
 	case OP_good_bad_image: do_good_bad_image(w); break;
 	case OP_good_merge: do_good_merge(w); break;
 	case OP_good_delete: do_good_delete(w); break;
+	case OP_rotate: do_rotate(w); break;
+	case OP_window_info: do_window_info(w); break;
 #define OP_CASE(name, weight) case OP_##name: do_##name(w); break;
 	FZ_MAP_OPS(OP_CASE)
 	FZ_KERNEL_OPS(OP_CASE)

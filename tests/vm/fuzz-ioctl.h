@@ -32,6 +32,12 @@
 #define TEMPLATE_BITS	(1 << 15)
 #define TEMPLATE_K	7
 #define TEMPLATE_SEED	1
+/* Template windows: 8 planes a cell, so TEMPLATE_BITS is whole key blocks. */
+#define TEMPLATE_GENERATIONS	4
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
 /*
  * Each worker's own filter, sized so a lost key would show: bits for even
  * workers, counting (which needs 4 times the memory) for odd ones, whose
@@ -123,7 +129,8 @@ struct fz_map_stats {
 	X(write, 10) X(write_mutated, 20) X(seek, 20) X(dev_random, 30) \
 	X(sysfs, 5) X(unload, 1) X(good_add, 20) X(good_check, 30)	\
 	X(good_restore, 3) X(good_bad_image, 5) X(good_merge, 2)	\
-	X(good_delete, 10) FZ_MAP_OPS(X) FZ_KERNEL_OPS(X)
+	X(good_delete, 10) X(rotate, 20) X(window_info, 15)		\
+	FZ_MAP_OPS(X) FZ_KERNEL_OPS(X)
 
 #define OP_ENUM(name, weight) OP_##name,
 #define OP_NAME(name, weight) #name,
@@ -288,6 +295,8 @@ void do_info_badptr(struct worker *w);
 void do_report(struct worker *w, enum op op);
 void do_dev_random(struct worker *w);
 void do_sysfs(struct worker *w);
+void do_rotate(struct worker *w);
+void do_window_info(struct worker *w);
 
 /* fuzz/mmap.c, kapi.c and bpf.c: do_<name>() for each of their operations. */
 #define OP_DECL(name, weight) void do_##name(struct worker *w);

@@ -84,6 +84,44 @@ void bad_name(struct worker *w, char *name)
 	}
 }
 
+/* Mostly few generations, now and then up to the most there may be. */
+static uint32_t random_generations(struct worker *w)
+{
+	if (st_one_in(&w->rng, 8))
+		return KBLOOM_GENERATIONS_MIN +
+		       st_below(&w->rng, KBLOOM_GENERATIONS_MAX -
+					 KBLOOM_GENERATIONS_MIN + 1);
+	return KBLOOM_GENERATIONS_MIN + st_below(&w->rng, 7);
+}
+
+/*
+ * A window's schedule: often a timer at the shortest periods, so that
+ * rotations run throughout the fuzz (and filters are destroyed with one
+ * pending), or by count, both, or neither; now and then the extremes.
+ */
+static void window_schedule(struct worker *w, struct kbloom_create *req)
+{
+	switch (st_below(&w->rng, 4)) {
+	case 0:
+		break;
+	case 1:
+		req->rotate_ms = KBLOOM_ROTATE_MS_MIN + st_below(&w->rng, 40);
+		break;
+	case 2:
+		req->rotate_every = 1 + st_below(&w->rng, 2000);
+		break;
+	default:
+		req->rotate_ms = KBLOOM_ROTATE_MS_MIN + st_below(&w->rng, 200);
+		req->rotate_every = 1 + st_below(&w->rng, 200);
+		break;
+	}
+	if (st_one_in(&w->rng, 16))
+		req->rotate_ms = KBLOOM_ROTATE_MS_MAX -
+				 st_below(&w->rng, 1000);
+	if (st_one_in(&w->rng, 16))
+		req->rotate_every = KBLOOM_ROTATE_EVERY_MAX;
+}
+
 void valid_create(struct worker *w, struct kbloom_create *req)
 {
 	static const uint32_t rates[] = {
@@ -100,8 +138,14 @@ void valid_create(struct worker *w, struct kbloom_create *req)
 		req->k = TEMPLATE_K;
 		req->seed = TEMPLATE_SEED;
 		req->flags = KBLOOM_CREATE_SEED;
-		if (st_one_in(&w->rng, 5))
+		if (st_one_in(&w->rng, 5)) {
 			req->type = KBLOOM_TYPE_COUNTING;
+		} else if (st_one_in(&w->rng, 4)) {
+			/* Merges and loads between template windows work. */
+			req->type = KBLOOM_TYPE_WINDOW;
+			req->generations = TEMPLATE_GENERATIONS;
+			window_schedule(w, req);
+		}
 		return;
 	case 4: case 5:
 		req->capacity = 1 + st_below(&w->rng, 20000);
@@ -123,14 +167,23 @@ void valid_create(struct worker *w, struct kbloom_create *req)
 		req->flags = KBLOOM_CREATE_SEED;
 		req->seed = st_below(&w->rng, 3);
 	}
-	if (st_one_in(&w->rng, 4))
+	if (st_one_in(&w->rng, 4)) {
 		req->type = KBLOOM_TYPE_COUNTING;
+	} else if (st_one_in(&w->rng, 3)) {
+		req->type = KBLOOM_TYPE_WINDOW;
+		req->generations = random_generations(w);
+		window_schedule(w, req);
+		/* rotate_every alone sizes for (g - 1) of its generations. */
+		if (req->fp_ppb && req->rotate_every &&
+		    req->rotate_every <= 2000 && st_one_in(&w->rng, 3))
+			req->capacity = 0;
+	}
 }
 
 /* Breaks one thing in a valid request; returns the errno it must get. */
 int mutate_create(struct worker *w, struct kbloom_create *req)
 {
-	switch (st_below(&w->rng, 14)) {
+	switch (st_below(&w->rng, 20)) {
 	case 0:
 		bad_name(w, req->name);
 		return EINVAL;
@@ -138,10 +191,54 @@ int mutate_create(struct worker *w, struct kbloom_create *req)
 		req->flags |= 2U << st_below(&w->rng, 31);
 		return EINVAL;
 	case 2:
-		req->reserved[st_below(&w->rng, 4)] = 1 + st_next(&w->rng) % 1000;
+		req->reserved[st_below(&w->rng, ARRAY_SIZE(req->reserved))] =
+			1 + st_next(&w->rng) % 1000;
 		return EINVAL;
 	case 3:
-		req->type = KBLOOM_TYPE_COUNTING + 1 + st_below(&w->rng, 1000);
+		req->type = KBLOOM_TYPE_WINDOW + 1 + st_below(&w->rng, 1000);
+		return EINVAL;
+	case 14:
+		/* A window of too few or too many generations. */
+		req->type = KBLOOM_TYPE_WINDOW;
+		req->generations = st_one_in(&w->rng, 2) ?
+				   st_below(&w->rng, KBLOOM_GENERATIONS_MIN) :
+				   KBLOOM_GENERATIONS_MAX + 1 +
+				   st_below(&w->rng, 1U << 31);
+		return EINVAL;
+	case 15:
+		/* Generations on a type that has none. */
+		req->type = st_below(&w->rng, KBLOOM_TYPE_WINDOW);
+		req->generations = 1 + st_below(&w->rng, 100);
+		req->rotate_ms = 0;
+		req->rotate_every = 0;
+		return EINVAL;
+	case 16:
+		req->pad = 1 + st_below(&w->rng, 1000);
+		return EINVAL;
+	case 17:
+		/* A period shorter or longer than a window may have. */
+		req->type = KBLOOM_TYPE_WINDOW;
+		if (!req->generations)
+			req->generations = KBLOOM_GENERATIONS_MIN;
+		req->rotate_ms = st_one_in(&w->rng, 2) ?
+				 1 + st_below(&w->rng, KBLOOM_ROTATE_MS_MIN - 1) :
+				 KBLOOM_ROTATE_MS_MAX + 1 + st_below(&w->rng, 1000);
+		return EINVAL;
+	case 18:
+		req->type = KBLOOM_TYPE_WINDOW;
+		if (!req->generations)
+			req->generations = KBLOOM_GENERATIONS_MIN;
+		req->rotate_every = KBLOOM_ROTATE_EVERY_MAX + 1 +
+				    st_below(&w->rng, 1ULL << 40);
+		return EINVAL;
+	case 19:
+		/* A schedule on a type that does not rotate. */
+		req->type = st_below(&w->rng, KBLOOM_TYPE_WINDOW);
+		req->generations = 0;
+		if (st_one_in(&w->rng, 2))
+			req->rotate_ms = KBLOOM_ROTATE_MS_MIN;
+		else
+			req->rotate_every = 1 + st_below(&w->rng, 100);
 		return EINVAL;
 	case 4:
 		req->node_mode |= 01000U << st_below(&w->rng, 20);
@@ -171,6 +268,8 @@ int mutate_create(struct worker *w, struct kbloom_create *req)
 		req->bits_per_key = 0;
 		req->k = 0;
 		req->capacity = 0;
+		/* rotate_every would be the capacity's stand-in. */
+		req->rotate_every = 0;
 		req->fp_ppb = 10000000;
 		return EINVAL;
 	case 10:

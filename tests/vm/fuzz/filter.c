@@ -54,8 +54,8 @@ static errset gate(const struct pool_fd *p, bool need_write,
 }
 
 /*
- * The same for a batch command: DELETE on a bits filter is EOPNOTSUPP,
- * decided before the batch is looked at.
+ * The same for a batch command: DELETE on a bits or window filter is
+ * EOPNOTSUPP, decided before the batch is looked at.
  */
 static errset batch_gate(const struct pool_fd *p, unsigned long cmd,
 			 errset otherwise)
@@ -64,11 +64,94 @@ static errset batch_gate(const struct pool_fd *p, unsigned long cmd,
 		return gate(p, cmd == KBLOOM_IOC_ADD, otherwise);
 	if (!can_write(p))
 		return ALLOW(EBADF);
-	if (p->type == KBLOOM_TYPE_BITS)
-		return ALLOW(EOPNOTSUPP, ENODEV);
 	if (p->type == KBLOOM_TYPE_COUNTING)
 		return otherwise;
+	if (p->type >= 0)
+		return ALLOW(EOPNOTSUPP, ENODEV);
 	return otherwise | ALLOW(EOPNOTSUPP);
+}
+
+/*
+ * What a window-only command may return on p: EBADF (access), ENODEV,
+ * EOPNOTSUPP (the type, when it is not a window), then the argument's
+ * errno (arg_err, or 0 for a good argument).
+ */
+static errset window_gate(const struct pool_fd *p, bool need_write,
+			  int arg_err)
+{
+	errset good = ALLOW(arg_err, ENODEV);
+
+	if (need_write ? !can_write(p) : !can_read(p))
+		return ALLOW(EBADF);
+	if (p->type == KBLOOM_TYPE_WINDOW)
+		return good;
+	if (p->type >= 0)
+		return ALLOW(EOPNOTSUPP, ENODEV);
+	return good | ALLOW(EOPNOTSUPP);
+}
+
+/*
+ * ROTATE, mostly good (any filter, any file: EOPNOTSUPP for the types
+ * that do not rotate), now and then with an argument (EINVAL).  Pool
+ * windows rotate by their timers and counts meanwhile.
+ */
+void do_rotate(struct worker *w)
+{
+	struct pool_fd *p = pick_fd(w);
+	unsigned long arg = 0;
+
+	if (!p)
+		return do_open(w);
+	if (st_one_in(&w->rng, 5))
+		arg = st_one_in(&w->rng, 2) ? 1 + st_below(&w->rng, 1000) :
+					      (unsigned long)w->keybuf;
+	outcome(w, OP_rotate, sys_err(ioctl(p->fd, KBLOOM_IOC_ROTATE, arg)),
+		window_gate(p, true, arg ? EINVAL : 0), "rotate");
+}
+
+/* GET_WINDOW: the answer must be a window's, whatever runs meanwhile. */
+void do_window_info(struct worker *w)
+{
+	struct pool_fd *p = pick_fd(w);
+	struct kbloom_window_info wi;
+	bool bad = st_one_in(&w->rng, 6);
+	void *arg = bad ? bad_ptr(w, sizeof(wi), true) : (void *)&wi;
+	uint32_t g, i;
+	bool sane;
+	int e;
+
+	if (!p)
+		return do_open(w);
+	memset(&wi, 0x5a, sizeof(wi));
+	e = sys_err(ioctl(p->fd, KBLOOM_IOC_GET_WINDOW, arg));
+	outcome(w, OP_window_info, e, window_gate(p, false, bad ? EFAULT : 0),
+		"get_window");
+	if (e || bad)
+		return;
+	g = wi.generations;
+	sane = g >= KBLOOM_GENERATIONS_MIN && g <= KBLOOM_GENERATIONS_MAX &&
+	       wi.plane_order == kbloom_plane_order(g) &&
+	       (!wi.rotate_ms || (wi.rotate_ms >= KBLOOM_ROTATE_MS_MIN &&
+				  wi.rotate_ms <= KBLOOM_ROTATE_MS_MAX)) &&
+	       wi.rotate_every <= KBLOOM_ROTATE_EVERY_MAX &&
+	       /* the timer's period in whole jiffies: HZ 100 at the coarsest */
+	       wi.next_rotation_ms <= wi.rotate_ms + 10 &&
+	       (wi.rotate_ms || !wi.next_rotation_ms) &&
+	       !wi.reserved[0] && !wi.reserved[1] && !wi.reserved[2];
+	for (i = 0; sane && i < KBLOOM_GENERATIONS_MAX; i++) {
+		const struct kbloom_generation *gen = &wi.gen[i];
+
+		if (i >= g)
+			sane = !gen->add_calls && !gen->bits_set &&
+			       !gen->est_keys && !gen->fill_ppb && !gen->pad;
+		else
+			sane = gen->fill_ppb <= KBLOOM_PPB && !gen->pad;
+	}
+	if (!sane)
+		record_fail(w, F_RESULT, "worker %d get_window: inconsistent (g %u order %u ms %llu next %llu)",
+			    w->id, g, wi.plane_order,
+			    (unsigned long long)wi.rotate_ms,
+			    (unsigned long long)wi.next_rotation_ms);
 }
 
 static unsigned long random_batch_cmd(struct worker *w)
@@ -299,10 +382,11 @@ void do_info(struct worker *w)
 	if (strcmp(info.name, name))
 		w->st->opened_other++;
 	if (info.k < 1 || info.k > KBLOOM_K_MAX ||
-	    info.type > KBLOOM_TYPE_COUNTING ||
+	    info.type > KBLOOM_TYPE_WINDOW ||
 	    (p->type >= 0 && info.type != (uint32_t)p->type) ||
 	    info.bits != info.nblocks * 512 || info.bytes != info.nblocks * 64 ||
 	    info.fill_ppb > KBLOOM_PPB || info.fp_now_ppb > KBLOOM_PPB ||
+	    /* 512 cells a block, 128 counters, 128 or fewer window masks */
 	    info.bits_set > info.nblocks * (info.type ? 128 : 512) ||
 	    info.pad || info.reserved[0] || info.reserved[4])
 		record_fail(w, F_RESULT, "worker %d get_info of %s: inconsistent (name %.32s k %u bits %llu set %llu)",

@@ -230,7 +230,7 @@ void do_write(struct worker *w, enum op op)
 			/* A header field changed, CRC fixed. */
 			uint32_t crc;
 
-			w->iobuf[st_below(&w->rng, sizeof(struct kbloom_image_header))] =
+			w->iobuf[st_below(&w->rng, ST_IMAGE_HDR)] =
 				st_next(&w->rng);
 			crc = crc32c_ref(w->iobuf, len - 4);
 			memcpy(w->iobuf + len - 4, &crc, 4);

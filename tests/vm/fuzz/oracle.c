@@ -182,7 +182,8 @@ void do_good_restore(struct worker *w)
 void do_good_bad_image(struct worker *w)
 {
 	struct kbloom_image_header *h = (void *)w->iobuf;
-	size_t len, bits_at = sizeof(*h);
+	struct kbloom_image_window *win = (void *)(w->iobuf + sizeof(*h));
+	size_t len, bits_at = ST_IMAGE_HDR;
 	int fd, want, e, how;
 
 	if (read_image(w, OP_good_bad_image, w->good_fd, ALLOW(0), &len) ||
@@ -191,7 +192,7 @@ void do_good_bad_image(struct worker *w)
 	fd = st_open(w->good_name, O_RDWR);
 	if (outcome(w, OP_good_bad_image, sys_err(fd), ALLOW(0), "open good"))
 		return;
-	how = st_below(&w->rng, 12);
+	how = st_below(&w->rng, 14);
 	switch (how) {
 	case 0:
 		w->iobuf[bits_at + st_below(&w->rng, len - bits_at - 4)] ^=
@@ -207,7 +208,7 @@ void do_good_bad_image(struct worker *w)
 		want = ENOEXEC;
 		break;
 	case 3:
-		h->version = 2 + st_below(&w->rng, 1000);
+		h->version = KBLOOM_IMAGE_VERSION + 1 + st_below(&w->rng, 1000);
 		want = EPROTO;
 		break;
 	case 4:
@@ -238,6 +239,21 @@ void do_good_bad_image(struct worker *w)
 		w->iobuf[len] = 0;
 		len++;
 		want = EMSGSIZE;
+		break;
+	case 11:
+		/* The good filters are no windows: their window part is 0. */
+		win->generations = KBLOOM_GENERATIONS_MIN +
+				   st_below(&w->rng, KBLOOM_GENERATIONS_MAX - 1);
+		want = EINVAL;
+		break;
+	case 12:
+		switch (st_below(&w->rng, 4)) {
+		case 0: win->live = 1ULL << st_below(&w->rng, 64); break;
+		case 1: win->rotations = 1 + st_below(&w->rng, 1000); break;
+		case 2: win->reserved[st_below(&w->rng, 4)] = 1; break;
+		default: win->plane_adds[st_below(&w->rng, 64)] = 1; break;
+		}
+		want = EINVAL;
 		break;
 	default:
 		/* Truncated: every write succeeds, close says ENODATA. */
