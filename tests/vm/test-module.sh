@@ -69,6 +69,34 @@ check reload-starts-empty "filters survived a reload" \
 	[ "$(cat /sys/class/kbloom/total_filters)" = 0 -a \
 	  "$(cat /sys/class/kbloom/total_bytes)" = 0 ]
 
+# --- destroy and rmmod while rotations are pending ------------------------
+# Windows rotating every 10 ms (the shortest period) on filters whose
+# planes take a while to clear, and one rotating on every add while keys
+# go in: destroys land while a timer is armed or a rotation runs, then
+# rmmod with more of them pending.  Both must wait for or cancel the
+# rotations (the kernel log, KASAN and lockdep on the debug kernel, judge
+# the rest), and the reload starts empty.
+for round in 1 2 3; do
+	for i in 1 2 3 4; do
+		kbloomctl create -q "rot-$round-$i" --capacity 2M \
+			--window 40ms --generations 5 || fail rotate-setup "create"
+	done
+	kbloomctl create -q "rot-$round-c" --capacity 1000 --generations 5 \
+		--rotate-every 1 --window 40ms || fail rotate-setup "create"
+	seq 1 3000 | kbloomctl add -q "rot-$round-c" -f - &
+	adder=$!
+	sleep 0.0$round
+	kbloomctl destroy -q "rot-$round-1" "rot-$round-2"
+	wait "$adder"
+	check "destroy-while-rotating/$round" "rotations stopped on the others" \
+		[ "$(sysfs "rot-$round-3" rotations)" -gt 0 ]
+	check "rmmod-while-rotating/$round" "rmmod with rotations pending failed" \
+		rmmod kbloom
+	insmod "$ko"
+done
+check reload-after-rotations "filters survived a reload" \
+	[ "$(cat /sys/class/kbloom/total_filters)" = 0 ]
+
 # --- the default filter ----------------------------------------------------
 reload default_capacity=1000000 default_fp=1%
 check default-filter-node "no /dev/kbloom/default" [ -c /dev/kbloom/default ]
