@@ -51,4 +51,10 @@ static inline void fuzz_put_le32(uint8_t *p, uint32_t v)
 	p[3] = v >> 24;
 }
 
+static inline void fuzz_put_le64(uint8_t *p, uint64_t v)
+{
+	fuzz_put_le32(p, v);
+	fuzz_put_le32(p + 4, v >> 32);
+}
+
 #endif /* KBLOOM_FUZZ_COMMON_H */

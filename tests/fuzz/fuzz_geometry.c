@@ -13,10 +13,12 @@
  *     blocks;
  *   - validate accepts exactly the geometries init can allocate.
  *
- * Every check runs for both cell types (bits, 4-bit counters) and for
- * invalid types.  Input: packed little-endian fields (missing bytes read as
- * 0), each raw value shifted right by its own shift byte so every magnitude
- * is reached; the type is the operation byte's high bits.
+ * Every check runs for the three types (bits, 4-bit counters, windows of
+ * any generations, valid or not) and for invalid types.  Input: packed
+ * little-endian fields (missing bytes read as 0), each raw value shifted
+ * right by its own shift byte so every magnitude is reached; the type is
+ * the operation byte's high bits, the generations the next byte's (0 but
+ * rarely for the other types).
  */
 #include <errno.h>
 
@@ -53,124 +55,209 @@ static uint64_t take_u64(struct reader *r)
 	return raw >> (take(r, 1) & 63);
 }
 
-static int type_ok(uint32_t type)
+static int type_ok(uint32_t type, uint32_t gens)
 {
-	return type == KBLOOM_TYPE_BITS || type == KBLOOM_TYPE_COUNTING;
+	if (type == KBLOOM_TYPE_WINDOW)
+		return gens >= KBLOOM_GENERATIONS_MIN &&
+		       gens <= KBLOOM_GENERATIONS_MAX;
+	return (type == KBLOOM_TYPE_BITS || type == KBLOOM_TYPE_COUNTING) &&
+	       !gens;
 }
 
-static uint64_t ceil_blocks(uint64_t bits)
+/* A window's key block: 2^plane_order blocks; 1 for the other types. */
+static uint64_t key_block(uint32_t gens)
 {
-	return bits / KBLOOM_BLOCK_BITS + !!(bits % KBLOOM_BLOCK_BITS);
+	return gens ? 1ULL << kbloom_plane_order(gens) : 1;
+}
+
+/* Whole key blocks of memory for bits. */
+static uint64_t ceil_blocks(uint64_t bits, uint32_t gens)
+{
+	uint64_t blocks = bits / KBLOOM_BLOCK_BITS + !!(bits % KBLOOM_BLOCK_BITS);
+	uint64_t unit = key_block(gens);
+
+	return (blocks + unit - 1) / unit * unit;
+}
+
+/* The keys each generation is sized for: capacity / (g - 1), rounded up. */
+static uint64_t share_of(uint64_t capacity, uint32_t gens)
+{
+	if (!gens)
+		return capacity;
+	return capacity / (gens - 1) + !!(capacity % (gens - 1));
+}
+
+/* The rate of n keys (each generation's) in units of the geometry's kind. */
+static uint64_t rate16(const struct kbloom_fp_model *m, uint32_t gens,
+		       uint64_t n, uint64_t units)
+{
+	if (gens)
+		return kbloom_fp_model_window_ppb16(m, n, units, gens);
+	return kbloom_fp_model_ppb16(m, n, units);
 }
 
 static void check_valid_geometry(const struct kbloom_geometry *g,
-				 uint32_t type)
+				 uint32_t type, uint32_t gens)
 {
 	fuzz_assert(g->type == type, "type %u became %u", type, g->type);
+	fuzz_assert(g->generations == gens &&
+		    g->plane_order == (gens ? kbloom_plane_order(gens) : 0),
+		    "generations %u became %u, plane order %u", gens,
+		    g->generations, g->plane_order);
+	fuzz_assert(g->nblocks % key_block(gens) == 0,
+		    "nblocks %llu not whole key blocks",
+		    (unsigned long long)g->nblocks);
 	fuzz_assert(!kbloom_geometry_validate(g), "nblocks %llu k %u",
 		    (unsigned long long)g->nblocks, g->k);
 	fuzz_assert(g->nblocks >= 1 && g->nblocks <= KBLOOM_MAX_BLOCKS,
 		    "nblocks %llu", (unsigned long long)g->nblocks);
 	fuzz_assert(g->k >= KBLOOM_K_MIN && g->k <= KBLOOM_K_MAX, "k %u", g->k);
 	fuzz_assert(kbloom_geometry_bytes(g) == g->nblocks * 64, "bytes");
+	/* image version 2: the header, its window part, cells, CRC */
 	fuzz_assert(kbloom_image_bytes(g) ==
-		    sizeof(struct kbloom_image_header) + g->nblocks * 64 + 4,
+		    sizeof(struct kbloom_image_header) +
+		    sizeof(struct kbloom_image_window) + g->nblocks * 64 + 4,
 		    "image bytes");
 }
 
-static void fuzz_from_rate(uint32_t type, uint64_t capacity, uint32_t fp)
+static void fuzz_from_rate(uint32_t type, uint32_t gens, uint64_t capacity,
+			   uint32_t fp)
 {
 	struct kbloom_geometry g;
 	struct kbloom_fp_model m;
-	uint64_t design, target = (uint64_t)fp << 16;
-	int bad = !type_ok(type) || !capacity || fp < KBLOOM_MIN_FP_PPB ||
-		  fp >= KBLOOM_PPB;
-	int ret = kbloom_geometry_from_rate_type(&g, type, capacity, fp);
+	uint64_t design, share, units, target = (uint64_t)fp << 16;
+	int bad = !type_ok(type, gens) || !capacity ||
+		  fp < KBLOOM_MIN_FP_PPB || fp >= KBLOOM_PPB;
+	int ret = kbloom_geometry_from_rate_gen(&g, type, gens, capacity, fp);
+	uint32_t at;
 
 	if (bad) {
-		fuzz_assert(ret == -EINVAL, "from_rate(%llu, %u) = %d",
-			    (unsigned long long)capacity, fp, ret);
+		fuzz_assert(ret == -EINVAL, "from_rate(%u, %llu, %u) = %d",
+			    gens, (unsigned long long)capacity, fp, ret);
 		return;
 	}
 	fuzz_assert(ret == 0 || ret == -E2BIG, "from_rate(%llu, %u) = %d",
 		    (unsigned long long)capacity, fp, ret);
 	if (ret)
 		return;
-	check_valid_geometry(&g, type);
+	check_valid_geometry(&g, type, gens);
 	fuzz_assert(g.capacity == capacity && g.fp_target_ppb == fp,
 		    "from_rate lost its inputs");
-	fuzz_assert(kbloom_formula_fp_ppb_type(type, g.nblocks, capacity, g.k) <=
-		    fp, "from_rate(%u, %llu, %u): %llu blocks give %u ppb", type,
-		    (unsigned long long)capacity, fp,
-		    (unsigned long long)g.nblocks,
-		    kbloom_formula_fp_ppb_type(type, g.nblocks, capacity, g.k));
-	/* Fewest blocks for its k, at the slack-padded design load. */
-	design = capacity + capacity / 128;
-	kbloom_fp_model_init_cells(&m, g.k, kbloom_cells_order(type));
-	fuzz_assert(kbloom_fp_model_ppb16(&m, design, g.nblocks) <= target,
+	share = share_of(capacity, gens);
+	at = gens ? kbloom_formula_fp_ppb_window(g.nblocks, g.plane_order,
+						 share, g.k, gens) :
+		    kbloom_formula_fp_ppb_type(type, g.nblocks, capacity, g.k);
+	fuzz_assert(at <= fp, "from_rate(%u, %u, %llu, %u): %llu blocks give %u ppb",
+		    type, gens, (unsigned long long)capacity, fp,
+		    (unsigned long long)g.nblocks, at);
+	/* Fewest (key) blocks for its k, at the slack-padded design load. */
+	design = share + share / 128;
+	units = g.nblocks >> g.plane_order;
+	if (gens)
+		kbloom_fp_model_init(&m, g.k);
+	else
+		kbloom_fp_model_init_cells(&m, g.k, kbloom_cells_order(type));
+	fuzz_assert(rate16(&m, gens, design, units) <= target,
 		    "over target at design load");
-	fuzz_assert(g.nblocks == 1 ||
-		    kbloom_fp_model_ppb16(&m, design, g.nblocks - 1) > target,
-		    "from_rate(%llu, %u): %llu blocks, fewer would do",
-		    (unsigned long long)capacity, fp,
+	fuzz_assert(units == 1 || rate16(&m, gens, design, units - 1) > target,
+		    "from_rate(%u, %llu, %u): %llu blocks, fewer would do",
+		    gens, (unsigned long long)capacity, fp,
 		    (unsigned long long)g.nblocks);
 }
 
-static void fuzz_from_bits(uint32_t type, uint64_t bits, uint32_t k,
-			   uint64_t capacity)
+static void fuzz_from_bits(uint32_t type, uint32_t gens, uint64_t bits,
+			   uint32_t k, uint64_t capacity)
 {
 	struct kbloom_geometry g;
-	int ret = kbloom_geometry_from_bits_type(&g, type, bits, k, capacity);
+	int ret = kbloom_geometry_from_bits_gen(&g, type, gens, bits, k,
+						capacity);
 
-	if (!type_ok(type) || !bits || k > KBLOOM_K_MAX) {
-		fuzz_assert(ret == -EINVAL, "from_bits(%llu, %u) = %d",
-			    (unsigned long long)bits, k, ret);
+	if (!type_ok(type, gens) || !bits || k > KBLOOM_K_MAX) {
+		fuzz_assert(ret == -EINVAL, "from_bits(%u, %llu, %u) = %d",
+			    gens, (unsigned long long)bits, k, ret);
 		return;
 	}
-	if (ceil_blocks(bits) > KBLOOM_MAX_BLOCKS) {
-		fuzz_assert(ret == -E2BIG, "from_bits(%llu) = %d",
+	if (ceil_blocks(bits, gens) > KBLOOM_MAX_BLOCKS) {
+		fuzz_assert(ret == -E2BIG, "from_bits(%u, %llu) = %d", gens,
 			    (unsigned long long)bits, ret);
 		return;
 	}
 	fuzz_assert(ret == 0, "from_bits(%llu, %u, %llu) = %d",
 		    (unsigned long long)bits, k,
 		    (unsigned long long)capacity, ret);
-	check_valid_geometry(&g, type);
-	fuzz_assert(g.nblocks == ceil_blocks(bits), "from_bits(%llu): %llu",
+	check_valid_geometry(&g, type, gens);
+	fuzz_assert(g.nblocks == ceil_blocks(bits, gens),
+		    "from_bits(%u, %llu): %llu", gens,
 		    (unsigned long long)bits, (unsigned long long)g.nblocks);
 	fuzz_assert(!k || g.k == k, "k %u became %u", k, g.k);
 	fuzz_assert(g.capacity == capacity, "capacity changed");
 }
 
-static void fuzz_from_bits_per_key(uint32_t type, uint64_t capacity,
-				   uint32_t bpk, uint32_t k)
+static void fuzz_from_bits_per_key(uint32_t type, uint32_t gens,
+				   uint64_t capacity, uint32_t bpk, uint32_t k)
 {
 	struct kbloom_geometry g;
 	unsigned __int128 bits = (unsigned __int128)capacity * bpk;
-	int ret = kbloom_geometry_from_bits_per_key_type(&g, type, capacity,
-							 bpk, k);
+	uint64_t unit = key_block(gens);
+	int ret = kbloom_geometry_from_bits_per_key_gen(&g, type, gens,
+							capacity, bpk, k);
 
-	if (!type_ok(type) || !capacity || !bpk ||
+	if (!type_ok(type, gens) || !capacity || !bpk ||
 	    bpk > KBLOOM_MAX_BITS_PER_KEY || k > KBLOOM_K_MAX) {
 		fuzz_assert(ret == -EINVAL, "from_bpk(%llu, %u, %u) = %d",
 			    (unsigned long long)capacity, bpk, k, ret);
 		return;
 	}
-	if (bits / KBLOOM_BLOCK_BITS + !!(bits % KBLOOM_BLOCK_BITS) >
-	    KBLOOM_MAX_BLOCKS) {
+	if ((bits / KBLOOM_BLOCK_BITS + !!(bits % KBLOOM_BLOCK_BITS) +
+	     unit - 1) / unit * unit > KBLOOM_MAX_BLOCKS) {
 		fuzz_assert(ret == -E2BIG, "from_bpk(%llu, %u) = %d",
 			    (unsigned long long)capacity, bpk, ret);
 		return;
 	}
 	fuzz_assert(ret == 0, "from_bpk(%llu, %u, %u) = %d",
 		    (unsigned long long)capacity, bpk, k, ret);
-	check_valid_geometry(&g, type);
-	fuzz_assert(g.nblocks == ceil_blocks((uint64_t)bits),
+	check_valid_geometry(&g, type, gens);
+	fuzz_assert(g.nblocks == ceil_blocks((uint64_t)bits, gens),
 		    "from_bpk(%llu, %u): %llu blocks",
 		    (unsigned long long)capacity, bpk,
 		    (unsigned long long)g.nblocks);
 	fuzz_assert(!k || g.k == k, "k %u became %u", k, g.k);
 	fuzz_assert(g.capacity == capacity, "capacity changed");
+}
+
+/*
+ * A window's formula: within [0, 1], 0 with no generation live, rising
+ * with keys and live generations, falling with blocks.
+ */
+static void fuzz_formula_window(uint32_t order, uint32_t live,
+				uint64_t nblocks, uint64_t n, uint64_t more,
+				uint32_t k)
+{
+	uint32_t fp = kbloom_formula_fp_ppb_window(nblocks, order, n, k, live);
+	uint64_t n2 = n + more < n ? UINT64_MAX : n + more;
+	uint64_t nb2 = nblocks + more < nblocks ? UINT64_MAX : nblocks + more;
+
+	if (k < KBLOOM_K_MIN || k > KBLOOM_K_MAX || order > 6 ||
+	    live > 1U << order) {
+		fuzz_assert(fp == KBLOOM_PPB, "order %u live %u k %u gave %u",
+			    order, live, k, fp);
+		return;
+	}
+	fuzz_assert(fp <= KBLOOM_PPB, "rate %u over 1", fp);
+	if (!live)
+		fuzz_assert(fp == 0, "no live generation: %u", fp);
+	fuzz_assert(fp <= kbloom_formula_fp_ppb_window(nblocks, order, n2, k,
+						       live) + 1,
+		    "window rate fell with more keys");
+	if (live < 1U << order)
+		fuzz_assert(fp <= kbloom_formula_fp_ppb_window(nblocks, order,
+							       n, k,
+							       live + 1) + 1,
+			    "window rate fell with a generation more");
+	if (nblocks >> order)
+		fuzz_assert(kbloom_formula_fp_ppb_window(nb2, order, n, k,
+							 live) <= fp + 1,
+			    "window rate rose with more blocks");
 }
 
 static void fuzz_formula(uint32_t type, uint64_t nblocks, uint64_t n,
@@ -180,7 +267,8 @@ static void fuzz_formula(uint32_t type, uint64_t nblocks, uint64_t n,
 	uint64_t n2 = n + more < n ? UINT64_MAX : n + more;
 	uint64_t nb2 = nblocks + more < nblocks ? UINT64_MAX : nblocks + more;
 
-	if (!type_ok(type) || k < KBLOOM_K_MIN || k > KBLOOM_K_MAX) {
+	/* A window's rate needs its generations: the typed call refuses. */
+	if (!type_ok(type, 0) || k < KBLOOM_K_MIN || k > KBLOOM_K_MAX) {
 		fuzz_assert(fp == KBLOOM_PPB, "type %u k %u gave %u", type, k,
 			    fp);
 		return;
@@ -210,11 +298,16 @@ static void fuzz_validate(struct reader *r)
 		.nblocks = take_u64(r), .capacity = take_u64(r),
 		.seed = take(r, 8), .k = take(r, 1),
 		.type = take(r, 1) & 3, .fp_target_ppb = take(r, 4),
+		.generations = take(r, 1), .plane_order = take(r, 1) & 7,
 	};
 	struct kbloom_filter f;
 	int ok = g.nblocks >= 1 && g.nblocks <= KBLOOM_MAX_BLOCKS &&
 		 g.k >= KBLOOM_K_MIN && g.k <= KBLOOM_K_MAX &&
-		 type_ok(g.type) && g.fp_target_ppb < KBLOOM_PPB;
+		 type_ok(g.type, g.generations) &&
+		 g.plane_order == (g.generations ?
+				   kbloom_plane_order(g.generations) : 0) &&
+		 !(g.nblocks & ((1ULL << g.plane_order) - 1)) &&
+		 g.fp_target_ppb < KBLOOM_PPB;
 	int ret = kbloom_geometry_validate(&g);
 	uint64_t i;
 
@@ -233,32 +326,44 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct reader r = { data, size };
 	unsigned int op = take(&r, 1);
-	/* Mostly the two real types, sometimes a bad one. */
-	uint32_t type = (op >> 4) < 14 ? (op >> 4) & 1 : (op >> 4);
+	/* Mostly the three real types, sometimes a bad one. */
+	uint32_t type = (op >> 4) < 12 ? (op >> 4) % 3 : (op >> 4);
+	/* A window's any number of generations; others' mostly 0. */
+	uint32_t gens = take(&r, 1), wg;
 	uint64_t a, b, c;
 	uint32_t k;
+
+	wg = gens & 127;
+	if (type != KBLOOM_TYPE_WINDOW)
+		gens = gens & 128 ? wg : 0;
+	else
+		gens = wg;
 
 	switch ((op & 15) % 5) {
 	case 0:
 		a = take_u64(&r);
 		k = take(&r, 4);
-		fuzz_from_rate(type, a, k >> (take(&r, 1) & 31));
+		fuzz_from_rate(type, gens, a, k >> (take(&r, 1) & 31));
 		break;
 	case 1:
 		a = take_u64(&r);
 		k = take(&r, 1);
-		fuzz_from_bits(type, a, k, take_u64(&r));
+		fuzz_from_bits(type, gens, a, k, take_u64(&r));
 		break;
 	case 2:
 		a = take_u64(&r);
 		b = take(&r, 1);
-		fuzz_from_bits_per_key(type, a, b, take(&r, 1));
+		fuzz_from_bits_per_key(type, gens, a, b, take(&r, 1));
 		break;
 	case 3:
 		a = take_u64(&r);
 		b = take_u64(&r);
 		c = take_u64(&r);
-		fuzz_formula(type, a, b, c, take(&r, 1));
+		k = take(&r, 1);
+		fuzz_formula(type, a, b, c, k);
+		/* plane order and live from the generations byte */
+		fuzz_formula_window(wg >> 4, wg & 15 ? wg & 15 : wg >> 4, a, b,
+				    c, k);
 		break;
 	default:
 		fuzz_validate(&r);

@@ -10,9 +10,14 @@
  *     counts, geometry): all or nothing; an accepted one restarts the
  *     delete counts, which images do not carry;
  *   - an accepted image re-encodes, through the streaming encoder in
- *     arbitrary chunks, to the same bytes (only the creator's capacity and
- *     target rate are the destination's own), with a CRC matching an
- *     independent CRC32C, and loads again into a fresh filter;
+ *     arbitrary chunks, to the same bytes as version 2 writes them (only
+ *     the creator's capacity and target rate are the destination's own, a
+ *     version 1 image gains a zero window part, and a window's spare
+ *     plane and its time since the last rotation, which is the module's,
+ *     read as 0), with a CRC matching an independent CRC32C, and loads
+ *     again into a fresh filter;
+ *   - a rejected image leaves a window's place (current plane, live
+ *     planes, rotations, keys per plane) as it was;
  *   - statistics over whatever bits were loaded stay in range.
  *
  * Input: one control byte, then the image.
@@ -29,6 +34,8 @@
 #include "fuzz_common.h"
 
 #define HDR_BYTES	sizeof(struct kbloom_image_header)
+#define WIN_BYTES	sizeof(struct kbloom_image_window)
+#define HDR2_BYTES	(HDR_BYTES + WIN_BYTES)
 /* Destinations taken from the header stay small: fuzzing wants speed. */
 #define FUZZ_MAX_BLOCKS	64
 #define DEFAULT_SEED	0x6b626c6f6f6d2121ULL
@@ -58,8 +65,70 @@ static void geometry_for(const uint8_t *img, size_t len, int from_header,
 						capacity));
 	geo->fp_target_ppb = fuzz_le32(img + offsetof(struct kbloom_image_header,
 						     fp_target_ppb));
+	if (geo->type == KBLOOM_TYPE_WINDOW && len >= HDR2_BYTES) {
+		geo->generations = fuzz_le32(img + HDR_BYTES +
+				offsetof(struct kbloom_image_window,
+					 generations));
+		geo->plane_order = geo->generations <= KBLOOM_GENERATIONS_MAX ?
+				   kbloom_plane_order(geo->generations) : 0;
+	}
 	if (geo->nblocks > FUZZ_MAX_BLOCKS || kbloom_geometry_validate(geo))
 		*geo = default_geo;
+}
+
+/* What version 2 writes for an image that loaded into f. */
+static uint8_t *expected_image(const struct kbloom_filter *f,
+			       const uint8_t *img, size_t len)
+{
+	size_t out_len = kbloom_image_bytes(&f->geo), i;
+	size_t in_hdr = len - (out_len - HDR2_BYTES);
+	struct kbloom_image_header *h;
+	struct kbloom_image_window *w;
+	uint64_t keep = ~0ULL;
+	uint8_t *out = calloc(1, out_len);
+
+	fuzz_assert(out, "out of memory");
+	memcpy(out, img, HDR_BYTES);
+	if (in_hdr == HDR2_BYTES)
+		memcpy(out + HDR_BYTES, img + HDR_BYTES, WIN_BYTES);
+	memcpy(out + HDR2_BYTES, img + in_hdr, out_len - HDR2_BYTES);
+	h = (void *)out;
+	w = (void *)(out + HDR_BYTES);
+	h->version = htole16(KBLOOM_IMAGE_VERSION);
+	h->header_bytes = htole16(HDR2_BYTES);
+	h->capacity = htole64(f->geo.capacity);
+	h->fp_target_ppb = htole32(f->geo.fp_target_ppb);
+	w->elapsed_ms = 0;
+	if (f->geo.type == KBLOOM_TYPE_WINDOW) {
+		uint32_t width = 1U << f->geo.plane_order, sh;
+
+		keep = 0;
+		for (sh = 0; sh < 64; sh += width)
+			keep |= le64toh(w->live) << sh;
+	}
+	for (i = HDR2_BYTES; i + 4 < out_len; i += 8)
+		fuzz_put_le64(out + i, fuzz_le64(out + i) & keep);
+	fuzz_put_le32(out + out_len - 4, crc32c_ref(out, out_len - 4));
+	return out;
+}
+
+/* A window's place, which a rejected image must not move. */
+struct window_place {
+	uint64_t live, rotations, adds[KBLOOM_IMAGE_PLANES];
+	uint32_t cur;
+};
+
+static void window_place(const struct kbloom_filter *f,
+			 struct window_place *wp)
+{
+	unsigned int i;
+
+	memset(wp, 0, sizeof(*wp));
+	wp->live = f->win.live;
+	wp->cur = f->win.cur;
+	wp->rotations = f->win.rotations;
+	for (i = 0; i < KBLOOM_IMAGE_PLANES; i++)
+		wp->adds[i] = atomic64_read(&f->win.plane_adds[i]);
 }
 
 static int image_errno(int ret)
@@ -100,28 +169,20 @@ static void check_accepted(struct kbloom_filter *f, const uint8_t *img,
 	struct kbloom_stats st;
 	uint8_t *expect, *out;
 
-	fuzz_assert(len == kbloom_image_bytes(&f->geo),
+	fuzz_assert(len == kbloom_image_total_bytes(f, img),
 		    "accepted %zu bytes for a %llu-byte image", len,
-		    (unsigned long long)kbloom_image_bytes(&f->geo));
+		    (unsigned long long)kbloom_image_total_bytes(f, img));
+	fuzz_assert(len == kbloom_image_bytes(&f->geo) ||
+		    len == kbloom_image_bytes(&f->geo) - WIN_BYTES,
+		    "accepted %zu bytes, neither version's size", len);
 	fuzz_assert(crc32c_ref(img, bits_end) == fuzz_le32(img + bits_end),
 		    "accepted an image whose CRC32C is wrong");
 
-	/* The creator's capacity and rate stay the destination's own. */
-	expect = malloc(len);
-	fuzz_assert(expect, "out of memory");
-	memcpy(expect, img, len);
-	{
-		struct kbloom_image_header *h = (void *)expect;
-
-		h->capacity = htole64(f->geo.capacity);
-		h->fp_target_ppb = htole32(f->geo.fp_target_ppb);
-	}
-	fuzz_put_le32(expect + bits_end, crc32c_ref(expect, bits_end));
-
+	expect = expected_image(f, img, len);
 	out = encode(f, chunk, &out_len);
-	fuzz_assert(out_len == len, "re-encoded %zu bytes, loaded %zu",
-		    out_len, len);
-	fuzz_assert(!memcmp(out, expect, len),
+	fuzz_assert(out_len == kbloom_image_bytes(&f->geo),
+		    "re-encoded %zu bytes", out_len);
+	fuzz_assert(!memcmp(out, expect, out_len),
 		    "re-encoding differs from the loaded image");
 
 	fuzz_assert(!kbloom_filter_init(&again, &f->geo), "init failed");
@@ -147,6 +208,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kbloom_geometry geo;
 	struct kbloom_filter f;
 	struct kbloom_counts counts_before, counts_after;
+	struct window_place place_before, place_after;
 	uint8_t ctl, *img, *before;
 	size_t len, bytes;
 	unsigned int i;
@@ -176,6 +238,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_assert(before, "out of memory");
 	memcpy(before, f.words, bytes);
 	kbloom_counts_read(&f, &counts_before);
+	window_place(&f, &place_before);
 
 	if (len >= HDR_BYTES) {
 		hret = kbloom_image_check_header(&f, img, len);
@@ -196,6 +259,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    "rejected image (%d) changed the counters", lret);
 		fuzz_assert(!memcmp(&f.geo, &geo, sizeof(geo)),
 			    "rejected image changed the geometry");
+		window_place(&f, &place_after);
+		fuzz_assert(!memcmp(&place_before, &place_after,
+				    sizeof(place_after)),
+			    "rejected image (%d) moved the window", lret);
 	} else {
 		fuzz_assert(len >= HDR_BYTES, "accepted %zu bytes", len);
 		kbloom_counts_read(&f, &counts_after);

@@ -29,13 +29,20 @@ static void write_seed(const char *target, const char *name, uint8_t ctl,
 	}
 }
 
-/* An image of a filter with the given geometry and keys "0".."n-1". */
-static uint8_t *make_image(uint32_t type, uint64_t nblocks, uint32_t k,
-			   uint64_t seed, unsigned int keys, size_t *len)
+/*
+ * An image of a filter with the given geometry and keys "0".."n-1"; a
+ * window of generations g (nblocks counts its key blocks) rotates after
+ * every tenth key.
+ */
+static uint8_t *make_gen_image(uint32_t type, uint32_t gens, uint64_t nblocks,
+			       uint32_t k, uint64_t seed, unsigned int keys,
+			       size_t *len)
 {
+	uint32_t order = gens ? kbloom_plane_order(gens) : 0;
 	struct kbloom_geometry g = {
-		.nblocks = nblocks, .capacity = 64, .seed = seed, .k = k,
-		.type = type,
+		.nblocks = nblocks << order, .capacity = 64, .seed = seed,
+		.k = k, .type = type, .generations = gens,
+		.plane_order = order,
 	};
 	struct kbloom_image_cursor cur;
 	struct kbloom_filter f;
@@ -47,6 +54,8 @@ static uint8_t *make_image(uint32_t type, uint64_t nblocks, uint32_t k,
 	for (i = 0; i < keys; i++) {
 		char key[16];
 
+		if (gens && i && !(i % 10))
+			kbloom_window_rotate(&f);
 		kbloom_add(&f, key, snprintf(key, sizeof(key), "%u", i));
 	}
 	*len = kbloom_image_bytes(&g);
@@ -61,6 +70,28 @@ static uint8_t *make_image(uint32_t type, uint64_t nblocks, uint32_t k,
 		exit(1);
 	}
 	return buf;
+}
+
+static uint8_t *make_image(uint32_t type, uint64_t nblocks, uint32_t k,
+			   uint64_t seed, unsigned int keys, size_t *len)
+{
+	return make_gen_image(type, 0, nblocks, k, seed, keys, len);
+}
+
+/* The same image as version 1 wrote it, for the types it had. */
+static void write_v1_seed(const char *name, uint8_t ctl, uint8_t *img,
+			  size_t len)
+{
+	size_t hdr = sizeof(struct kbloom_image_header);
+	size_t win = sizeof(struct kbloom_image_window);
+	struct kbloom_image_header *h = (void *)img;
+
+	memmove(img + hdr, img + hdr + win, len - hdr - win);
+	len -= win;
+	h->version = htole16(KBLOOM_IMAGE_VERSION_1);
+	h->header_bytes = htole16(hdr);
+	fuzz_put_le32(img + len - 4, crc32c_ref(img, len - 4));
+	write_seed("image", name, ctl, img, len);
 }
 
 static void image_seeds(void)
@@ -113,6 +144,27 @@ static void image_seeds(void)
 	/* Counters driven to the sticky maximum. */
 	img = make_image(KBLOOM_TYPE_COUNTING, 1, 16, 9, 400, &len);
 	write_seed("image", "counting-saturated", 0x03 | 0x08, img, len);
+	free(img);
+	/* Images saved before windows, as version 1 wrote them. */
+	img = make_image(KBLOOM_TYPE_BITS, 2, 7, seed, 20, &len);
+	write_v1_seed("version1-default", 0x00, img, len);
+	free(img);
+	img = make_image(KBLOOM_TYPE_COUNTING, 3, 7, 9, 60, &len);
+	write_v1_seed("version1-counting", 0x02 | 0x04, img, len);
+	free(img);
+	/* Windows: every cell width, rotated some, from their own header. */
+	img = make_gen_image(KBLOOM_TYPE_WINDOW, 2, 2, 7, 5, 45, &len);
+	write_seed("image", "window-g2", 0x02 | 0x10, img, len);
+	free(img);
+	img = make_gen_image(KBLOOM_TYPE_WINDOW, 4, 1, 5, 5, 100, &len);
+	write_seed("image", "window-g4", 0x03 | 0x04, img, len);
+	free(img);
+	img = make_gen_image(KBLOOM_TYPE_WINDOW, 7, 1, 9, 6, 200, &len);
+	write_seed("image", "window-g7-many-rotations", 0x02 | 0x50, img,
+		   len);
+	free(img);
+	img = make_gen_image(KBLOOM_TYPE_WINDOW, 63, 1, 3, 6, 80, &len);
+	write_seed("image", "window-g63", 0x02, img, len);
 	free(img);
 }
 
