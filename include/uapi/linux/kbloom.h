@@ -94,7 +94,11 @@
  *                       seed must be 0 without KBLOOM_CREATE_SEED.  The
  *                       node belongs to the caller's fsuid and fsgid;
  *                       node_mode holds permission bits only (0777).
- *                       bits_per_key is at most KBLOOM_MAX_BITS_PER_KEY.
+ *                       bits_per_key is at most KBLOOM_MAX_BITS_PER_KEY,
+ *                       for a window too, where it counts all the memory
+ *                       per window key: the few windows that need more
+ *                       (g = 2 at 0.1 % needs 70) are sized by fp_ppb or
+ *                       bits instead.
  *                       Errors: EINVAL (bad name, "." or "..", geometry,
  *                       bits_per_key over KBLOOM_MAX_BITS_PER_KEY,
  *                       flags, seed, reserved field, type, node mode,
@@ -422,12 +426,17 @@ struct kbloom_info {
 	__u32 k;
 	__u32 type;
 	__u32 fp_target_ppb;	/* asked for at create (0 if none) */
-	__u32 fp_design_ppb;	/* formula rate at capacity */
+	__u32 fp_design_ppb;	/* formula rate at capacity (a window's:
+				 * all g generations at their share)
+				 */
 	__u32 fp_now_ppb;	/* exact rate of the current cells */
 	__u32 fill_ppb;		/* bits_set / cells */
 	__u32 observed_fp_ppb;	/* reported_fp / (reported_fp + reported_tn) */
 	__u32 saturated;	/* 1: over capacity (add_new - delete_hits >
-				 * capacity) or fp_now above target
+				 * capacity; a window: a live generation
+				 * took more adds than capacity / (g - 1),
+				 * rounded up, plus 1/128) or fp_now above
+				 * target
 				 */
 	__u32 node_mode;
 	__u32 pad;
