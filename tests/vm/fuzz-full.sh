@@ -6,7 +6,8 @@
 # they run (the in-kernel API's through the companion module and the BPF
 # kfuncs' among them: fuzz-ioctl loads the companion for its run), the
 # concurrency torture on a filter of each type (with readers
-# through the API and through BPF), then the fuzzer again under fault
+# through the API and through BPF) and the window torture across
+# rotations, then the fuzzer again under fault
 # injection (failslab and fail_page_alloc, only for the fuzzer's own
 # processes through task-filter and /proc/self/make-it-fail), a sweep
 # that fails every allocation point of each kind of call in turn
@@ -45,6 +46,8 @@ echo "fuzz-full: phase 1 took $(($(date +%s) - started)) s"
 phase=$(date +%s)
 echo "fuzz-full: phase 2: torture, $torture_seconds s on each filter type"
 fz_run torture torture -s "$seed" -t "$torture_seconds" -H 300
+# Window filters: ground truth across rotations by time, count and hand.
+fz_run torture-window torture-window -s "$seed" -t "$torture_seconds"
 echo "fuzz-full: phase 2 took $(($(date +%s) - phase)) s"
 
 # Allocations fail at random, only in the fuzzer's workers (task-filter

@@ -4,7 +4,8 @@
 # The bounded fuzz and torture run of `make check` (about a minute and a
 # half under TCG): the multi-process fuzzer of ioctls, reads, writes and
 # mappings with a refused rmmod in the middle, then the concurrency torture
-# (ioctl, mapped and kernel readers) on a filter of each type.  The full
+# (ioctl, mapped and kernel readers) on a filter of each type, and the
+# window torture (torture-window.c) across rotations.  The full
 # run, with fault injection and on the debug kernel, is fuzz-full.sh
 # (`make check-debug`).
 # Usage: test-fuzz-bounded.sh [SEED]   (fixed by default: reproducible)
@@ -17,5 +18,8 @@ fz_fuzz fuzz-bounded 30 -s "$seed" -p 4 -n 40000 -t 40 -m 10000 \
 	-N fuzz-bounded
 # Once for each filter type, 22 s each.
 fz_run torture torture -s "$seed" -t 22
+# Window filters with ground truth across rotations by time, by count and
+# by hand (at least 100 of each kind; about 30 s under TCG).
+fz_run torture-window torture-window -s "$seed" -t 24
 
 exit "$fz_status"
