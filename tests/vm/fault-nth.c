@@ -11,8 +11,11 @@
  *     and there is no /dev/<name>;
  *   - a filter the call failed on is unchanged and still works.
  * The number of allocation points of each call is measured, never assumed
- * (create's grew by the mapping's header page, for one).  One kind of
- * call is mmap() of a node plus a read of every mapped page: the mapping
+ * (create's grew by the mapping's header page, for one).  Window filters
+ * have their own: a window's create (its rotation state and works), ROTATE
+ * (nothing rotated on a failure, one rotation on success) and GET_WINDOW.
+ * One kind of call is mmap() of a node plus a read of every mapped page:
+ * the mapping
  * (vma, maple tree) and the page tables its faults need.  A page fault
  * that cannot allocate is retried by the kernel (VM_FAULT_OOM); a SIGBUS
  * instead would be caught here and counted, and is a failure.
@@ -36,6 +39,8 @@
 #define NAME		"fn-x"
 #define BITS		(1 << 16)
 #define NKEYS		100
+#define WNAME		"fn-w"
+#define WINDOW_GENERATIONS	4
 
 static int max_n = 400;
 static int failed;
@@ -262,6 +267,104 @@ static bool create_step(int n)
 			close(fd);
 	}
 	st_destroy(st_open_ctl(), NAME);
+	return done && !e;
+}
+
+/*
+ * A window with a timer and a count: the rotation state, its works and
+ * the mapping header's window fields are set up as it is made.
+ */
+static bool create_window_step(int n)
+{
+	struct kbloom_create req;
+	bool done;
+	int e, fd;
+
+	st_destroy(st_open_ctl(), NAME);
+	memset(&req, 0, sizeof(req));
+	strcpy(req.name, NAME);
+	req.bits = BITS;
+	req.type = KBLOOM_TYPE_WINDOW;
+	req.generations = WINDOW_GENERATIONS;
+	req.rotate_ms = 1000;
+	req.rotate_every = 3 * NKEYS;
+	arm(n);
+	e = st_ctl(st_open_ctl(), KBLOOM_CTL_CREATE, &req);
+	done = unreached();
+	if (e && e != ENOMEM)
+		problem("create window, fault %d: %s", n, st_errname(e));
+	check_node("create window", n);
+	if (!e) {
+		struct st_keys k = keys("base");
+
+		fd = st_open(NAME, O_RDWR);
+		if (fd < 0 || st_batch(fd, KBLOOM_IOC_ADD, &k, NULL, NULL) ||
+		    !has_keys(fd, "base") || ioctl(fd, KBLOOM_IOC_ROTATE, 0) ||
+		    !has_keys(fd, "base"))
+			problem("create window, fault %d: filter unusable: %s",
+				n, st_errname(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	st_destroy(st_open_ctl(), NAME);
+	return done && !e;
+}
+
+/* A window of its own for the ROTATE and GET_WINDOW sweeps. */
+static int window_fd;
+
+static uint64_t rotations_of(int fd)
+{
+	struct kbloom_window_info wi;
+
+	return ioctl(fd, KBLOOM_IOC_GET_WINDOW, &wi) ? ~0ULL : wi.rotations;
+}
+
+/*
+ * ROTATE: on failure nothing rotated, on success one rotation; the keys
+ * added just before are found either way (they are at most one
+ * generation old).
+ */
+static bool rotate_step(int n)
+{
+	struct st_keys k = keys("base");
+	uint64_t before;
+	bool done;
+	int e;
+
+	if (st_batch(window_fd, KBLOOM_IOC_ADD, &k, NULL, NULL)) {
+		problem("rotate: setup: %s", st_errname(errno));
+		return true;
+	}
+	before = rotations_of(window_fd);
+	arm(n);
+	e = ioctl(window_fd, KBLOOM_IOC_ROTATE, 0) ? errno : 0;
+	done = unreached();
+	if (e && e != ENOMEM)
+		problem("rotate, fault %d: %s", n, st_errname(e));
+	if (rotations_of(window_fd) != before + !e)
+		problem("rotate, fault %d: %llu rotations after %llu and %s", n,
+			(unsigned long long)rotations_of(window_fd),
+			(unsigned long long)before, st_errname(e));
+	if (!has_keys(window_fd, "base"))
+		problem("rotate, fault %d: keys missing", n);
+	return done && !e;
+}
+
+static bool get_window_step(int n)
+{
+	struct kbloom_window_info wi;
+	bool done;
+	int e;
+
+	arm(n);
+	e = ioctl(window_fd, KBLOOM_IOC_GET_WINDOW, &wi) ? errno : 0;
+	done = unreached();
+	if (e && e != ENOMEM)
+		problem("get_window, fault %d: %s", n, st_errname(e));
+	if (!e && wi.generations != WINDOW_GENERATIONS)
+		problem("get_window, fault %d: %u generations", n,
+			wi.generations);
 	return done && !e;
 }
 
@@ -511,7 +614,23 @@ int main(int argc, char **argv)
 	}
 
 	sweep("create", create_step);
+	sweep("create-window", create_window_step);
 	sweep("destroy", destroy_step);
+	st_destroy(st_open_ctl(), WNAME);
+	if (!st_create_gen(st_open_ctl(), WNAME, KBLOOM_TYPE_WINDOW,
+			   WINDOW_GENERATIONS, BITS, 7, 5))
+		window_fd = st_open(WNAME, O_RDWR);
+	else
+		window_fd = -1;
+	if (window_fd < 0) {
+		printf("FAIL: fault-nth/setup: window: %s\n",
+		       st_errname(errno));
+		return 1;
+	}
+	sweep("rotate", rotate_step);
+	sweep("get-window", get_window_step);
+	close(window_fd);
+	st_destroy(st_open_ctl(), WNAME);
 	step_fd = fresh();
 	if (step_fd < 0) {
 		printf("FAIL: fault-nth/setup: %s\n", st_errname(errno));
