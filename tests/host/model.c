@@ -133,8 +133,17 @@ double model_fp_closed(double lambda, unsigned int k)
 	return model_fp_closed_cells(lambda, k, MODEL_CELLS_BITS);
 }
 
-double model_min_bits_per_key_cells(double p, unsigned int cells,
-				    unsigned int *best_k)
+/* A rate of the model: of a load lambda, k probes and one more parameter. */
+typedef double (*model_rate)(double lambda, unsigned int k, unsigned int arg);
+
+/*
+ * The least memory per key that meets p with the best k: memory / lambda
+ * at the largest load per block lambda whose rate is at most p (rates
+ * grow with the load), memory being what one block's keys cost.
+ */
+static double model_min_memory_per_key(model_rate rate, unsigned int arg,
+				       double p, double memory,
+				       unsigned int *best_k)
 {
 	double best = INFINITY;
 	unsigned int k;
@@ -143,24 +152,30 @@ double model_min_bits_per_key_cells(double p, unsigned int cells,
 		double lo = 1e-3, hi = MODEL_LAMBDA_MAX;
 		int it;
 
-		if (model_fp_scheme_cells(lo, k, cells) > p)
+		if (rate(lo, k, arg) > p)
 			continue;
-		/* the largest load per block that still meets p */
 		for (it = 0; it < 100; it++) {
 			double mid = (lo + hi) / 2;
 
-			if (model_fp_scheme_cells(mid, k, cells) <= p)
+			if (rate(mid, k, arg) <= p)
 				lo = mid;
 			else
 				hi = mid;
 		}
-		if (BLOCK_BITS / lo < best) {
-			best = BLOCK_BITS / lo;
+		if (memory / lo < best) {
+			best = memory / lo;
 			if (best_k)
 				*best_k = k;
 		}
 	}
 	return best;
+}
+
+double model_min_bits_per_key_cells(double p, unsigned int cells,
+				    unsigned int *best_k)
+{
+	return model_min_memory_per_key(model_fp_scheme_cells, cells, p,
+					BLOCK_BITS, best_k);
 }
 
 double model_min_bits_per_key(double p, unsigned int *best_k)
@@ -290,29 +305,8 @@ unsigned int model_window_planes(unsigned int g)
 double model_window_bytes_per_key(double p, unsigned int g,
 				  unsigned int *best_k)
 {
-	double best = INFINITY;
-	unsigned int k;
-
-	for (k = 1; k <= K_MAX; k++) {
-		double lo = 1e-3, hi = MODEL_LAMBDA_MAX;
-		int it;
-
-		if (model_fp_window(lo, k, g) > p)
-			continue;
-		for (it = 0; it < 60; it++) {
-			double mid = (lo + hi) / 2;
-
-			if (model_fp_window(mid, k, g) <= p)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		/* a key block: P lines; the window holds g - 1 loads */
-		if (64.0 * model_window_planes(g) / ((g - 1) * lo) < best) {
-			best = 64.0 * model_window_planes(g) / ((g - 1) * lo);
-			if (best_k)
-				*best_k = k;
-		}
-	}
-	return best;
+	/* A key block is P lines; the window holds g - 1 loads of it. */
+	return model_min_memory_per_key(model_fp_window, g, p,
+					64.0 * model_window_planes(g) / (g - 1),
+					best_k);
 }
