@@ -304,7 +304,8 @@ static const char *create_settings(void)
 	       (unsigned long long)wi.rotate_ms,
 	       (unsigned long long)wi.rotate_every,
 	       (unsigned long long)wi.rotations);
-	EXPECT(wi.next_rotation_ms > 0 && wi.next_rotation_ms <= 1500,
+	/* A period in whole jiffies: one more at HZ 100 at the most. */
+	EXPECT(wi.next_rotation_ms > 0 && wi.next_rotation_ms <= 1500 + 10,
 	       "next rotation in %llu ms", (unsigned long long)wi.next_rotation_ms);
 	EXPECT_OK(vt_sysfs_u64("win-set", "generations", &v));
 	EXPECT(v == G, "sysfs generations %llu", (unsigned long long)v);
@@ -573,13 +574,14 @@ static const char *guarantee_by_hand(void)
 
 /*
  * By count: the rotation comes when the current generation's adds reach
- * rotate_every, not one add before; a batch that crosses it twice over
- * rotates once, and the next generation counts from 0.
+ * rotate_every, not one add before; the next generation counts from 0,
+ * as it does after a ROTATE by hand.
  */
 static const char *rotate_by_count(void)
 {
 	struct kbloom_window_info wi;
-	uint32_t i;
+	uint32_t i, n;
+	uint64_t r;
 	int fd;
 
 	fd = win_fresh("win-count", G, 1 << 18, 5, 0, 100);
@@ -600,30 +602,49 @@ static const char *rotate_by_count(void)
 	       (unsigned long long)wi.rotations,
 	       (unsigned long long)wi.gen[0].add_calls,
 	       (unsigned long long)wi.gen[1].add_calls);
-	/* 250 in one batch: one rotation. */
+	/*
+	 * 250 in one batch: the rotation it makes due runs beside the rest
+	 * of the batch, whose keys then count in the new generation, so one
+	 * or two rotations; but each generation retired by count holds
+	 * rotate_every adds or more, the current one fewer, and no ADD is
+	 * lost from the count.
+	 */
 	EXPECT(vt_add_prefix(fd, "d", 0, 250) >= 0, "add batch");
 	EXPECT_NULL(wait_rotations(fd, 2, 10, &wi));
 	usleep(300000);
 	EXPECT_OK(win_info(fd, &wi));
-	EXPECT(wi.rotations == 2 && wi.gen[1].add_calls == 250 &&
-	       wi.gen[2].add_calls == 100 && wi.gen[0].add_calls == 0,
-	       "rotations %llu, adds %llu %llu %llu",
+	EXPECT(wi.rotations >= 2 && wi.rotations <= 3 &&
+	       wi.gen[0].add_calls < 100,
+	       "rotations %llu, current generation %llu adds",
 	       (unsigned long long)wi.rotations,
-	       (unsigned long long)wi.gen[0].add_calls,
-	       (unsigned long long)wi.gen[1].add_calls,
-	       (unsigned long long)wi.gen[2].add_calls);
+	       (unsigned long long)wi.gen[0].add_calls);
+	/* gen[R] is the first one, of the 100; d's are the R newer ones. */
+	for (i = 0, n = 0; i < wi.rotations; i++)
+		n += wi.gen[i].add_calls;
+	for (i = 1; i <= wi.rotations; i++)
+		EXPECT(wi.gen[i].add_calls >= 100, "gen[%u] rotated at %llu adds",
+		       i, (unsigned long long)wi.gen[i].add_calls);
+	EXPECT(n == 250 && wi.gen[wi.rotations].add_calls == 100 &&
+	       wi.gen[wi.rotations + 1].add_calls == 0,
+	       "%u adds counted in the batch's generations, want 250", n);
 	/* A ROTATE by hand starts the next count afresh. */
+	EXPECT_OK(rotate(fd));
+	r = wi.rotations + 1;
 	EXPECT(vt_add_prefix(fd, "e", 0, 60) >= 0, "add");
 	EXPECT_OK(rotate(fd));
 	EXPECT(vt_add_prefix(fd, "f", 0, 60) >= 0, "add");
 	usleep(300000);
 	EXPECT_OK(win_info(fd, &wi));
-	EXPECT(wi.rotations == 3 && wi.gen[0].add_calls == 60,
-	       "after 60 + ROTATE + 60: rotations %llu",
-	       (unsigned long long)wi.rotations);
-	/* Every key of g - 1 generations is still there. */
+	EXPECT(wi.rotations == r + 1 && wi.gen[0].add_calls == 60 &&
+	       wi.gen[1].add_calls == 60,
+	       "after ROTATE, 60, ROTATE, 60: rotations %llu, adds %llu %llu",
+	       (unsigned long long)wi.rotations,
+	       (unsigned long long)wi.gen[0].add_calls,
+	       (unsigned long long)wi.gen[1].add_calls);
+	/* The keys of the last g - 1 rotations are still there. */
 	EXPECT(vt_check_prefix(fd, "d", 0, 250) == 250, "d lost");
-	EXPECT(vt_check_prefix(fd, "c", 0, 99) == 99, "c lost");
+	if (wi.rotations <= G - 1)
+		EXPECT(vt_check_prefix(fd, "c", 0, 99) == 99, "c lost");
 	return vt_done(fd, "win-count", NULL);
 }
 
@@ -645,7 +666,7 @@ static const char *rotate_by_time(void)
 	t0 = vt_now_s();
 	EXPECT_OK(win_info(fd, &wi));
 	first = wi.rotations;
-	EXPECT(wi.next_rotation_ms <= period, "next in %llu ms",
+	EXPECT(wi.next_rotation_ms <= period + 10, "next in %llu ms",
 	       (unsigned long long)wi.next_rotation_ms);
 	EXPECT_NULL(wait_rotations(fd, first + 1, 20 * period / 1000.0, &wi));
 	usleep(1000000);
@@ -656,7 +677,7 @@ static const char *rotate_by_time(void)
 	       "%llu rotations in %.2f s at %llu ms",
 	       (unsigned long long)(last - first), t1 - t0,
 	       (unsigned long long)period);
-	EXPECT(wi.next_rotation_ms <= period, "next in %llu ms",
+	EXPECT(wi.next_rotation_ms <= period + 10, "next in %llu ms",
 	       (unsigned long long)wi.next_rotation_ms);
 	/* A ROTATE by hand re-arms the timer a whole period later. */
 	close(fd);
@@ -666,7 +687,7 @@ static const char *rotate_by_time(void)
 	EXPECT_OK(rotate(fd));
 	EXPECT_OK(win_info(fd, &wi));
 	EXPECT(wi.rotations == 1 && wi.next_rotation_ms > 50000 &&
-	       wi.next_rotation_ms <= 60000, "after ROTATE next in %llu ms",
+	       wi.next_rotation_ms <= 60000 + 10, "after ROTATE next in %llu ms",
 	       (unsigned long long)wi.next_rotation_ms);
 	return vt_done(fd, "win-time", NULL);
 }
@@ -907,13 +928,15 @@ static const char *image_round_trip(void)
 {
 	struct kbloom_window_info wa, wb;
 	struct kbloom_info ia, ib;
+	uint64_t elapsed;
 	uint8_t *img, *img2;
 	size_t len, len2;
 	const char *msg;
 	uint32_t i;
 	int a, b;
 
-	a = win_fresh("win-img-a", G, 1 << 17, 5, 0, 0);
+	/* A timer, far off: only a timed window's image counts its time. */
+	a = win_fresh("win-img-a", G, 1 << 17, 5, 600000, 0);
 	EXPECT(a >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT(vt_add_prefix(a, "g2", 0, 300) > 0, "add");
 	EXPECT_OK(rotate(a));
@@ -922,8 +945,11 @@ static const char *image_round_trip(void)
 	EXPECT(vt_add_prefix(a, "g0", 0, 300) > 0, "add");
 	EXPECT_OK(win_info(a, &wa));
 	EXPECT_OK(vt_info(a, &ia));
+	/* Time since the last rotation, for the restored timer to count. */
+	usleep(1200000);
 	img = vt_read_image(a, 4096, &len);
 	EXPECT(img, "read: %s", vt_errno_name(errno));
+	elapsed = le64(img + WOFF(elapsed_ms));
 	msg = window_image_sane(img, len, &wa, &ia);
 	if (msg) {
 		free(img);
@@ -936,12 +962,20 @@ static const char *image_round_trip(void)
 	EXPECT_OK(vt_write_image(b, img, len, 1000));
 	EXPECT_OK(win_info(b, &wb));
 	EXPECT_OK(vt_info(b, &ib));
+	/*
+	 * The timer goes on from the image's last rotation: its next one is
+	 * the period less the time the image says has passed (and a jiffy).
+	 */
+	EXPECT(elapsed >= 1200 && elapsed < 60000, "elapsed_ms %llu",
+	       (unsigned long long)elapsed);
 	EXPECT(wb.rotations == wa.rotations && wb.rotate_ms == 5000 &&
-	       wb.next_rotation_ms > 0 && wb.next_rotation_ms <= 5000,
-	       "rotations %llu ms %llu next %llu",
+	       wb.next_rotation_ms > 0 &&
+	       wb.next_rotation_ms <= 5000 - elapsed + 10,
+	       "rotations %llu ms %llu next %llu, image elapsed %llu",
 	       (unsigned long long)wb.rotations,
 	       (unsigned long long)wb.rotate_ms,
-	       (unsigned long long)wb.next_rotation_ms);
+	       (unsigned long long)wb.next_rotation_ms,
+	       (unsigned long long)elapsed);
 	for (i = 0; i < G; i++)
 		EXPECT(wb.gen[i].add_calls == wa.gen[i].add_calls &&
 		       wb.gen[i].bits_set == wa.gen[i].bits_set,
@@ -1421,7 +1455,7 @@ static const char *sysfs_window(void)
 	EXPECT_OK(vt_sysfs_u64("win-sysfs", "rotations", &v));
 	EXPECT(v == 1, "rotations %llu", (unsigned long long)v);
 	EXPECT_OK(vt_sysfs_u64("win-sysfs", "next_rotation_ms", &v));
-	EXPECT(v > 50000 && v <= 60000, "next_rotation_ms %llu",
+	EXPECT(v > 50000 && v <= 60000 + 10, "next_rotation_ms %llu",
 	       (unsigned long long)v);
 	EXPECT_NULL(sysfs_array("win-sysfs", "gen_add_calls", &wi,
 				offsetof(struct kbloom_generation, add_calls),
