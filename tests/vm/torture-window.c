@@ -44,8 +44,10 @@
  *
  * Usage: torture-window [-s SEED] [-t SECONDS] [-w WRITERS] [-r READERS]
  *                       [-m MAPPED_READERS]
- * SECONDS is split among the three phases; each runs at least until 100
- * rotations of its kind (or the phase's share of SECONDS times 4).
+ * The three phases run in rounds until SECONDS are used up, each run for a
+ * third of SECONDS (12 s at most, while its writers' key records last)
+ * and on until 100 rotations of its kind (4 times that at most); the
+ * verdicts are for all runs of a phase together.
  * Prints what it did, then PASS:/FAIL: lines.
  */
 #include <getopt.h>
@@ -78,6 +80,7 @@
 #define COUNT_N		2000
 #define MIXED_N		5000
 #define MIN_ROTATIONS	100
+#define PHASE_MAX_S	12
 #define HZ_MIN		100
 
 enum phase { PH_TIME, PH_COUNT, PH_MIXED, NPHASES };
@@ -610,14 +613,47 @@ static void verdict(const char *name, const char *fmt, ...)
 	failures++;
 }
 
-/* One phase; seconds is its share of the run. */
-static void run_phase(enum phase ph, double seconds, struct tally *sum,
-		      uint64_t *rots)
+/* What the runs of one phase did, all rounds together. */
+struct phase_acc {
+	struct tally all;
+	uint64_t rotations, min_rotations;
+	unsigned int runs;
+	double seconds;
+};
+
+static void tally_add(struct tally *to, const struct tally *t)
 {
-	const char *pn = phase_names[ph];
+	to->adds += t->adds;
+	to->checks += t->checks;
+	to->required += t->required;
+	to->fn += t->fn;
+	to->expired += t->expired;
+	to->expired_hits += t->expired_hits;
+	to->expected_fp += t->expected_fp;
+	to->absent += t->absent;
+	to->absent_hits += t->absent_hits;
+	to->unjudged += t->unjudged;
+	to->retries += t->retries;
+	to->rotates += t->rotates;
+	to->clears += t->clears;
+	to->restores += t->restores;
+	to->saves += t->saves;
+	to->stale += t->stale;
+	to->merges += t->merges;
+	if (t->fails && !to->fails)
+		memcpy(to->first_fail, t->first_fail, sizeof(to->first_fail));
+	to->fails += t->fails;
+}
+
+/*
+ * One run of a phase on a fresh main: at least seconds, then until it has
+ * rotated enough, at most 4 times seconds (or until the writers have
+ * published all the keys they have room for).  -1 when main could not be
+ * made.
+ */
+static int run_phase(enum phase ph, double seconds, struct phase_acc *acc)
+{
 	struct kbloom_window_info wi;
-	struct tally all = { 0 };
-	char name[64];
 	double t0, min_end, max_end;
 	pid_t pids[MAX_WRITERS + 2 * MAX_READERS + 1];
 	int i, e, fd, status;
@@ -629,10 +665,12 @@ static void run_phase(enum phase ph, double seconds, struct tally *sum,
 	e = create_main(MAIN_NAME, phase_ms, phase_every);
 	if (!e && ph == PH_MIXED)
 		e = create_main(OWN_NAME, 0, 0);
-	snprintf(name, sizeof(name), "%s/setup", pn);
 	if (e) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s/setup", phase_names[ph]);
 		verdict(name, "create: %s", st_errname(e));
-		return;
+		return -1;
 	}
 	fflush(stdout);
 	for (i = 0; i < nprocs(); i++) {
@@ -645,6 +683,7 @@ static void run_phase(enum phase ph, double seconds, struct tally *sum,
 	min_end = t0 + seconds;
 	max_end = t0 + 4 * seconds;
 	for (;;) {
+		bool full = true;
 		double now;
 
 		usleep(200000);
@@ -652,7 +691,9 @@ static void run_phase(enum phase ph, double seconds, struct tally *sum,
 		memset(&wi, 0, sizeof(wi));
 		if (ioctl(fd, KBLOOM_IOC_GET_WINDOW, &wi))
 			break;
-		if (now >= max_end ||
+		for (i = 0; i < nwriters; i++)
+			full = full && load64(&S->done[i]) == MAX_KEYS;
+		if (now >= max_end || full ||
 		    (now >= min_end && wi.rotations >= MIN_ROTATIONS + 20))
 			break;
 	}
@@ -662,96 +703,84 @@ static void run_phase(enum phase ph, double seconds, struct tally *sum,
 			waitpid(pids[i], &status, 0);
 	memset(&wi, 0, sizeof(wi));
 	if (ioctl(fd, KBLOOM_IOC_GET_WINDOW, &wi))
-		verdict(name, "GET_WINDOW: %s", st_errname(errno));
+		tfail(&acc->all, "GET_WINDOW at the end: %s",
+		      st_errname(errno));
 	close(fd);
-	for (i = 0; i < nprocs(); i++) {
-		struct tally *t = &S->t[i];
-
-		all.adds += t->adds;
-		all.checks += t->checks;
-		all.required += t->required;
-		all.fn += t->fn;
-		all.expired += t->expired;
-		all.expired_hits += t->expired_hits;
-		all.expected_fp += t->expected_fp;
-		all.absent += t->absent;
-		all.absent_hits += t->absent_hits;
-		all.unjudged += t->unjudged;
-		all.retries += t->retries;
-		all.rotates += t->rotates;
-		all.clears += t->clears;
-		all.restores += t->restores;
-		all.saves += t->saves;
-		all.stale += t->stale;
-		all.merges += t->merges;
-		if (t->fails && !all.fails)
-			memcpy(all.first_fail, t->first_fail,
-			       sizeof(all.first_fail));
-		all.fails += t->fails;
-	}
-	printf("%s: %s phase, %.1f s: %llu rotations (%llu by hand), %llu adds,"
-	       " %llu checks: %llu keys inside their window, %llu false "
-	       "negatives; %llu expired keys, %llu maybe (model %.1f); %llu "
-	       "absent, %llu maybe; %llu unjudged (rewrite), %llu mapped "
-	       "retries; %llu clears, %llu saves (%llu ESTALE), %llu restores, "
-	       "%llu merges\n", SUITE, pn, vt_now_s() - t0,
-	       (unsigned long long)wi.rotations,
-	       (unsigned long long)all.rotates, (unsigned long long)all.adds,
-	       (unsigned long long)all.checks,
-	       (unsigned long long)all.required, (unsigned long long)all.fn,
-	       (unsigned long long)all.expired,
-	       (unsigned long long)all.expired_hits, all.expected_fp,
-	       (unsigned long long)all.absent,
-	       (unsigned long long)all.absent_hits,
-	       (unsigned long long)all.unjudged,
-	       (unsigned long long)all.retries,
-	       (unsigned long long)all.clears, (unsigned long long)all.saves,
-	       (unsigned long long)all.stale,
-	       (unsigned long long)all.restores,
-	       (unsigned long long)all.merges);
-	snprintf(name, sizeof(name), "%s/no-false-negatives", pn);
-	if (all.fails)
-		verdict(name, "%llu failures, first: %s",
-			(unsigned long long)all.fails, all.first_fail);
-	else if (all.required < 1000)
-		verdict(name, "only %llu keys judged inside their window",
-			(unsigned long long)all.required);
-	else
-		verdict(name, NULL);
-	snprintf(name, sizeof(name), "%s/rotations", pn);
-	if (ph != PH_MIXED && wi.rotations < MIN_ROTATIONS)
-		verdict(name, "%llu rotations, want %u",
-			(unsigned long long)wi.rotations, MIN_ROTATIONS);
-	else if (ph == PH_MIXED && (!all.rotates || !all.clears ||
-				    !all.saves || !all.restores))
-		verdict(name, "chaos did not do everything: %llu rotates, %llu"
-			" clears, %llu saves, %llu restores",
-			(unsigned long long)all.rotates,
-			(unsigned long long)all.clears,
-			(unsigned long long)all.saves,
-			(unsigned long long)all.restores);
-	else
-		verdict(name, NULL);
-	rots[ph] = wi.rotations;
-	sum->expired += all.expired;
-	sum->expired_hits += all.expired_hits;
-	sum->expected_fp += all.expected_fp;
-	sum->required += all.required;
-	sum->fn += all.fn;
+	for (i = 0; i < nprocs(); i++)
+		tally_add(&acc->all, &S->t[i]);
+	acc->rotations += wi.rotations;
+	if (!acc->runs++ || wi.rotations < acc->min_rotations)
+		acc->min_rotations = wi.rotations;
+	acc->seconds += vt_now_s() - t0;
 	{
 		int ctl = st_open_ctl();
 
 		st_destroy(ctl, MAIN_NAME);
 		st_destroy(ctl, OWN_NAME);
 	}
+	return 0;
+}
+
+/* A phase's counts and verdicts, once for all its runs. */
+static void report_phase(enum phase ph, const struct phase_acc *acc)
+{
+	const struct tally *all = &acc->all;
+	const char *pn = phase_names[ph];
+	char name[64];
+
+	printf("%s: %s phase, %u runs, %.1f s: %llu rotations (%llu by hand), "
+	       "%llu adds, %llu checks: %llu keys inside their window, %llu "
+	       "false negatives; %llu expired keys, %llu maybe (model %.1f); "
+	       "%llu absent, %llu maybe; %llu unjudged (rewrite), %llu mapped "
+	       "retries; %llu clears, %llu saves (%llu ESTALE), %llu restores, "
+	       "%llu merges\n", SUITE, pn, acc->runs, acc->seconds,
+	       (unsigned long long)acc->rotations,
+	       (unsigned long long)all->rotates, (unsigned long long)all->adds,
+	       (unsigned long long)all->checks,
+	       (unsigned long long)all->required, (unsigned long long)all->fn,
+	       (unsigned long long)all->expired,
+	       (unsigned long long)all->expired_hits, all->expected_fp,
+	       (unsigned long long)all->absent,
+	       (unsigned long long)all->absent_hits,
+	       (unsigned long long)all->unjudged,
+	       (unsigned long long)all->retries,
+	       (unsigned long long)all->clears, (unsigned long long)all->saves,
+	       (unsigned long long)all->stale,
+	       (unsigned long long)all->restores,
+	       (unsigned long long)all->merges);
+	snprintf(name, sizeof(name), "%s/no-false-negatives", pn);
+	if (all->fails)
+		verdict(name, "%llu failures, first: %s",
+			(unsigned long long)all->fails, all->first_fail);
+	else if (all->required < 1000)
+		verdict(name, "only %llu keys judged inside their window",
+			(unsigned long long)all->required);
+	else
+		verdict(name, NULL);
+	snprintf(name, sizeof(name), "%s/rotations", pn);
+	if (ph != PH_MIXED && acc->min_rotations < MIN_ROTATIONS)
+		verdict(name, "%llu rotations in a run, want %u",
+			(unsigned long long)acc->min_rotations, MIN_ROTATIONS);
+	else if (ph == PH_MIXED && (!all->rotates || !all->clears ||
+				    !all->saves || !all->restores))
+		verdict(name, "chaos did not do everything: %llu rotates, %llu"
+			" clears, %llu saves, %llu restores",
+			(unsigned long long)all->rotates,
+			(unsigned long long)all->clears,
+			(unsigned long long)all->saves,
+			(unsigned long long)all->restores);
+	else
+		verdict(name, NULL);
 }
 
 int main(int argc, char **argv)
 {
 	const struct vt_type *wt = vt_type_of(KBLOOM_TYPE_WINDOW);
+	static struct phase_acc acc[NPHASES];
 	uint64_t rots[NPHASES] = { 0 };
 	struct tally sum = { 0 };
-	double seconds = 30, exp, bound;
+	double seconds = 30, exp, bound, share, start;
+	bool setup_failed = false;
 	int opt;
 	enum phase ph;
 
@@ -790,8 +819,30 @@ int main(int argc, char **argv)
 	G = wt->generations;
 	S = st_shared(sizeof(*S));
 	st_guard_signals();
-	for (ph = 0; ph < NPHASES; ph++)
-		run_phase(ph, seconds / NPHASES, &sum, rots);
+	/*
+	 * Rounds of the three phases until SECONDS are used up; a phase's run
+	 * is at most PHASE_MAX_S long, so that its writers' key records last.
+	 */
+	share = seconds / NPHASES;
+	if (share > PHASE_MAX_S)
+		share = PHASE_MAX_S;
+	start = vt_now_s();
+	do {
+		for (ph = 0; ph < NPHASES && !setup_failed; ph++)
+			setup_failed = run_phase(ph, share, &acc[ph]) < 0;
+	} while (!setup_failed &&
+		 vt_now_s() - start + NPHASES * share <= seconds);
+	for (ph = 0; ph < NPHASES; ph++) {
+		if (!acc[ph].runs)
+			continue;
+		report_phase(ph, &acc[ph]);
+		rots[ph] = acc[ph].rotations;
+		sum.expired += acc[ph].all.expired;
+		sum.expired_hits += acc[ph].all.expired_hits;
+		sum.expected_fp += acc[ph].all.expected_fp;
+		sum.required += acc[ph].all.required;
+		sum.fn += acc[ph].all.fn;
+	}
 	exp = sum.expected_fp;
 	bound = exp + 5 * sqrt(exp) + 1;
 	if (bound < exp * 1.02)
