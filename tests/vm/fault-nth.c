@@ -15,10 +15,9 @@
  * have their own: a window's create (its rotation state and works), ROTATE
  * (nothing rotated on a failure, one rotation on success) and GET_WINDOW.
  * One kind of call is mmap() of a node plus a read of every mapped page:
- * the mapping
- * (vma, maple tree) and the page tables its faults need.  A page fault
- * that cannot allocate is retried by the kernel (VM_FAULT_OOM); a SIGBUS
- * instead would be caught here and counted, and is a failure.
+ * the mapping (vma, maple tree) and the page tables its faults need.  A
+ * page fault that cannot allocate is retried by the kernel (VM_FAULT_OOM);
+ * a SIGBUS instead would be caught here and counted, and is a failure.
  * The caller checks kmemleak afterwards.  Needs a kernel with
  * CONFIG_FAULT_INJECTION, FAILSLAB and FAIL_PAGE_ALLOC (the debug kernel);
  * it mounts debugfs if needed and tells failslab and fail_page_alloc not to

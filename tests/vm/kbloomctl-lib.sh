@@ -20,6 +20,7 @@ kb_types="bits counting window"
 #   kb_key_block  64-byte blocks a key's block takes (a window's planes)
 #   kb_gens    what kbloomctl adds to a filter's description (", 5
 #              generations" for the window row, else nothing)
+#   kb_span    the generations a capacity covers (a window's g - 1, else 1)
 #   kb_bpk10   bits per key (memory) for 10 cells a key (in each of a
 #              window's generations: 8 planes a cell, 4 generations a
 #              window's capacity), and kb_fp10 "LOW HIGH", the range (ppb)
@@ -29,6 +30,7 @@ kb_types="bits counting window"
 kb_type() {
 	kb_key_block=1
 	kb_gens=
+	kb_span=1
 	case $1 in
 	bits)
 		kb_opt='' kb_word='' kb_cells=512 kb_delete=0 kb_cellword=
@@ -41,6 +43,7 @@ kb_type() {
 	window)
 		kb_opt="--generations 5" kb_word="window " kb_cells=64 kb_delete=0
 		kb_cellword="masks of 8 bits" kb_key_block=8 kb_gens=", 5 generations"
+		kb_span=4
 		kb_bpk10=20 kb_fp10="30000000 60000000"
 		;;
 	*)
@@ -48,6 +51,15 @@ kb_type() {
 		return 1
 		;;
 	esac
+}
+
+# kb_capacity N: the --capacity for N keys a case adds without rotating.
+# A window holds them in its current generation, and its capacity counts
+# the keys of g - 1 of them, so a window is made for N * (g - 1): each
+# generation holds N keys at the window's share of the rate (as
+# vt_create_typed() does for the C suites).
+kb_capacity() {
+	echo $(($1 * kb_span))
 }
 
 # kb_other TYPE: the type after TYPE in $kb_types, the first after the

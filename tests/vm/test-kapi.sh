@@ -147,7 +147,8 @@ for type in $kb_types; do
 	flag=$kb_opt
 	kbloomctl destroy -f -q "$fname" "$fname-e" "$fname-d" "$fname-c" \
 		2>/dev/null
-	kbloomctl create -q "$fname" --capacity "$n" --fp 1% $flag
+	kbloomctl create -q "$fname" --capacity "$(kb_capacity "$n")" --fp 1% \
+		$flag
 	kbloomctl add -q "$fname" -f "$tmp/present"
 
 	kapi hold "$fname"

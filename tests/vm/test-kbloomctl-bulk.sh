@@ -36,7 +36,8 @@ seq $((n + 1)) $((n + q)) >"$kb_tmp/absent"
 for t in $kb_types; do
 	kb_type "$t"
 	f=big-$t
-	"$KBLOOMCTL" create -q "$f" --capacity 1M --fp 1% $kb_opt
+	"$KBLOOMCTL" create -q "$f" --capacity "$(kb_capacity 1000000)" \
+		--fp 1% $kb_opt
 	kb_expect_sh "million-add/$t" 0 "added $n keys to '$f'" \
 		"cat '$kb_tmp/million' | $KBLOOMCTL add $f --stats"
 	lib_ioctls=$(echo "$out" |
