@@ -128,14 +128,60 @@ static int kbloom_batch_check_lens(struct kbloom_batch_call *call)
 	return sum == call->keys_len ? 0 : -EINVAL;
 }
 
-/* Runs keys [first, last) of the current group, all in buf->bytes. */
+/* Runs keys [first, first + n) of the current group under kd->lock. */
+static int kbloom_batch_run(struct kbloom_batch_call *call, u32 first, u32 n)
+{
+	struct kbloom_batch_buf *buf = call->buf;
+	struct kbloom_dev *kd = call->kd;
+	unsigned int bit;
+
+	down_read(&kd->lock);
+	if (kd->dead) {
+		up_read(&kd->lock);
+		return -ENODEV;
+	}
+	switch (call->op) {
+	case KBLOOM_BATCH_ADD:
+		call->hits += kbloom_add_batch(&kd->filter, buf->keys + first,
+					       n, buf->step_answers);
+		break;
+	case KBLOOM_BATCH_CHECK:
+		call->hits += kbloom_check_batch(&kd->filter,
+						 buf->keys + first, n,
+						 buf->step_answers);
+		break;
+	case KBLOOM_BATCH_DELETE:
+		call->hits += kbloom_delete_batch(&kd->filter,
+						  buf->keys + first, n,
+						  buf->step_answers);
+		break;
+	}
+	up_read(&kd->lock);
+
+	for_each_set_bit(bit, buf->step_answers, n)
+		__set_bit(first + bit, buf->group_answers);
+	return 0;
+}
+
+/*
+ * Runs keys [first, last) of the current group, all in buf->bytes.  The
+ * adds of a window rotating by count go in runs that end at the key which
+ * fills the current generation, and a full generation is rotated at once
+ * (here, in process context, rather than by the work item the core's
+ * hook queues, which then finds nothing to do), so that one ADD of many
+ * keys still makes generations of rotate_every keys each, and a full one
+ * is rotated by the time the ioctl returns.  A generation found full
+ * (filled by adds from the kernel, whose rotations are left to the work
+ * item) is rotated before any key goes in.
+ */
 static int kbloom_batch_step(struct kbloom_batch_call *call, u32 first,
 			     u32 last, u32 bytes)
 {
 	struct kbloom_batch_buf *buf = call->buf;
 	struct kbloom_dev *kd = call->kd;
-	u32 i, offset = 0;
-	unsigned int bit;
+	u32 i, n, offset = 0;
+	u64 room;
+	int err;
 
 	if (bytes > call->keys_len - call->key_offset)
 		return -EINVAL;	/* lengths changed since pass one */
@@ -148,34 +194,28 @@ static int kbloom_batch_step(struct kbloom_batch_call *call, u32 first,
 		offset += buf->lens[i];
 	}
 
-	down_read(&kd->lock);
-	if (kd->dead) {
-		up_read(&kd->lock);
-		return -ENODEV;
+	for (i = first; i < last; i += n) {
+		room = call->op == KBLOOM_BATCH_ADD ?
+		       kbloom_window_room(kd) : U64_MAX;
+		if (!room) {
+			/* Outside kd->lock: rotate_lock comes first. */
+			err = kbloom_window_rotate_full(kd);
+			if (err)
+				return err;
+			n = 0;
+			continue;
+		}
+		n = min_t(u64, last - i, room);
+		err = kbloom_batch_run(call, i, n);
+		if (err)
+			return err;
+		/* Filled by this run: rotated before the ioctl goes on. */
+		if (n == room) {
+			err = kbloom_window_rotate_full(kd);
+			if (err)
+				return err;
+		}
 	}
-	switch (call->op) {
-	case KBLOOM_BATCH_ADD:
-		call->hits += kbloom_add_batch(&kd->filter, buf->keys + first,
-					       last - first,
-					       buf->step_answers);
-		break;
-	case KBLOOM_BATCH_CHECK:
-		call->hits += kbloom_check_batch(&kd->filter,
-						 buf->keys + first,
-						 last - first,
-						 buf->step_answers);
-		break;
-	case KBLOOM_BATCH_DELETE:
-		call->hits += kbloom_delete_batch(&kd->filter,
-						  buf->keys + first,
-						  last - first,
-						  buf->step_answers);
-		break;
-	}
-	up_read(&kd->lock);
-
-	for_each_set_bit(bit, buf->step_answers, last - first)
-		__set_bit(first + bit, buf->group_answers);
 	return 0;
 }
 

@@ -275,6 +275,14 @@ void kbloom_window_init(struct kbloom_dev *kd, const struct kbloom_create *req);
 void kbloom_window_start(struct kbloom_dev *kd);
 void kbloom_window_stop(struct kbloom_dev *kd);
 int kbloom_window_rotate_now(struct kbloom_dev *kd);
+/*
+ * Rotation by count from an ADD ioctl: room is how many keys the current
+ * generation takes before it is full (U64_MAX: no count rotation; any
+ * type); rotate_full rotates it if it still is, from process context
+ * without the filter's locks.
+ */
+u64 kbloom_window_room(struct kbloom_dev *kd);
+int kbloom_window_rotate_full(struct kbloom_dev *kd);
 void kbloom_window_loaded(struct kbloom_dev *kd, u64 elapsed_ms);
 u64 kbloom_window_elapsed_ms(struct kbloom_dev *kd);
 u64 kbloom_window_next_ms(struct kbloom_dev *kd);

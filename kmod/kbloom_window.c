@@ -3,10 +3,11 @@
  * Rotations of window filters: by time (a delayed work, re-armed rotate_ms
  * after every rotation, whatever caused it), by count (the core calls
  * f->win.due when an add takes the current generation to rotate_every;
- * that may be in softirq, XDP or a kfunc, so the hook only queues a work)
- * and by hand (KBLOOM_IOC_ROTATE).  The core's kbloom_window_rotate()
- * does the rotation itself; this file decides when, and keeps rotations
- * of one filter in a row.
+ * that may be in softirq, XDP or a kfunc, so the hook only queues a work;
+ * an ADD ioctl, in process context, rotates itself at the key that fills
+ * the generation: kbloom_batch.c) and by hand (KBLOOM_IOC_ROTATE).  The
+ * core's kbloom_window_rotate() does the rotation itself; this file
+ * decides when, and keeps rotations of one filter in a row.
  *
  * Locking.  rotate_lock serialises the rotations of a filter; a rotation
  * then holds kd->lock shared, so that adds and checks go on while the
@@ -139,23 +140,57 @@ static void kbloom_window_timer_fn(struct work_struct *work)
 }
 
 /*
+ * Keys the current generation takes before it holds rotate_every: 0 when
+ * it is full, U64_MAX when the filter does not rotate by count.
+ */
+u64 kbloom_window_room(struct kbloom_dev *kd)
+{
+	const struct kbloom_window *w = &kd->filter.win;
+	u64 every = kd->win.rotate_every, adds;
+
+	if (!every)
+		return U64_MAX;
+	adds = atomic64_read(&w->plane_adds[READ_ONCE(w->cur)]);
+	return adds < every ? every - adds : 0;
+}
+
+/*
  * Only while the current generation still holds rotate_every adds: a
  * rotation by time or by hand since the hook ran started a new one,
  * which calls the hook again when its own adds get there.  Rotating
  * anyway would cut short the time the guarantee promises.
  */
+static int kbloom_window_count_locked(struct kbloom_dev *kd)
+{
+	if (!kbloom_window_room(kd))
+		return kbloom_window_rotate_locked(kd);
+	return 0;
+}
+
 static void kbloom_window_count_fn(struct work_struct *work)
 {
 	struct kbloom_dev *kd = container_of(work, struct kbloom_dev,
 					     win.count_work);
-	struct kbloom_window *w = &kd->filter.win;
 
 	mutex_lock(&kd->win.rotate_lock);
-	if (kd->win.rotate_every &&
-	    atomic64_read(&w->plane_adds[READ_ONCE(w->cur)]) >=
-	    kd->win.rotate_every)
-		kbloom_window_rotate_locked(kd);
+	kbloom_window_count_locked(kd);
 	mutex_unlock(&kd->win.rotate_lock);
+}
+
+/*
+ * The ADD ioctl's rotation by count (kbloom_batch.c), when the current
+ * generation is full: as the work item would, which then finds nothing
+ * to do, and neither does this if a rotation came first.
+ */
+int kbloom_window_rotate_full(struct kbloom_dev *kd)
+{
+	int err = mutex_lock_killable(&kd->win.rotate_lock);
+
+	if (err)
+		return err;
+	err = kbloom_window_count_locked(kd);
+	mutex_unlock(&kd->win.rotate_lock);
+	return err;
 }
 
 /* Before the filter can be reached: nothing runs concurrently. */

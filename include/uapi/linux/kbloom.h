@@ -54,15 +54,20 @@
  *                         (g - 1) * rotate_every ADDs have begun after
  *                         it, whichever ends first (a ROTATE by hand
  *                         shortens both); after g rotations it is gone,
- *                         except as a false positive.  A rotation by count
- *                         runs in a kernel worker soon after the ADD that
- *                         fills the generation: adds meanwhile, the rest of
- *                         that batch included, still land in it, so a
- *                         generation may hold more than rotate_every keys
- *                         (the guarantee holds; the rate is higher until
- *                         the rotation).  Callers that need generations of
- *                         exactly rotate_every keys send at most that many
- *                         per ADD (kbloomctl add does).
+ *                         except as a false positive.  Rotation by count:
+ *                         KBLOOM_IOC_ADD stops at the key that fills the
+ *                         generation, rotates, and goes on with the rest
+ *                         of the batch, so each generation gets exactly
+ *                         rotate_every keys of one writer's ADDs, and a
+ *                         full one is rotated by the time the ioctl
+ *                         returns.  Adds from the kernel (in-kernel API,
+ *                         BPF), which may run in atomic context, leave the
+ *                         rotation to a kernel worker that runs soon after:
+ *                         adds meanwhile still land in the full
+ *                         generation, so it may hold more than
+ *                         rotate_every keys (the guarantee holds; the rate
+ *                         is higher until the rotation), as it may when
+ *                         several writers add at once.
  *   For every type, "bits" and "bits_per_key" (create) and "bits" and
  *   "bytes" (info) count memory, and nblocks counts 64-byte blocks of
  *   memory (a window key block is P of them); "bits_set" and "fill_ppb"
