@@ -92,8 +92,6 @@ KEY_OPTIONS_HELP
 "With -v, one line per key instead, in input order: \"new\" when it set a\n"
 "new bit (took a counter from 0), \"known\" when it set none (added before,\n"
 "or a false positive).  With -0 the lines end in NUL.\n"
-"A window filter that rotates every N adds (create --rotate-every N) gets\n"
-"ioctls of at most N keys, so that each generation fills to about N.\n"
 "A progress line goes to stderr during long loads when it is a terminal.\n"
 "\n"
 "Examples:\n"
@@ -169,25 +167,6 @@ static int require_counting(const struct kbl *f, const char *name)
 	return 0;
 }
 
-/*
- * Keys per ADD ioctl.  A window that rotates every N adds is told so by
- * the add that reaches N, and rotates soon after, not within the ioctl:
- * the rest of that ioctl's keys still land in the full generation, which
- * then holds more than the sizing assumed.  Ioctls of at most N keys
- * leave the rotation the time between two ioctls to happen.
- */
-static size_t add_batch(const struct kbl *f, size_t batch)
-{
-	struct kbloom_window_info win;
-	struct kbloom_info info;
-
-	if (kbl_info(f, &info) || info.type != KBLOOM_TYPE_WINDOW ||
-	    kbl_window_info(f, &win))
-		return batch;
-	return win.rotate_every && win.rotate_every < batch ?
-	       (size_t)win.rotate_every : batch;
-}
-
 static const char *const key_op_verbs[] = {
 	[KEY_ADD] = "added", [KEY_CHECK] = "checked", [KEY_DELETE] = "deleted",
 };
@@ -220,8 +199,7 @@ static int key_run_start(struct key_run *r, const struct command *cmd,
 		kbl_map(r->f);
 	if (key_input_init(&r->in, argv + optind, argc - optind, o->files,
 			   o->nfiles, o->delim) ||
-	    key_batch_init(&r->b, op == KEY_ADD ? add_batch(r->f, o->batch) :
-						   o->batch))
+	    key_batch_init(&r->b, o->batch))
 		return EXIT_ERR;
 	r->ioctls0 = kbl_ioctl_count(r->f);
 	progress_start(&r->prog, key_op_verbs[op], quiet);
