@@ -54,7 +54,11 @@
  *                         (g - 1) * rotate_every ADDs have begun after
  *                         it, whichever ends first (a ROTATE by hand
  *                         shortens both); after g rotations it is gone,
- *                         except as a false positive.  Rotation by count:
+ *                         except as a false positive.  With several
+ *                         writers, an ADD already running when the key's
+ *                         began may count towards a later generation: the
+ *                         count then holds up to one batch per concurrent
+ *                         writer short.  Rotation by count:
  *                         KBLOOM_IOC_ADD stops at the key that fills the
  *                         generation, rotates, and goes on with the rest
  *                         of the batch, so each generation gets exactly
@@ -481,7 +485,11 @@ struct kbloom_window_info {
 	__u64 rotate_ms;	/* 0: no timer */
 	__u64 rotate_every;	/* 0: no count */
 	__u64 rotations;	/* since create */
-	__u64 next_rotation_ms;	/* until the timer's next one; 0: no timer */
+	__u64 next_rotation_ms;	/* until the timer's next one; 0: no timer,
+				 * or one running or overdue; may exceed
+				 * rotate_ms by the timer's rounding up to
+				 * a whole tick
+				 */
 	__u64 reserved[3];
 	/* newest first: gen[0] is the current one; gen[g..] are 0 */
 	struct kbloom_generation gen[KBLOOM_GENERATIONS_MAX];
@@ -516,7 +524,10 @@ struct kbloom_image_window {
 	__le32 cur_plane;		/* the plane adds go to */
 	__le64 live;		/* bit i: plane i is live; current among them */
 	__le64 rotations;
-	__le64 elapsed_ms;	/* since the last rotation */
+	__le64 elapsed_ms;	/* since the last rotation; 0 without a
+				 * timer (so an unchanged window reads
+				 * back byte for byte)
+				 */
 	__le64 reserved[4];	/* must be 0 */
 	__le64 plane_adds[KBLOOM_IMAGE_PLANES];	/* keys added, per plane */
 };
