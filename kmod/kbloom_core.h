@@ -253,6 +253,26 @@ kbloom_geometry_from_bits_per_key(struct kbloom_geometry *geo, u64 capacity,
 }
 
 int kbloom_geometry_validate(const struct kbloom_geometry *geo);
+
+/*
+ * The geometry a mapping's header page shows (kbloom_mmap.c writes it),
+ * for a reader that runs the core on the mapped cells; validate it before
+ * use.  A mapping does not carry the target rate: 0.
+ */
+static inline void kbloom_geometry_of_map(struct kbloom_geometry *geo,
+					  const struct kbloom_map_header *hdr)
+{
+	*geo = (struct kbloom_geometry){
+		.nblocks = hdr->nblocks,
+		.capacity = hdr->capacity,
+		.seed = hdr->seed,
+		.k = hdr->k,
+		.type = hdr->type,
+		.generations = hdr->generations,
+		.plane_order = hdr->plane_order,
+	};
+}
+
 /*
  * Blocked-filter formula rate for n keys in nblocks blocks of the type's
  * cells with k probes (kbloom_formula.c); KBLOOM_PPB for k or type out of

@@ -48,20 +48,14 @@ static bool multiple_of(uint64_t x, uint64_t align)
 int kbl_map_header_check(const struct kbloom_map_header *hdr, size_t len,
 			 size_t page_size)
 {
-	struct kbloom_geometry geo = { 0 };
+	struct kbloom_geometry geo;
 	uint64_t cells_end;
 
 	if (len < sizeof(*hdr) || hdr->magic != KBLOOM_MAP_MAGIC ||
 	    hdr->version != KBLOOM_MAP_VERSION ||
 	    hdr->header_bytes < sizeof(*hdr) || hdr->page_size != page_size)
 		return -EPROTO;
-	geo.nblocks = hdr->nblocks;
-	geo.k = hdr->k;
-	geo.type = hdr->type;
-	geo.capacity = hdr->capacity;
-	geo.seed = hdr->seed;
-	geo.generations = hdr->generations;
-	geo.plane_order = hdr->plane_order;
+	kbloom_geometry_of_map(&geo, hdr);
 	/*
 	 * For a window also generations and plane_order, which the lookup
 	 * trusts (a key block of 2^plane_order lines).
@@ -117,13 +111,7 @@ int kbl_map_attach(const void *base, size_t len, struct kbl_map **out)
 		return -ENOMEM;
 	m->hdr = hdr;
 	m->len = len;
-	m->filter.geo.nblocks = hdr->nblocks;
-	m->filter.geo.capacity = hdr->capacity;
-	m->filter.geo.seed = hdr->seed;
-	m->filter.geo.k = hdr->k;
-	m->filter.geo.type = hdr->type;
-	m->filter.geo.generations = hdr->generations;
-	m->filter.geo.plane_order = hdr->plane_order;
+	kbloom_geometry_of_map(&m->filter.geo, hdr);
 	/* Read-only: only the lookups, which write nothing, are used. */
 	m->filter.words = (u64 *)((const char *)base + hdr->cells_offset);
 	m->filter.counts = NULL;

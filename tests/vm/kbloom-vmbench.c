@@ -614,13 +614,7 @@ static int vw_map(struct vw *w, const struct kbloom_info *info)
 	    h->generations != VW_G || h->nblocks != info->nblocks)
 		return -EPROTO;
 	memset(&w->mf, 0, sizeof(w->mf));
-	w->mf.geo.nblocks = h->nblocks;
-	w->mf.geo.capacity = h->capacity;
-	w->mf.geo.seed = h->seed;
-	w->mf.geo.k = h->k;
-	w->mf.geo.type = h->type;
-	w->mf.geo.generations = h->generations;
-	w->mf.geo.plane_order = h->plane_order;
+	kbloom_geometry_of_map(&w->mf.geo, h);
 	w->mf.words = (u64 *)(w->base + h->cells_offset);
 	return kbloom_geometry_validate(&w->mf.geo);
 }

@@ -71,13 +71,7 @@ static inline int map_whole(int fd, struct map *m)
 	}
 	m->len = len;
 	m->hdr = (const void *)m->base;
-	m->f.geo.nblocks = m->hdr->nblocks;
-	m->f.geo.capacity = m->hdr->capacity;
-	m->f.geo.seed = m->hdr->seed;
-	m->f.geo.k = m->hdr->k;
-	m->f.geo.type = m->hdr->type;
-	m->f.geo.generations = m->hdr->generations;
-	m->f.geo.plane_order = m->hdr->plane_order;
+	kbloom_geometry_of_map(&m->f.geo, m->hdr);
 	m->f.words = (u64 *)(m->base + m->hdr->cells_offset);
 	m->f.counts = NULL;
 	if (kbloom_geometry_validate(&m->f.geo)) {

@@ -149,13 +149,7 @@ static inline int st_map_open(int fd, struct st_map *m)
 		memset(m, 0, sizeof(*m));
 		return EPROTO;
 	}
-	m->f.geo.nblocks = h->nblocks;
-	m->f.geo.capacity = h->capacity;
-	m->f.geo.seed = h->seed;
-	m->f.geo.k = h->k;
-	m->f.geo.type = h->type;
-	m->f.geo.generations = h->generations;
-	m->f.geo.plane_order = h->plane_order;
+	kbloom_geometry_of_map(&m->f.geo, h);
 	m->f.words = (u64 *)(m->base + h->cells_offset);
 	m->f.counts = NULL;
 	if (kbloom_geometry_validate(&m->f.geo)) {

@@ -1269,13 +1269,7 @@ static const char *wmap_open(int fd, struct wmap *m)
 	m->base = mmap(NULL, m->len, PROT_READ, MAP_SHARED, fd, 0);
 	EXPECT(m->base != MAP_FAILED, "mmap: %s", vt_errno_name(errno));
 	m->hdr = (const void *)m->base;
-	m->f.geo.nblocks = m->hdr->nblocks;
-	m->f.geo.capacity = m->hdr->capacity;
-	m->f.geo.seed = m->hdr->seed;
-	m->f.geo.k = m->hdr->k;
-	m->f.geo.type = m->hdr->type;
-	m->f.geo.generations = m->hdr->generations;
-	m->f.geo.plane_order = m->hdr->plane_order;
+	kbloom_geometry_of_map(&m->f.geo, m->hdr);
 	m->f.words = (u64 *)(m->base + m->hdr->cells_offset);
 	EXPECT(!kbloom_geometry_validate(&m->f.geo),
 	       "the core refuses the mapped geometry");
