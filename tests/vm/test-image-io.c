@@ -24,21 +24,6 @@ static int fresh(const char *name, const struct vt_type *t, uint64_t capacity)
 /* Hidden from the compiler, which would warn about the bad pointer. */
 static void *volatile bad_pointer = (void *)16;
 
-static uint64_t le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 #define HFIELD(img, f)							\
 	(sizeof(((struct kbloom_image_header *)0)->f) == 8 ?		\
 	 le64((img) + offsetof(struct kbloom_image_header, f)) :	\

@@ -25,21 +25,6 @@
 static const struct vt_type *W;
 static uint32_t G;
 
-static uint64_t le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static void put_le16(uint8_t *p, uint32_t v)
 {
 	p[0] = v;
