@@ -237,7 +237,13 @@ static void sweep(const char *call, bool (*step)(int n))
 	sweeps_failed++;
 }
 
-static bool create_step(int n)
+/*
+ * CREATE of a bits filter, or (window) of a window with a timer and a
+ * count, whose rotation state, works and mapping header's window fields
+ * are set up as it is made: on failure no node is left; on success the
+ * filter takes keys (and a window rotates and still finds them).
+ */
+static bool create_typed_step(int n, const char *what, bool window)
 {
 	struct kbloom_create req;
 	bool done;
@@ -248,19 +254,27 @@ static bool create_step(int n)
 	strcpy(req.name, NAME);
 	req.bits = BITS;
 	req.node_mode = 0644;
+	if (window) {
+		req.type = KBLOOM_TYPE_WINDOW;
+		req.generations = WINDOW_GENERATIONS;
+		req.rotate_ms = 1000;
+		req.rotate_every = 3 * NKEYS;
+	}
 	arm(n);
 	e = st_ctl(st_open_ctl(), KBLOOM_CTL_CREATE, &req);
 	done = unreached();
 	if (e && e != ENOMEM)
-		problem("create, fault %d: %s", n, st_errname(e));
-	check_node("create", n);
+		problem("%s, fault %d: %s", what, n, st_errname(e));
+	check_node(what, n);
 	if (!e) {
 		struct st_keys k = keys("base");
 
 		fd = st_open(NAME, O_RDWR);
 		if (fd < 0 || st_batch(fd, KBLOOM_IOC_ADD, &k, NULL, NULL) ||
-		    !has_keys(fd, "base"))
-			problem("create, fault %d: filter unusable: %s", n,
+		    !has_keys(fd, "base") ||
+		    (window && (ioctl(fd, KBLOOM_IOC_ROTATE, 0) ||
+				!has_keys(fd, "base"))))
+			problem("%s, fault %d: filter unusable: %s", what, n,
 				st_errname(errno));
 		if (fd >= 0)
 			close(fd);
@@ -269,44 +283,14 @@ static bool create_step(int n)
 	return done && !e;
 }
 
-/*
- * A window with a timer and a count: the rotation state, its works and
- * the mapping header's window fields are set up as it is made.
- */
+static bool create_step(int n)
+{
+	return create_typed_step(n, "create", false);
+}
+
 static bool create_window_step(int n)
 {
-	struct kbloom_create req;
-	bool done;
-	int e, fd;
-
-	st_destroy(st_open_ctl(), NAME);
-	memset(&req, 0, sizeof(req));
-	strcpy(req.name, NAME);
-	req.bits = BITS;
-	req.type = KBLOOM_TYPE_WINDOW;
-	req.generations = WINDOW_GENERATIONS;
-	req.rotate_ms = 1000;
-	req.rotate_every = 3 * NKEYS;
-	arm(n);
-	e = st_ctl(st_open_ctl(), KBLOOM_CTL_CREATE, &req);
-	done = unreached();
-	if (e && e != ENOMEM)
-		problem("create window, fault %d: %s", n, st_errname(e));
-	check_node("create window", n);
-	if (!e) {
-		struct st_keys k = keys("base");
-
-		fd = st_open(NAME, O_RDWR);
-		if (fd < 0 || st_batch(fd, KBLOOM_IOC_ADD, &k, NULL, NULL) ||
-		    !has_keys(fd, "base") || ioctl(fd, KBLOOM_IOC_ROTATE, 0) ||
-		    !has_keys(fd, "base"))
-			problem("create window, fault %d: filter unusable: %s",
-				n, st_errname(errno));
-		if (fd >= 0)
-			close(fd);
-	}
-	st_destroy(st_open_ctl(), NAME);
-	return done && !e;
+	return create_typed_step(n, "create window", true);
 }
 
 /* A window of its own for the ROTATE and GET_WINDOW sweeps. */
