@@ -254,7 +254,7 @@ static __always_inline bool probe_add(const struct kbloom_filter *f,
  * keys where it stops is a coin toss: a mispredicted branch per key, and
  * the keys behind it in a batch are thrown away and issued again.
  * Batched checks at 10 M keys, half of them absent, 13.1-13.9 ns with the
- * early exit against 9.1-9.7 without (three interleaved pairs; 100 M
+ * early exit against 9.1-9.9 without (three interleaved pairs; 100 M
  * keys, memory-bound, 17.0 both), for 30 more instructions per key.  The
  * early exit measured faster at stop 17 only while kbloom_check() still
  * branched on the answer to count hits, which mispredicted the same way.
