@@ -276,12 +276,18 @@ void do_map_protect(struct worker *w)
 			mprotect(m->addr + a * PAGE, n * PAGE, PROT_READ);
 		return;
 	default:
-		/* Away and back: splits the area into more vmas. */
+		/*
+		 * Away and back: splits the area into more vmas.  Even when
+		 * it fails for want of memory: mprotect_fixup() splits off
+		 * the start, then fails to split off the end, and returns
+		 * ENOMEM with the area split (a later move of the whole area
+		 * then gave EFAULT under fault injection, once).
+		 */
+		if (n < pages)
+			m->split = true;
 		e = sys_err(mprotect(m->addr + a * PAGE, n * PAGE, PROT_NONE));
 		if (outcome(w, OP_map_protect, e, ALLOW(0), "mprotect PROT_NONE"))
 			return;
-		if (n < pages)
-			m->split = true;
 		e = sys_err(mprotect(m->addr + a * PAGE, n * PAGE, PROT_READ));
 		if (outcome(w, OP_map_protect, e, ALLOW(0),
 			    "mprotect PROT_READ again"))
