@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kbloom_core.h"
+#include "../vm/le_bytes.h"
 #include "../vm/stress.h"
 
 /* A broken invariant: say which, then crash so libFuzzer keeps the input. */
@@ -26,22 +27,6 @@
 			abort();					\
 		}							\
 	} while (0)
-
-static inline uint64_t fuzz_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static inline uint32_t fuzz_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
 
 static inline void fuzz_put_le32(uint8_t *p, uint32_t v)
 {

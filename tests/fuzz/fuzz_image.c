@@ -56,17 +56,17 @@ static void geometry_for(const uint8_t *img, size_t len, int from_header,
 	*geo = default_geo;
 	if (!from_header || len < HDR_BYTES)
 		return;
-	geo->nblocks = fuzz_le64(img + offsetof(struct kbloom_image_header,
+	geo->nblocks = le64(img + offsetof(struct kbloom_image_header,
 					       nblocks));
-	geo->k = fuzz_le32(img + offsetof(struct kbloom_image_header, k));
-	geo->type = fuzz_le32(img + offsetof(struct kbloom_image_header, type));
-	geo->seed = fuzz_le64(img + offsetof(struct kbloom_image_header, seed));
-	geo->capacity = fuzz_le64(img + offsetof(struct kbloom_image_header,
+	geo->k = le32(img + offsetof(struct kbloom_image_header, k));
+	geo->type = le32(img + offsetof(struct kbloom_image_header, type));
+	geo->seed = le64(img + offsetof(struct kbloom_image_header, seed));
+	geo->capacity = le64(img + offsetof(struct kbloom_image_header,
 						capacity));
-	geo->fp_target_ppb = fuzz_le32(img + offsetof(struct kbloom_image_header,
+	geo->fp_target_ppb = le32(img + offsetof(struct kbloom_image_header,
 						     fp_target_ppb));
 	if (geo->type == KBLOOM_TYPE_WINDOW && len >= HDR2_BYTES) {
-		geo->generations = fuzz_le32(img + HDR_BYTES +
+		geo->generations = le32(img + HDR_BYTES +
 				offsetof(struct kbloom_image_window,
 					 generations));
 		geo->plane_order = geo->generations <= KBLOOM_GENERATIONS_MAX ?
@@ -107,7 +107,7 @@ static uint8_t *expected_image(const struct kbloom_filter *f,
 			keep |= le64toh(w->live) << sh;
 	}
 	for (i = HDR2_BYTES; i + 4 < out_len; i += 8)
-		fuzz_put_le64(out + i, fuzz_le64(out + i) & keep);
+		fuzz_put_le64(out + i, le64(out + i) & keep);
 	fuzz_put_le32(out + out_len - 4, crc32c_ref(out, out_len - 4));
 	return out;
 }
@@ -175,7 +175,7 @@ static void check_accepted(struct kbloom_filter *f, const uint8_t *img,
 	fuzz_assert(len == kbloom_image_bytes(&f->geo) ||
 		    len == kbloom_image_bytes(&f->geo) - WIN_BYTES,
 		    "accepted %zu bytes, neither version's size", len);
-	fuzz_assert(crc32c_ref(img, bits_end) == fuzz_le32(img + bits_end),
+	fuzz_assert(crc32c_ref(img, bits_end) == le32(img + bits_end),
 		    "accepted an image whose CRC32C is wrong");
 
 	expect = expected_image(f, img, len);

@@ -65,7 +65,7 @@ static uint8_t *make_gen_image(uint32_t type, uint32_t gens, uint64_t nblocks,
 		exit(1);
 	kbloom_filter_free(&f);
 	/* The core's CRC must be the documented one. */
-	if (crc32c_ref(buf, *len - 4) != fuzz_le32(buf + *len - 4)) {
+	if (crc32c_ref(buf, *len - 4) != le32(buf + *len - 4)) {
 		fprintf(stderr, "mkseeds: core CRC is not standard CRC32C\n");
 		exit(1);
 	}

@@ -31,6 +31,7 @@
 
 #include "batch-of.h"
 #include "crc32c.h"
+#include "le_bytes.h"
 #include "../../include/uapi/linux/kbloom.h"
 
 #define VT_CONTROL	"/dev/kbloom-control"
@@ -963,22 +964,6 @@ static inline int vt_write_file(const char *path, const char *text)
 	close(fd);
 	errno = saved;
 	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
-/* Little-endian fields of an image, at any alignment. */
-static inline uint64_t le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static inline uint32_t le32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 #endif /* KBLOOM_VMTEST_H */
