@@ -358,6 +358,11 @@ static inline void bitmap_zero(unsigned long *dst, unsigned int nbits)
 #define prefetchw(p)	__builtin_prefetch(p, 1)
 #define cond_resched()	do { } while (0)
 
+static inline u64 rol64(u64 word, unsigned int shift)
+{
+	return (word << (shift & 63)) | (word >> ((-shift) & 63));
+}
+
 static inline u64 xxh64(const void *input, size_t len, u64 seed)
 {
 	return XXH64(input, len, seed);

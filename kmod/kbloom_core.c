@@ -48,6 +48,7 @@
  * stay mirror images.
  */
 #include "kbloom_core.h"
+#include "kbloom_hash.h"
 
 #ifdef __KERNEL__
 #include <linux/bitmap.h>
@@ -558,9 +559,15 @@ void kbloom_counts_set(struct kbloom_filter *f,
 	}
 }
 
+static __always_inline u64 key_hash(const struct kbloom_filter *f,
+				    const void *key, u32 len)
+{
+	return kbloom_xxh64(key, len, f->geo.seed);
+}
+
 u64 kbloom_hash(const struct kbloom_filter *f, const void *key, u32 len)
 {
-	return xxh64(key, len, f->geo.seed);
+	return key_hash(f, key, len);
 }
 
 /*
@@ -652,7 +659,7 @@ static bool cells_add(struct kbloom_filter *f, u64 h)
 
 bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len)
 {
-	u64 h = kbloom_hash(f, key, len);
+	u64 h = key_hash(f, key, len);
 	bool set_new = f->geo.type == KBLOOM_TYPE_WINDOW ? window_add(f, h) :
 							   cells_add(f, h);
 
@@ -664,7 +671,7 @@ bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len)
 
 bool kbloom_lookup(const struct kbloom_filter *f, const void *key, u32 len)
 {
-	return probe(f, kbloom_hash(f, key, len), KBLOOM_OP_CHECK);
+	return probe(f, key_hash(f, key, len), KBLOOM_OP_CHECK);
 }
 
 bool kbloom_check(struct kbloom_filter *f, const void *key, u32 len)
@@ -689,7 +696,7 @@ bool kbloom_delete(struct kbloom_filter *f, const void *key, u32 len)
 
 	if (kbloom_delete_supported(f))
 		return false;
-	h = kbloom_hash(f, key, len);
+	h = key_hash(f, key, len);
 	local_bh_disable();
 	removed = probe_write(f, block_fetch(f, h), h, KBLOOM_OP_DELETE,
 			      KBLOOM_COUNTER_CELL_ORDER);
@@ -707,7 +714,7 @@ static __always_inline u64 *hash_prefetch(const struct kbloom_filter *f,
 {
 	u64 *block;
 
-	*h = kbloom_hash(f, key->data, key->len);
+	*h = key_hash(f, key->data, key->len);
 	if (order == KBLOOM_WINDOW_ORDER)
 		return window_fetch(f, *h, op != KBLOOM_OP_CHECK);
 	block = block_of(f, *h);

@@ -35,6 +35,41 @@ static void xxh64_known_answer(struct kunit *test)
 			xxh64("abc", 3, KBLOOM_TEST_SEED));
 }
 
+/*
+ * The inline hash of short keys (kbloom_hash.h) is xxh64() itself: at
+ * every length from 0 to past the 32-byte switch to xxh64()'s own loop,
+ * at every alignment of the key, under the filter's seed (the path every
+ * operation takes) and under seeds that set every bit range.
+ */
+static void xxh64_inline_equals_called(struct kunit *test)
+{
+	const struct kbloom_test_type *t = test->param_value;
+	struct kbloom_filter *f = kbloom_test_new(test, t, 8, 7,
+						  KBLOOM_TEST_SEED);
+	u8 buf[KBLOOM_XXH_SHORT + 16 + 8];
+	u32 len, off, i, wrong = 0, wrong_seeded = 0;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = kbloom_test_mix(i);
+	for (len = 0; len <= KBLOOM_XXH_SHORT + 16; len++) {
+		for (off = 0; off < 8; off++) {
+			const u8 *key = buf + off;
+
+			wrong += kbloom_hash(f, key, len) !=
+				 xxh64(key, len, KBLOOM_TEST_SEED);
+			for (i = 0; i < 16; i++) {
+				u64 seed = kbloom_test_mix(len * 64 + off * 8 +
+							   i);
+
+				wrong_seeded += kbloom_xxh64(key, len, seed) !=
+						xxh64(key, len, seed);
+			}
+		}
+	}
+	KUNIT_EXPECT_EQ(test, wrong, 0);
+	KUNIT_EXPECT_EQ(test, wrong_seeded, 0);
+}
+
 #define KBLOOM_TEST_FN_KEYS	200000
 
 static void no_false_negatives(struct kunit *test)
@@ -711,6 +746,7 @@ static void delete_absent(struct kunit *test)
 
 static struct kunit_case kbloom_ops_cases[] = {
 	KBLOOM_TEST_CASE(xxh64_known_answer),
+	KBLOOM_TEST_CASE(xxh64_inline_equals_called),
 	KBLOOM_TEST_CASE(no_false_negatives),
 	KBLOOM_TEST_CASE(batch_matches_single),
 	KBLOOM_TEST_CASE(add_reports_new_bits),
