@@ -35,21 +35,23 @@
 static __always_inline u64 kbloom_xxh64_short(const void *key, u32 len,
 					      u64 seed)
 {
-	const u8 *p = key, *end = p + len;
+	const u8 *p = key;
 	u64 h = seed + KBLOOM_XXH_P5 + len;
+	u32 left;
 
-	for (; p + 8 <= end; p += 8) {
+	/* Counting down what is left costs fewer instructions than an end. */
+	for (left = len; left >= 8; left -= 8, p += 8) {
 		u64 k = get_unaligned_le64(p) * KBLOOM_XXH_P2;
 
 		k = rol64(k, 31) * KBLOOM_XXH_P1;
 		h = rol64(h ^ k, 27) * KBLOOM_XXH_P1 + KBLOOM_XXH_P4;
 	}
-	if (p + 4 <= end) {
+	if (left & 4) {
 		h ^= (u64)get_unaligned_le32(p) * KBLOOM_XXH_P1;
 		h = rol64(h, 23) * KBLOOM_XXH_P2 + KBLOOM_XXH_P3;
 		p += 4;
 	}
-	for (; p < end; p++)
+	for (left &= 3; left; left--, p++)
 		h = rol64(h ^ (*p * KBLOOM_XXH_P5), 11) * KBLOOM_XXH_P1;
 	h ^= h >> 33;
 	h *= KBLOOM_XXH_P2;
