@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What misses to memory cost a core beyond the wait for their data:
+ * `make -C bench stall`.  One loop, run twice per repeat: per key, a fixed
+ * computation much like a check's probes (12 multiply steps, each reading
+ * a word of one 64-byte block that stays in L1), and in the second run
+ * also one prefetch per key of a random line of an array the size of a
+ * 100 M-key filter, 32 keys ahead as the core's batches do.  The line
+ * prefetched is never read, so nothing waits for it: if the machine
+ * overlapped its misses with computation, both runs would take the same
+ * time.  How much longer the second takes is what a batched check out of
+ * cache pays on top of its computation however well its prefetches are
+ * placed, and so what "check_batch / xxh64 + one load" at 100 M keys
+ * cannot get under on this machine (bench/README.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+#define STALL_AHEAD	32
+#define STALL_STEPS	12
+#define STALL_KEYS	10000000ULL
+#define STALL_REPEATS	5
+/* 10 bits per key for 100 M keys, in 64-byte lines. */
+#define STALL_LINES	(100000000ULL * 10 / 512)
+
+static u64 stall_mix(u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+static double stall_run(const u64 *lines, const u64 *block, bool prefetch)
+{
+	const u64 *ahead[STALL_AHEAD];
+	u64 i, t0, sum = 0;
+	u32 j;
+
+	for (i = 0; i < STALL_AHEAD; i++)
+		ahead[i] = lines + (stall_mix(i) % STALL_LINES) * 8;
+	t0 = bench_now_ns();
+	for (i = 0; i < STALL_KEYS; i++) {
+		u64 x = stall_mix(i), all = 1;
+
+		if (prefetch) {
+			__builtin_prefetch(ahead[i % STALL_AHEAD]);
+			ahead[i % STALL_AHEAD] = lines +
+				(stall_mix(i + STALL_AHEAD) % STALL_LINES) * 8;
+		}
+		for (j = 0; j < STALL_STEPS; j++) {
+			x = x * 0x9e3779b97f4a7c15ULL + j;
+			all &= block[x >> 61] >> (x >> 58);
+		}
+		sum += all;
+	}
+	bench_keep(sum);
+	return (double)(bench_now_ns() - t0) / STALL_KEYS;
+}
+
+static int stall_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int main(void)
+{
+	double alone[STALL_REPEATS], with[STALL_REPEATS], ratio[STALL_REPEATS];
+	u64 block[8] __attribute__((aligned(64))); /* one line */
+	u64 *lines = malloc(STALL_LINES * 64);
+	int r;
+
+	if (!lines) {
+		fprintf(stderr, "stall: out of memory for %llu MiB\n",
+			STALL_LINES * 64 >> 20);
+		return 2;
+	}
+	/* Faulted in, so the runs time misses and not page faults. */
+	memset(lines, 0x5a, STALL_LINES * 64);
+	memset(block, 0xff, sizeof(block));
+	for (r = 0; r < STALL_REPEATS; r++) {
+		alone[r] = stall_run(lines, block, false);
+		with[r] = stall_run(lines, block, true);
+		ratio[r] = with[r] / alone[r];
+	}
+	qsort(alone, STALL_REPEATS, sizeof(double), stall_cmp);
+	qsort(with, STALL_REPEATS, sizeof(double), stall_cmp);
+	qsort(ratio, STALL_REPEATS, sizeof(double), stall_cmp);
+	printf("%-43s%6.2f ns per key\n", "computation alone:",
+	       alone[STALL_REPEATS / 2]);
+	printf("with a prefetch per key of a %llu MiB array: %6.2f ns per key\n",
+	       STALL_LINES * 64 >> 20, with[STALL_REPEATS / 2]);
+	printf("ratio %.2f (medians of %d interleaved repeats; the lines"
+	       " prefetched are never read)\n", ratio[STALL_REPEATS / 2],
+	       STALL_REPEATS);
+	free(lines);
+	return 0;
+}
