@@ -92,7 +92,7 @@ int main(void)
 	qsort(alone, STALL_REPEATS, sizeof(double), stall_cmp);
 	qsort(with, STALL_REPEATS, sizeof(double), stall_cmp);
 	qsort(ratio, STALL_REPEATS, sizeof(double), stall_cmp);
-	printf("%-43s%6.2f ns per key\n", "computation alone:",
+	printf("%-44s%6.2f ns per key\n", "computation alone:",
 	       alone[STALL_REPEATS / 2]);
 	printf("with a prefetch per key of a %llu MiB array: %6.2f ns per key\n",
 	       STALL_LINES * 64 >> 20, with[STALL_REPEATS / 2]);
