@@ -3,15 +3,14 @@
  * What misses to memory cost a core beyond the wait for their data:
  * `make -C bench stall`.  One loop, run twice per repeat: per key, a fixed
  * computation much like a check's probes (12 multiply steps, each reading
- * a word of one 64-byte block that stays in L1), and in the second run
- * also one prefetch per key of a random line of an array the size of a
- * 100 M-key filter, 32 keys ahead as the core's batches do.  The line
- * prefetched is never read, so nothing waits for it: if the machine
- * overlapped its misses with computation, both runs would take the same
- * time.  How much longer the second takes is what a batched check out of
- * cache pays on top of its computation however well its prefetches are
- * placed, and so what "check_batch / xxh64 + one load" at 100 M keys
- * cannot get under on this machine (bench/README.md).
+ * a word of one 64-byte block that stays in L1, and the address of a
+ * random line of an array the size of a 100 M-key filter), and in the
+ * second run also a prefetch of that line, 32 keys ahead as the core's
+ * batches do.  The line prefetched is never read, so nothing waits for it:
+ * if the machine overlapped its misses with computation, both runs would
+ * take the same time.  What the second costs more is what each key of a
+ * batched check out of cache pays on top of its computation however well
+ * its prefetches are placed (bench/README.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,32 +25,26 @@
 /* 10 bits per key for 100 M keys, in 64-byte lines. */
 #define STALL_LINES	(100000000ULL * 10 / 512)
 
-static u64 stall_mix(u64 x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
-
 static double stall_run(const u64 *lines, const u64 *block, bool prefetch)
 {
 	const u64 *ahead[STALL_AHEAD];
-	u64 i, t0, sum = 0;
+	u64 i, t0, sum = 0, keys = 1, where = 2;
 	u32 j;
 
+	/*
+	 * Both runs draw the same keys and compute the same lines; only the
+	 * prefetch instruction differs.
+	 */
 	for (i = 0; i < STALL_AHEAD; i++)
-		ahead[i] = lines + (stall_mix(i) % STALL_LINES) * 8;
+		ahead[i] = lines + (bench_rand64(&where) % STALL_LINES) * 8;
 	t0 = bench_now_ns();
 	for (i = 0; i < STALL_KEYS; i++) {
-		u64 x = stall_mix(i), all = 1;
+		const u64 **slot = &ahead[i % STALL_AHEAD];
+		u64 x = bench_rand64(&keys), all = 1;
 
-		if (prefetch) {
-			__builtin_prefetch(ahead[i % STALL_AHEAD]);
-			ahead[i % STALL_AHEAD] = lines +
-				(stall_mix(i + STALL_AHEAD) % STALL_LINES) * 8;
-		}
+		if (prefetch)
+			__builtin_prefetch(*slot);
+		*slot = lines + (bench_rand64(&where) % STALL_LINES) * 8;
 		for (j = 0; j < STALL_STEPS; j++) {
 			x = x * 0x9e3779b97f4a7c15ULL + j;
 			all &= block[x >> 61] >> (x >> 58);
