@@ -55,13 +55,6 @@ static double stall_run(const u64 *lines, const u64 *block, bool prefetch)
 	return (double)(bench_now_ns() - t0) / STALL_KEYS;
 }
 
-static int stall_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 int main(void)
 {
 	double alone[STALL_REPEATS], with[STALL_REPEATS], ratio[STALL_REPEATS];
@@ -82,15 +75,12 @@ int main(void)
 		with[r] = stall_run(lines, block, true);
 		ratio[r] = with[r] / alone[r];
 	}
-	qsort(alone, STALL_REPEATS, sizeof(double), stall_cmp);
-	qsort(with, STALL_REPEATS, sizeof(double), stall_cmp);
-	qsort(ratio, STALL_REPEATS, sizeof(double), stall_cmp);
 	printf("%-44s%6.2f ns per key\n", "computation alone:",
-	       alone[STALL_REPEATS / 2]);
+	       median(alone, STALL_REPEATS));
 	printf("with a prefetch per key of a %llu MiB array: %6.2f ns per key\n",
-	       STALL_LINES * 64 >> 20, with[STALL_REPEATS / 2]);
+	       STALL_LINES * 64 >> 20, median(with, STALL_REPEATS));
 	printf("ratio %.2f (medians of %d interleaved repeats; the lines"
-	       " prefetched are never read)\n", ratio[STALL_REPEATS / 2],
+	       " prefetched are never read)\n", median(ratio, STALL_REPEATS),
 	       STALL_REPEATS);
 	free(lines);
 	return 0;
