@@ -33,7 +33,6 @@
 #endif
 
 #include "kbloom_core.h"
-#include "kbloom_hash.h"
 #include "kbloom_test_types.h"
 
 static inline void kbloom_test_type_desc(const struct kbloom_test_type *t,

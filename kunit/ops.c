@@ -4,6 +4,7 @@
  * whole-filter operations clear, merge and intersect, for every type.
  */
 #include "kbloom_test.h"
+#include "kbloom_hash.h"
 
 typedef bool (*kbloom_test_single_op)(struct kbloom_filter *f,
 				      const void *key, u32 len);
