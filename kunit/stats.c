@@ -241,13 +241,17 @@ static void window_generations(struct kunit *test)
  * A window is saturated when a live generation took more keys than its
  * share of capacity and the sizing's 1/128 slack, whatever the rate; a
  * rotation that retires that generation ends it.  Its add_new, which
- * counts keys long expired, does not count.
+ * counts keys long expired, does not count.  300,000 keys, not 30,000:
+ * the current rate, taken from the cells, strays from its mean about a
+ * third as far.  Against the 1 % target, at 30,000 keys the two cell
+ * placements of kbloom 0.1 and 0.2 measured 0.9935 % and 1.0018 %, at
+ * 300,000 0.9870 % and 0.9845 %.
  */
 static void window_saturated_one(struct kunit *test,
 				 const struct kbloom_test_type *t)
 {
 	struct kbloom_test_batch *b = kbloom_test_batch(test);
-	u64 n = 30000, share, over, first;
+	u64 n = 300000, share, over, first;
 	struct kbloom_geometry geo;
 	struct kbloom_filter *f;
 	struct kbloom_stats st;
