@@ -198,7 +198,7 @@ int kbl_report(struct kbl *f, uint64_t false_positives,
 
 /*
  * Size in bytes of the image the module writes of a filter with this
- * geometry: version 2, a header and its window part, the cells, a CRC.
+ * geometry: version 3, a header and its window part, the cells, a CRC.
  */
 uint64_t kbl_image_size(const struct kbloom_info *info);
 /*
@@ -214,7 +214,8 @@ int64_t kbl_save(const struct kbl *f, int out_fd);
  * nothing.  Image errnos: ENOEXEC (not a kbloom image), EPROTO (version),
  * EINVAL (bad header field), EXDEV (geometry, type or seed differs), ENODATA
  * (truncated), EMSGSIZE (longer than its header says), EBADMSG (CRC).
- * Version 1 images (bits and counting filters) load as well as version 2.
+ * Only version 3 loads: kbloom 0.1's versions 1 and 2 placed a key's cells
+ * otherwise (EPROTO).
  */
 int kbl_load(struct kbl *f, int in_fd);
 

@@ -5,25 +5,36 @@
  *
  * Where a key goes: h = xxh64(key, seed).  The block is fastrange over all
  * 64 bits, (h * nblocks) >> 64, so no hash bits are wasted and no modulo is
- * needed.  Inside the block, Kirsch-Mitzenmacher double hashing gives probe
- * i the 64-bit value x_i = g1 + i * g2, where g1 and g2 are remixes of h
- * (an odd multiply puts every bit of h into their top bits, so they do not
- * follow the block choice, which only h's top bits drive).  Each x_i is
- * mapped to a cell by a xorshift-multiply whose top bits are the cell: 9
- * bits for the 512 one-bit cells of KBLOOM_TYPE_BITS, 7 for the 128 4-bit
- * counters of KBLOOM_TYPE_COUNTING.
+ * needed.  The cells inside it are slices of a draw r = h * G1 (an odd
+ * multiplier), top first: 9 bits for each of the 512 one-bit cells of
+ * KBLOOM_TYPE_BITS (and of a window), 7 for each of the 128 4-bit
+ * counters of KBLOOM_TYPE_COUNTING, so one draw gives 7 or 9 cells.  A key
+ * with more probes than that takes a further draw from a xorshift-multiply
+ * remix of h per 7 or 9 cells.
  *
- * Why not take the cells as (a + i * b) mod 512 directly: a block then has
- * only 2^17 probe patterns, keys sharing or overlapping a pattern are common
+ * Why slices of one multiply: the block is h's position in [0, 2^64), so
+ * two keys of one block differ in h's low bits; a product's bit i depends
+ * on the multiplicand's bits 0..i, so every slice of r carries them, and
+ * for h uniform over its block each slice is uniform and the slices
+ * independent but for the last few bits of a block with more keys than
+ * 2^(64 - log2 nblocks), never.  It measured at the exact model (within
+ * max(5 sigma, 2 %)) at 6 to 20 bits per key for bits, counting and
+ * window filters, as the double hashing it replaced did.  That one took a
+ * xorshift-multiply per probe (13 instructions, one of them a multiply, on
+ * this machine's one multiply port); a slice takes a shift: 10
+ * instructions per probe and no multiply.  Interleaved medians of 7 runs,
+ * 1 M keys, 10 bits per key, k = 6 (bench/, issue 13): check 14.3 ->
+ * 12.2 ns, check_batch 9.9 -> 8.8, add_batch 18.4 -> 16.4.  Images of
+ * the old scheme (versions 1 and 2) would answer differently, so they are
+ * refused (kbloom_image.c).
+ *
+ * Why not cells as (a + i * b) mod 512 directly: a block then has only
+ * 2^17 probe patterns, keys sharing or overlapping a pattern are common
  * (a pattern read backwards is another pattern, a shifted one shares k - 1
  * cells), and the measured rate was 1.13x the blocked formula at 10 bits
- * per key and 6.2x at 20.  Taking the cells as the top bits of x_i alone
- * still measured 2.8x at 20, as nearby (g1, g2) give nearby cells.  The
- * finalising multiply (1.00x, within sampling error, at 6 to 20) makes
- * the k cells behave as independent uniform draws, which is what
- * kbloom_formula.c models (cells may repeat within a key).  Its top 7
- * bits do as well for 128 counters: within 0.6 % of the 128-cell model
- * from 2 to 16 counters per key.
+ * per key and 6.2x at 20.  kbloom_formula.c models the k cells as
+ * independent uniform draws, which slices are (cells may repeat within a
+ * key).
  *
  * One code path serves both types: a cell is a field of width 2^order bits
  * of a 64-bit word, adding increments it unless it holds its maximum (for
@@ -67,12 +78,9 @@
 #include <linux/xxhash.h>
 #endif
 
-/* Odd multipliers with well-spread bits (G2 is 2^64 / golden ratio). */
+/* Odd multipliers with well-spread bits, for the draws of a key's cells. */
 #define KBLOOM_MIX_G1		0xd6e8feb86659fd93ULL
-#define KBLOOM_MIX_G2		0x9e3779b97f4a7c15ULL
-#define KBLOOM_MIX_CELL		0xff51afd7ed558ccdULL
-/* A bits block's 512 cells take the top 9 bits; 128 counters the top 7. */
-#define KBLOOM_CELL_SHIFT	(64 - 9)
+#define KBLOOM_MIX_REMIX	0xff51afd7ed558ccdULL
 /*
  * How far ahead of the key being probed a batch hashes keys and prefetches
  * their blocks: enough misses in flight to cover a memory latency, few
@@ -125,16 +133,46 @@ static __always_inline u64 *block_of(const struct kbloom_filter *f, u64 h)
 				    KBLOOM_WINDOW_ORDER : 0);
 }
 
-/* The double-hashing sequence x_i = g1 + i * g2 of one key. */
+/* Bits of a cell's number: 9 for 512 cells (bits, windows), 7 for 128. */
+static __always_inline u32 cell_number_bits(u32 order)
+{
+	return 9 - order;
+}
+
+/* A key's cells, drawn as the header comment says. */
 struct kbloom_probe {
-	u64 x;
-	u64 step;
+	u64 h;
+	u64 r;		/* the current draw, its used slices shifted out */
+	u32 draws;	/* taken so far */
+	u32 left;	/* cells not yet in a draw */
+	u32 in_r;	/* cells left in r */
 };
 
-static void probe_start(u64 h, struct kbloom_probe *p)
+static __always_inline void probe_start(struct kbloom_probe *p, u64 h, u32 k)
 {
-	p->x = (h ^ (h >> 32)) * KBLOOM_MIX_G1;
-	p->step = (h * KBLOOM_MIX_G2) | 1;
+	p->h = h;
+	p->draws = 0;
+	p->left = k;
+	p->in_r = 0;
+}
+
+/* The next draw, while cells are left; false when the key has no more. */
+static __always_inline bool probe_draw(struct kbloom_probe *p, u32 order)
+{
+	u64 x = p->h;
+
+	if (!p->left)
+		return false;
+	if (p->draws) {
+		x ^= x >> 31;
+		x *= KBLOOM_MIX_REMIX + 2 * p->draws;
+		x ^= x >> 29;
+	}
+	p->r = x * KBLOOM_MIX_G1;
+	p->draws++;
+	p->in_r = min_t(u32, p->left, 64 / cell_number_bits(order));
+	p->left -= p->in_r;
+	return true;
 }
 
 /* Where a cell lives: a word of the block and a shift within it. */
@@ -143,18 +181,25 @@ struct kbloom_cell {
 	u32 shift;
 };
 
-/* The next cell of cells 2^order bits wide (order 0: bits, 2: counters). */
-static __always_inline struct kbloom_cell probe_next(struct kbloom_probe *p,
-						     u32 order)
+/*
+ * The next cell of the current draw (cells 2^order bits wide).  A key's
+ * cells are two loops, while (probe_draw()) while (probe_next()), so that
+ * the cells of one draw (all of them, for k up to 7 or 9) take no test for
+ * a new one: a test per cell cost 11 instructions more per check.
+ */
+static __always_inline bool probe_next(struct kbloom_probe *p, u32 order,
+				       struct kbloom_cell *c)
 {
-	u32 cell = ((p->x ^ (p->x >> 32)) * KBLOOM_MIX_CELL) >>
-		   (KBLOOM_CELL_SHIFT + order);
+	u32 cell;
 
-	p->x += p->step;
-	return (struct kbloom_cell){
-		.word = cell >> (6 - order),
-		.shift = (cell << order) % 64,
-	};
+	if (!p->in_r)
+		return false;
+	p->in_r--;
+	cell = p->r >> (64 - cell_number_bits(order));
+	p->r <<= cell_number_bits(order);
+	c->word = cell >> (6 - order);
+	c->shift = (cell << order) % 64;
+	return true;
 }
 
 /* The largest value of a cell 2^order bits wide, also its mask. */
@@ -195,22 +240,21 @@ static __always_inline bool probe_add_counters(const struct kbloom_filter *f,
 					       u64 *block, u64 h, u32 order)
 {
 	struct kbloom_probe p;
+	struct kbloom_cell c;
 	bool set_new = false;
-	u32 i;
 
-	probe_start(h, &p);
-	for (i = f->geo.k; i; i--) {
-		struct kbloom_cell c = probe_next(&p, order);
-
-		if (cell_inc(&block[c.word], c.shift, cell_max(order)))
-			set_new = true;
-	}
+	probe_start(&p, h, f->geo.k);
+	while (probe_draw(&p, order))
+		while (probe_next(&p, order, &c))
+			if (cell_inc(&block[c.word], c.shift,
+				     cell_max(order)))
+				set_new = true;
 	return set_new;
 }
 
 /*
- * Bits, under the stripe lock: first look (as a check does, but through all k
- * cells), then, only for a key that misses a bit, OR all k bits in.  A
+ * Bits, under the stripe lock: first look (as a check does), then, only for
+ * a key that misses a bit, draw the cells again and OR all k bits in.  A
  * branch per probe on "already set?" is a coin toss while a filter fills:
  * it mispredicted enough to cost adds 45 ns against 21 ns for this at
  * 10 M keys (add_batch 24 against 12).  The one branch per key is
@@ -221,23 +265,23 @@ static __always_inline bool probe_add_counters(const struct kbloom_filter *f,
 static __always_inline bool probe_add_bits(const struct kbloom_filter *f,
 					   u64 *block, u64 h)
 {
-	struct kbloom_cell cells[KBLOOM_K_MAX];
 	struct kbloom_probe p;
+	struct kbloom_cell c;
 	u64 missing = 0;
-	u32 i, k = f->geo.k;
 
-	probe_start(h, &p);
-	for (i = 0; i < k; i++) {
-		cells[i] = probe_next(&p, KBLOOM_BITS_CELL_ORDER);
-		missing |= ~READ_ONCE(block[cells[i].word]) >> cells[i].shift;
-	}
+	probe_start(&p, h, f->geo.k);
+	while (probe_draw(&p, KBLOOM_BITS_CELL_ORDER))
+		while (probe_next(&p, KBLOOM_BITS_CELL_ORDER, &c))
+			missing |= ~READ_ONCE(block[c.word]) >> c.shift;
 	if (!(missing & 1))
 		return false;
-	for (i = 0; i < k; i++) {
-		u64 *word = &block[cells[i].word];
+	probe_start(&p, h, f->geo.k);
+	while (probe_draw(&p, KBLOOM_BITS_CELL_ORDER))
+		while (probe_next(&p, KBLOOM_BITS_CELL_ORDER, &c)) {
+			u64 *word = &block[c.word];
 
-		WRITE_ONCE(*word, READ_ONCE(*word) | 1ULL << cells[i].shift);
-	}
+			WRITE_ONCE(*word, READ_ONCE(*word) | 1ULL << c.shift);
+		}
 	return true;
 }
 
@@ -264,20 +308,20 @@ static __always_inline bool probe_check(const struct kbloom_filter *f,
 					const u64 *block, u64 h, u32 order)
 {
 	struct kbloom_probe p;
+	struct kbloom_cell c;
 	u64 all = 1;
-	u32 i;
 
-	probe_start(h, &p);
-	for (i = f->geo.k; i; i--) {
-		struct kbloom_cell c = probe_next(&p, order);
-		u64 w = READ_ONCE(block[c.word]) >> c.shift;
+	probe_start(&p, h, f->geo.k);
+	while (probe_draw(&p, order))
+		while (probe_next(&p, order, &c)) {
+			u64 w = READ_ONCE(block[c.word]) >> c.shift;
 
-		/* A counter answers with any of its bits, not its lowest. */
-		if (order == KBLOOM_BITS_CELL_ORDER)
-			all &= w;
-		else
-			all &= !!(w & cell_max(order));
-	}
+			/* A counter answers with any of its bits. */
+			if (order == KBLOOM_BITS_CELL_ORDER)
+				all &= w;
+			else
+				all &= !!(w & cell_max(order));
+		}
 	return all & 1;
 }
 
@@ -291,24 +335,21 @@ static __always_inline bool probe_delete(const struct kbloom_filter *f,
 					 u64 *block, u64 h, u32 order)
 {
 	struct kbloom_probe p;
-	u32 i;
+	struct kbloom_cell c;
 
 	if (!probe_check(f, block, h, order))
 		return false;
-	probe_start(h, &p);
-	for (i = f->geo.k; i; i--) {
-		struct kbloom_cell c = probe_next(&p, order);
-
-		cell_dec(&block[c.word], c.shift, cell_max(order));
-	}
+	probe_start(&p, h, f->geo.k);
+	while (probe_draw(&p, order))
+		while (probe_next(&p, order, &c))
+			cell_dec(&block[c.word], c.shift, cell_max(order));
 	return true;
 }
 
 /* Window: cell c of the 512 is the P-bit mask at bit c * P of the block. */
 static __always_inline struct kbloom_cell
-probe_next_window(const struct kbloom_filter *f, struct kbloom_probe *p)
+window_cell(const struct kbloom_filter *f, struct kbloom_cell c)
 {
-	struct kbloom_cell c = probe_next(p, KBLOOM_BITS_CELL_ORDER);
 	u32 bit = (c.word * 64 + c.shift) << f->geo.plane_order;
 
 	return (struct kbloom_cell){ .word = bit / 64, .shift = bit % 64 };
@@ -323,14 +364,14 @@ static __always_inline bool probe_check_window(const struct kbloom_filter *f,
 					       u64 live)
 {
 	struct kbloom_probe p;
-	u32 i;
+	struct kbloom_cell c;
 
-	probe_start(h, &p);
-	for (i = f->geo.k; i; i--) {
-		struct kbloom_cell c = probe_next_window(f, &p);
-
-		live &= READ_ONCE(block[c.word]) >> c.shift;
-	}
+	probe_start(&p, h, f->geo.k);
+	while (probe_draw(&p, KBLOOM_BITS_CELL_ORDER))
+		while (probe_next(&p, KBLOOM_BITS_CELL_ORDER, &c)) {
+			c = window_cell(f, c);
+			live &= READ_ONCE(block[c.word]) >> c.shift;
+		}
 	return live != 0;
 }
 
@@ -338,25 +379,29 @@ static __always_inline bool probe_check_window(const struct kbloom_filter *f,
 static __always_inline bool probe_add_window(const struct kbloom_filter *f,
 					     u64 *block, u64 h, u32 plane)
 {
-	struct kbloom_cell cells[KBLOOM_K_MAX];
 	struct kbloom_probe p;
+	struct kbloom_cell c;
 	u64 missing = 0;
-	u32 i, k = f->geo.k;
 
-	probe_start(h, &p);
-	for (i = 0; i < k; i++) {
-		cells[i] = probe_next_window(f, &p);
-		missing |= ~READ_ONCE(block[cells[i].word]) >>
-			   (cells[i].shift + plane);
-	}
+	probe_start(&p, h, f->geo.k);
+	while (probe_draw(&p, KBLOOM_BITS_CELL_ORDER))
+		while (probe_next(&p, KBLOOM_BITS_CELL_ORDER, &c)) {
+			c = window_cell(f, c);
+			missing |= ~READ_ONCE(block[c.word]) >>
+				   (c.shift + plane);
+		}
 	if (!(missing & 1))
 		return false;
-	for (i = 0; i < k; i++) {
-		u64 *word = &block[cells[i].word];
+	probe_start(&p, h, f->geo.k);
+	while (probe_draw(&p, KBLOOM_BITS_CELL_ORDER))
+		while (probe_next(&p, KBLOOM_BITS_CELL_ORDER, &c)) {
+			u64 *word;
 
-		WRITE_ONCE(*word, READ_ONCE(*word) |
-				  1ULL << (cells[i].shift + plane));
-	}
+			c = window_cell(f, c);
+			word = &block[c.word];
+			WRITE_ONCE(*word, READ_ONCE(*word) |
+					  1ULL << (c.shift + plane));
+		}
 	return true;
 }
 
@@ -609,13 +654,14 @@ static __always_inline u64 *window_fetch(const struct kbloom_filter *f, u64 h,
 {
 	u64 *block = block_of_order(f, h, KBLOOM_WINDOW_ORDER);
 	struct kbloom_probe p;
+	struct kbloom_cell c;
 	u64 lines = 0;
-	u32 i;
 
-	probe_start(h, &p);
-	for (i = window_fetch_all(f) ? f->geo.k : 1; i; i--)
-		lines |= BIT_ULL(probe_next_window(f, &p).word /
-				 KBLOOM_BLOCK_WORDS);
+	probe_start(&p, h, window_fetch_all(f) ? f->geo.k : 1);
+	while (probe_draw(&p, KBLOOM_BITS_CELL_ORDER))
+		while (probe_next(&p, KBLOOM_BITS_CELL_ORDER, &c))
+			lines |= BIT_ULL(window_cell(f, c).word /
+					 KBLOOM_BLOCK_WORDS);
 	while (lines) {
 		const u64 *line = block + __ffs64(lines) * KBLOOM_BLOCK_WORDS;
 

@@ -411,7 +411,7 @@ void kbloom_stats_combine(const struct kbloom_filter *f,
  */
 struct kbloom_image_cursor {
 	struct kbloom_image_header hdr;
-	struct kbloom_image_window win;	/* version 2's window part */
+	struct kbloom_image_window win;	/* the window part */
 	u64 pos;
 	u32 crc;
 };
@@ -424,15 +424,13 @@ size_t kbloom_image_emit(const struct kbloom_filter *f,
 			 struct kbloom_image_cursor *cur, void *buf,
 			 size_t len);
 /*
- * Checks the header (len >= sizeof header; versions 1 and 2) against f; 0
- * or an image errno.  Once it passed, total_bytes is the whole image's
- * length as its version makes it (kbloom_image_bytes() is version 2's,
- * what reads produce), and check_window judges version 2's window part
- * once header_bytes have arrived (-ENODATA before; 0 for version 1).
+ * Checks the header (len >= sizeof header; version 3 only) against f; 0
+ * or an image errno.  Once it passed, the image is kbloom_image_bytes()
+ * long, and check_window judges its window part once header_bytes have
+ * arrived (-ENODATA before).
  */
 int kbloom_image_check_header(const struct kbloom_filter *f, const void *img,
 			      size_t len);
-u64 kbloom_image_total_bytes(const struct kbloom_filter *f, const void *img);
 int kbloom_image_check_window(const struct kbloom_filter *f, const void *img,
 			      size_t len);
 /*

@@ -9,14 +9,19 @@
  * The header has room for add_calls and add_new only; the delete counts
  * stay out, so the reserved fields stay 0.  A load restarts them from 0.
  *
- * Version 2 puts a struct kbloom_image_window after the header, counted in
+ * A struct kbloom_image_window follows the header, counted in
  * header_bytes: a window's generations, its current plane, live planes,
  * rotations, the time since the last rotation (the module's to fill in)
- * and the keys added per plane.  It is zero for the other types, whose
- * cells are what version 1 carried, so a version 1 image of them still
- * loads.  A window's image holds its live planes only: the spare, which
- * may be half cleared, reads as 0, so an image does not depend on when a
- * clear was interrupted.
+ * and the keys added per plane.  It is zero for the other types.  A
+ * window's image holds its live planes only: the spare, which may be half
+ * cleared, reads as 0, so an image does not depend on when a clear was
+ * interrupted.
+ *
+ * Only version 3 loads.  Versions 1 and 2 (kbloom 0.1) placed a key's
+ * cells by double hashing, not by the slices kbloom_core.c takes now: their
+ * cells would answer other keys, and no key could be found again, so they
+ * are refused (EPROTO) rather than loaded; the cells cannot be converted
+ * without the keys.
  *
  * The CRC is the standard CRC32C (Castagnoli, reflected polynomial
  * 0x82F63B78, initial value ~0, final inversion; "123456789" gives
@@ -178,20 +183,13 @@ size_t kbloom_image_emit(const struct kbloom_filter *f,
 	return copied;
 }
 
-static u32 header_bytes_of(u16 version)
-{
-	return version == KBLOOM_IMAGE_VERSION_1 ? KBLOOM_HDR_BYTES :
-						   KBLOOM_HDR2_BYTES;
-}
-
 static bool header_fields_valid(const struct kbloom_image_header *hdr)
 {
-	u16 version = le16_to_cpu(hdr->version);
 	u32 k = le32_to_cpu(hdr->k), type = le32_to_cpu(hdr->type);
 	u64 nblocks = le64_to_cpu(hdr->nblocks);
 	u32 i;
 
-	if (le16_to_cpu(hdr->header_bytes) != header_bytes_of(version))
+	if (le16_to_cpu(hdr->header_bytes) != KBLOOM_HDR2_BYTES)
 		return false;
 	if (hdr->flags)
 		return false;
@@ -200,9 +198,8 @@ static bool header_fields_valid(const struct kbloom_image_header *hdr)
 			return false;
 	if (k < KBLOOM_K_MIN || k > KBLOOM_K_MAX)
 		return false;
-	/* Version 1 had no windows. */
 	if (type != KBLOOM_TYPE_BITS && type != KBLOOM_TYPE_COUNTING &&
-	    (type != KBLOOM_TYPE_WINDOW || version == KBLOOM_IMAGE_VERSION_1))
+	    type != KBLOOM_TYPE_WINDOW)
 		return false;
 	if (!nblocks || nblocks > KBLOOM_MAX_BLOCKS)
 		return false;
@@ -222,8 +219,7 @@ int kbloom_image_check_header(const struct kbloom_filter *f, const void *img,
 	memcpy(&hdr, img, sizeof(hdr));
 	if (le32_to_cpu(hdr.magic) != KBLOOM_IMAGE_MAGIC)
 		return -ENOEXEC;
-	if (le16_to_cpu(hdr.version) != KBLOOM_IMAGE_VERSION &&
-	    le16_to_cpu(hdr.version) != KBLOOM_IMAGE_VERSION_1)
+	if (le16_to_cpu(hdr.version) != KBLOOM_IMAGE_VERSION)
 		return -EPROTO;
 	if (!header_fields_valid(&hdr))
 		return -EINVAL;
@@ -235,16 +231,8 @@ int kbloom_image_check_header(const struct kbloom_filter *f, const void *img,
 	return 0;
 }
 
-u64 kbloom_image_total_bytes(const struct kbloom_filter *f, const void *img)
-{
-	const struct kbloom_image_header *hdr = img;
-
-	return header_bytes_of(get_unaligned_le16(&hdr->version)) +
-	       bits_bytes(f->geo.nblocks) + KBLOOM_CRC_BYTES;
-}
-
 /*
- * The window part of a version 2 image: zero but for windows, and for a
+ * The window part of an image: zero but for windows, and for a
  * window the state a rotation can leave (live is what cur makes it, and
  * no keys are counted in the spare).  Different generations: -EXDEV.
  */
@@ -254,12 +242,6 @@ int kbloom_image_check_window(const struct kbloom_filter *f, const void *img,
 	struct kbloom_image_window win;
 	u32 cur, planes = f->geo.generations + 1, i;
 
-	if (len < KBLOOM_HDR_BYTES)
-		return -ENODATA;
-	if (get_unaligned_le16((const u8 *)img +
-			       offsetof(struct kbloom_image_header, version)) ==
-	    KBLOOM_IMAGE_VERSION_1)
-		return 0;
 	if (len < KBLOOM_HDR2_BYTES)
 		return -ENODATA;
 	memcpy(&win, (const u8 *)img + KBLOOM_HDR_BYTES, sizeof(win));
@@ -290,7 +272,7 @@ int kbloom_image_validate(const struct kbloom_filter *f, const void *img,
 	ret = kbloom_image_check_header(f, img, len);
 	if (ret)
 		return ret;
-	total = kbloom_image_total_bytes(f, img);
+	total = kbloom_image_bytes(&f->geo);
 	bits_end = total - KBLOOM_CRC_BYTES;
 	if (len < total)
 		return -ENODATA;
@@ -335,10 +317,7 @@ static void window_apply(struct kbloom_filter *f,
 
 void kbloom_image_apply(struct kbloom_filter *f, const void *img)
 {
-	const u8 *start = img;
-	u16 version = get_unaligned_le16(start +
-			offsetof(struct kbloom_image_header, version));
-	const u8 *bits = start + header_bytes_of(version);
+	const u8 *start = img, *bits = start + KBLOOM_HDR2_BYTES;
 	struct kbloom_image_window win;
 	struct kbloom_counts counts;
 	u64 words, i, keep = ~0ULL;

@@ -15,10 +15,9 @@
  * holds its rotate_lock, so a rotation runs wholly between two steps, and
  * the step after it sees the count of rotations moved on.
  *
- * write() stages the header (with a version 2 image's window part),
- * checks it against the filter, then stages the rest in a buffer sized
- * from this filter's own geometry and the image's version, never from the
- * caller's numbers.  The final byte loads the whole image at once.
+ * write() stages the header (with its window part), checks it against the
+ * filter, then stages the rest in a buffer sized from this filter's own
+ * geometry, never from the caller's numbers.  The final byte loads the whole image at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -51,7 +50,6 @@ static void kbloom_image_stop_write(struct kbloom_file *kf)
 	kvfree(kf->staging);
 	kf->staging = NULL;
 	kf->staged = 0;
-	kf->write_header_bytes = 0;
 	kf->write_bytes = 0;
 }
 
@@ -231,7 +229,7 @@ ssize_t kbloom_image_read(struct file *file, char __user *buf, size_t count,
 	return ret;
 }
 
-/* A window image's time since its last rotation (it is version 2). */
+/* A window image's time since its last rotation. */
 static u64 kbloom_image_elapsed_ms(const void *img)
 {
 	return get_unaligned_le64((const u8 *)img + KBLOOM_HEADER_BYTES +
@@ -295,17 +293,16 @@ static int kbloom_image_check_prefix(struct kbloom_file *kf)
 }
 
 /*
- * Stages header bytes of buf, the version 2 window part included, and
- * returns how many it took.  The header is checked once its first
- * sizeof(struct kbloom_image_header) bytes are in, which tell how long
- * the rest of it is (a version 1 image has no window part), and the
- * window part once it is whole; then the image's buffer is allocated.
+ * Stages header bytes of buf, the window part included, and returns how
+ * many it took.  The header is checked once its first
+ * sizeof(struct kbloom_image_header) bytes are in, and the window part
+ * once it is whole; then the image's buffer is allocated.
  */
 static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
 					 const char __user *buf, size_t count)
 {
 	const struct kbloom_filter *f = &kf->kd->filter;
-	size_t want = kf->write_header_bytes ?: KBLOOM_HEADER_BYTES;
+	size_t want = sizeof(kf->write_header.bytes);
 	size_t n = min(count, want - kf->staged);
 	int err;
 
@@ -317,23 +314,16 @@ static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
 		return err ? err : n;
 	}
 	/* The geometry is fixed for the filter's life: no lock needed. */
-	if (!kf->write_header_bytes) {
-		err = kbloom_image_check_header(f, kf->write_header.bytes,
-						KBLOOM_HEADER_BYTES);
-		if (err)
-			return err;
-		/* The check made it one of the two versions' sizes. */
-		kf->write_header_bytes =
-			le16_to_cpu(kf->write_header.hdr.header_bytes);
-		if (kf->write_header_bytes > sizeof(kf->write_header.bytes))
-			return -EINVAL;
-	}
-	if (kf->staged < kf->write_header_bytes)
+	err = kbloom_image_check_header(f, kf->write_header.bytes,
+					KBLOOM_HEADER_BYTES);
+	if (err)
+		return err;
+	if (kf->staged < want)
 		return n;
 	err = kbloom_image_check_window(f, kf->write_header.bytes, kf->staged);
 	if (err)
 		return err;
-	kf->write_bytes = kbloom_image_total_bytes(f, kf->write_header.bytes);
+	kf->write_bytes = kbloom_image_bytes(&f->geo);
 	kf->staging = kbloom_image_alloc(kf->write_bytes);
 	if (!kf->staging)
 		return -ENOMEM;

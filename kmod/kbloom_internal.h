@@ -178,13 +178,12 @@ struct kbloom_file {
 	u64 read_rotations;	/* a window's, at the stream's start */
 	struct kbloom_image_cursor cursor;
 
-	/* The header and, in a version 2 image, its window part. */
+	/* The header and its window part. */
 	union {
 		struct kbloom_image_header hdr;
 		u8 bytes[sizeof(struct kbloom_image_header) +
 			 sizeof(struct kbloom_image_window)];
 	} write_header;
-	size_t write_header_bytes;	/* of the image being written */
 	size_t write_bytes;	/* its whole length, once its header passed */
 	void *staging;		/* the image, once its header passed */
 	size_t staged;		/* bytes of image received */

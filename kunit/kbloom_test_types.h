@@ -25,16 +25,16 @@ struct kbloom_test_type {
 };
 
 static const struct kbloom_test_type kbloom_test_types[] = {
-	{ "bits", KBLOOM_TYPE_BITS, 1, false, 0, 0xeb26c634U,
+	{ "bits", KBLOOM_TYPE_BITS, 1, false, 0, 0xddf85a40U,
 	  { 6, 8, 10, 12, 16, 20 } },
-	{ "counting", KBLOOM_TYPE_COUNTING, 4, true, 0, 0xaff90845U,
+	{ "counting", KBLOOM_TYPE_COUNTING, 4, true, 0, 0x4394b06eU,
 	  { 8, 10, 12, 16, 32, 40, 48, 64 } },
 	/*
 	 * g = 4: cells of P = 8 planes.  Its budgets count memory per key of
 	 * one generation, so 48 is what 6 bits per key of a bits filter
 	 * have in cells.
 	 */
-	{ "window", KBLOOM_TYPE_WINDOW, 8, false, 4, 0x08bec67cU,
+	{ "window", KBLOOM_TYPE_WINDOW, 8, false, 4, 0x57ab1019U,
 	  { 48, 64, 80, 96, 128, 160 } },
 };
 

@@ -202,7 +202,7 @@ static bool read_header(int fd, struct kbloom_image_header *hdr)
 
 /*
  * The generations of the image whose header is hdr: those of its window
- * part (version 2 and after), 0 for a version 1 image or when unreadable.
+ * part, 0 for an image without one (version 1) or when unreadable.
  */
 static uint32_t image_generations(int fd,
 				  const struct kbloom_image_header *hdr)
@@ -269,11 +269,13 @@ static int fail_image(int err, const char *file, int fd, const char *name,
 		return fail("%s is not a kbloom image (make one with: kbloomctl save NAME FILE); filter '%s' is unchanged",
 			    file, name);
 	case EPROTO:
+		if (have_hdr && le16toh(hdr.version) < KBLOOM_IMAGE_VERSION)
+			return fail("%s is a kbloom image of version %u, from kbloom 0.1, which placed a key's cells differently: its cells would answer for other keys, so it cannot be loaded; rebuild the filter by adding its keys again (kbloomctl add %s -f KEYS); filter '%s' is unchanged",
+				    file, le16toh(hdr.version), name, name);
 		if (have_hdr)
-			return fail("%s is a kbloom image of version %u, which this module does not read (kbloomctl %s writes version %d and reads 1 to %d); filter '%s' is unchanged",
+			return fail("%s is a kbloom image of version %u, which this module does not read (kbloomctl %s writes and reads version %d); filter '%s' is unchanged",
 				    file, le16toh(hdr.version), kbl_version(),
-				    KBLOOM_IMAGE_VERSION, KBLOOM_IMAGE_VERSION,
-				    name);
+				    KBLOOM_IMAGE_VERSION, name);
 		return fail("%s is a kbloom image of a version this module does not read; filter '%s' is unchanged",
 			    file, name);
 	case EXDEV:
@@ -466,8 +468,8 @@ const struct command cmd_load = {
 "seed (and for a window, generations).  The image does not carry the\n"
 "delete counters, which restart at 0.  A window filter gets the image's\n"
 "generations, current one, rotations and time since the last rotation,\n"
-"and keeps its own rotation schedule.  Images of version 1 (kbloom\n"
-"before window filters) load too.  Needs write access.\n"
+"and keeps its own rotation schedule.  Images of kbloom 0.1 (versions 1\n"
+"and 2) placed cells differently and are refused.  Needs write access.\n"
 "\n"
 "Options:\n"
 "  -c, --create      create NAME from the image's type and geometry if it\n"

@@ -710,8 +710,8 @@ uint64_t kbl_image_size(const struct kbloom_info *info)
 }
 
 /*
- * The length of the image whose header is hdr, from its own fields (a
- * version 1 image has no window part), or 0 when they cannot describe one
+ * The length of the image whose header is hdr, from its own fields (an
+ * old version 1 image has no window part), or 0 when they cannot describe one
  * (the module then says why).
  */
 static uint64_t image_length(const struct kbloom_image_header *hdr)

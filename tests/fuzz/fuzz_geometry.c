@@ -113,7 +113,7 @@ static void check_valid_geometry(const struct kbloom_geometry *g,
 		    "nblocks %llu", (unsigned long long)g->nblocks);
 	fuzz_assert(g->k >= KBLOOM_K_MIN && g->k <= KBLOOM_K_MAX, "k %u", g->k);
 	fuzz_assert(kbloom_geometry_bytes(g) == g->nblocks * 64, "bytes");
-	/* image version 2: the header, its window part, cells, CRC */
+	/* the image: the header, its window part, cells, CRC */
 	fuzz_assert(kbloom_image_bytes(g) ==
 		    sizeof(struct kbloom_image_header) +
 		    sizeof(struct kbloom_image_window) + g->nblocks * 64 + 4,

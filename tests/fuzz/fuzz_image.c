@@ -5,17 +5,18 @@
  * node.  Besides memory safety (ASan/UBSan) it asserts the decoder's
  * contract:
  *   - every rejection is one of the documented image errnos, and
- *     check_header and load agree on a bad header;
+ *     check_header and load agree on a bad header; an image of any version
+ *     but 3 (kbloom 0.1 wrote 1 and 2, whose cells are placed otherwise)
+ *     is refused;
  *   - a rejected image leaves the destination exactly as it was (cells,
  *     counts, geometry): all or nothing; an accepted one restarts the
  *     delete counts, which images do not carry;
  *   - an accepted image re-encodes, through the streaming encoder in
- *     arbitrary chunks, to the same bytes as version 2 writes them (only
- *     the creator's capacity and target rate are the destination's own, a
- *     version 1 image gains a zero window part, and a window's spare
- *     plane and its time since the last rotation, which is the module's,
- *     read as 0), with a CRC matching an independent CRC32C, and loads
- *     again into a fresh filter;
+ *     arbitrary chunks, to the same bytes (only the creator's capacity and
+ *     target rate are the destination's own, and a window's spare plane
+ *     and its time since the last rotation, which is the module's, read
+ *     as 0), with a CRC matching an independent CRC32C, and loads again
+ *     into a fresh filter;
  *   - a rejected image leaves a window's place (current plane, live
  *     planes, rotations, keys per plane) as it was;
  *   - statistics over whatever bits were loaded stay in range.
@@ -76,26 +77,20 @@ static void geometry_for(const uint8_t *img, size_t len, int from_header,
 		*geo = default_geo;
 }
 
-/* What version 2 writes for an image that loaded into f. */
+/* What the encoder writes for an image that loaded into f. */
 static uint8_t *expected_image(const struct kbloom_filter *f,
-			       const uint8_t *img, size_t len)
+			       const uint8_t *img)
 {
 	size_t out_len = kbloom_image_bytes(&f->geo), i;
-	size_t in_hdr = len - (out_len - HDR2_BYTES);
 	struct kbloom_image_header *h;
 	struct kbloom_image_window *w;
 	uint64_t keep = ~0ULL;
 	uint8_t *out = calloc(1, out_len);
 
 	fuzz_assert(out, "out of memory");
-	memcpy(out, img, HDR_BYTES);
-	if (in_hdr == HDR2_BYTES)
-		memcpy(out + HDR_BYTES, img + HDR_BYTES, WIN_BYTES);
-	memcpy(out + HDR2_BYTES, img + in_hdr, out_len - HDR2_BYTES);
+	memcpy(out, img, out_len);
 	h = (void *)out;
 	w = (void *)(out + HDR_BYTES);
-	h->version = htole16(KBLOOM_IMAGE_VERSION);
-	h->header_bytes = htole16(HDR2_BYTES);
 	h->capacity = htole64(f->geo.capacity);
 	h->fp_target_ppb = htole32(f->geo.fp_target_ppb);
 	w->elapsed_ms = 0;
@@ -141,6 +136,13 @@ static int image_errno(int ret)
 	return 0;
 }
 
+/* The header's version field; the caller has a whole header. */
+static uint32_t image_version(const uint8_t *img)
+{
+	return le32(img + offsetof(struct kbloom_image_header, version)) &
+	       0xffff;
+}
+
 static uint8_t *encode(const struct kbloom_filter *f, size_t chunk,
 		       size_t *len)
 {
@@ -169,16 +171,15 @@ static void check_accepted(struct kbloom_filter *f, const uint8_t *img,
 	struct kbloom_stats st;
 	uint8_t *expect, *out;
 
-	fuzz_assert(len == kbloom_image_total_bytes(f, img),
+	fuzz_assert(len == kbloom_image_bytes(&f->geo),
 		    "accepted %zu bytes for a %llu-byte image", len,
-		    (unsigned long long)kbloom_image_total_bytes(f, img));
-	fuzz_assert(len == kbloom_image_bytes(&f->geo) ||
-		    len == kbloom_image_bytes(&f->geo) - WIN_BYTES,
-		    "accepted %zu bytes, neither version's size", len);
+		    (unsigned long long)kbloom_image_bytes(&f->geo));
+	fuzz_assert(image_version(img) == KBLOOM_IMAGE_VERSION,
+		    "accepted an image of version %u", image_version(img));
 	fuzz_assert(crc32c_ref(img, bits_end) == le32(img + bits_end),
 		    "accepted an image whose CRC32C is wrong");
 
-	expect = expected_image(f, img, len);
+	expect = expected_image(f, img);
 	out = encode(f, chunk, &out_len);
 	fuzz_assert(out_len == kbloom_image_bytes(&f->geo),
 		    "re-encoded %zu bytes", out_len);
@@ -249,6 +250,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_assert(!lret || image_errno(lret), "load returned %d", lret);
 	fuzz_assert(!hret || lret == hret,
 		    "check_header said %d, load said %d", hret, lret);
+	/* Past the magic, the version is judged first. */
+	if (len >= HDR_BYTES && le32(img) == KBLOOM_IMAGE_MAGIC &&
+	    image_version(img) != KBLOOM_IMAGE_VERSION)
+		fuzz_assert(lret == -EPROTO, "version %u: load said %d",
+			    image_version(img), lret);
 
 	if (lret) {
 		fuzz_assert(!memcmp(before, f.words, bytes),

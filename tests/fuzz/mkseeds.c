@@ -78,18 +78,23 @@ static uint8_t *make_image(uint32_t type, uint64_t nblocks, uint32_t k,
 	return make_gen_image(type, 0, nblocks, k, seed, keys, len);
 }
 
-/* The same image as version 1 wrote it, for the types it had. */
-static void write_v1_seed(const char *name, uint8_t ctl, uint8_t *img,
-			  size_t len)
+/*
+ * The same image as kbloom 0.1 wrote it, which is refused: version 2, or
+ * version 1 (no window part), for the types it had.
+ */
+static void write_old_seed(const char *name, uint8_t ctl, uint8_t *img,
+			   size_t len, uint16_t version)
 {
 	size_t hdr = sizeof(struct kbloom_image_header);
 	size_t win = sizeof(struct kbloom_image_window);
 	struct kbloom_image_header *h = (void *)img;
 
-	memmove(img + hdr, img + hdr + win, len - hdr - win);
-	len -= win;
-	h->version = htole16(KBLOOM_IMAGE_VERSION_1);
-	h->header_bytes = htole16(hdr);
+	if (version == 1) {
+		memmove(img + hdr, img + hdr + win, len - hdr - win);
+		len -= win;
+		h->header_bytes = htole16(hdr);
+	}
+	h->version = htole16(version);
 	fuzz_put_le32(img + len - 4, crc32c_ref(img, len - 4));
 	write_seed("image", name, ctl, img, len);
 }
@@ -145,12 +150,15 @@ static void image_seeds(void)
 	img = make_image(KBLOOM_TYPE_COUNTING, 1, 16, 9, 400, &len);
 	write_seed("image", "counting-saturated", 0x03 | 0x08, img, len);
 	free(img);
-	/* Images saved before windows, as version 1 wrote them. */
+	/* Images of kbloom 0.1, versions 1 and 2: refused. */
 	img = make_image(KBLOOM_TYPE_BITS, 2, 7, seed, 20, &len);
-	write_v1_seed("version1-default", 0x00, img, len);
+	write_old_seed("version1-default", 0x00, img, len, 1);
 	free(img);
 	img = make_image(KBLOOM_TYPE_COUNTING, 3, 7, 9, 60, &len);
-	write_v1_seed("version1-counting", 0x02 | 0x04, img, len);
+	write_old_seed("version1-counting", 0x02 | 0x04, img, len, 1);
+	free(img);
+	img = make_image(KBLOOM_TYPE_BITS, 2, 7, seed, 20, &len);
+	write_old_seed("version2-default", 0x00, img, len, 2);
 	free(img);
 	/* Windows: every cell width, rotated some, from their own header. */
 	img = make_gen_image(KBLOOM_TYPE_WINDOW, 2, 2, 7, 5, 45, &len);

@@ -226,7 +226,7 @@ kb_keys() {
 	seq "$1" "$2" | sed 's/^/k/'
 }
 
-# Images (version 2): the header (88 bytes), the window part, the cells,
+# Images (version 3): the header (88 bytes), the window part, the cells,
 # a CRC32C.  kb_image_bytes NBLOCKS: an image's size.
 kb_image_header=88
 kb_image_window=576

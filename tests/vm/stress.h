@@ -100,7 +100,7 @@ static inline const char *st_errname(int e)
 	return name ? name : "E?";
 }
 
-/* The header and (version 2) window part before an image's cells. */
+/* The header and window part before an image's cells. */
 #define ST_IMAGE_HDR	(sizeof(struct kbloom_image_header) +		\
 			 sizeof(struct kbloom_image_window))
 

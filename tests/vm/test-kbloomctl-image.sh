@@ -160,12 +160,20 @@ for t in $kb_types; do
 		load "$f" "$kb_tmp/corrupt"
 	kb_unchanged "load-corrupt-unchanged/$t"
 
-	# Version 3 (bytes 4-5 of the header, little-endian).
-	cp "$img" "$kb_tmp/v3"
-	printf '\003' | dd of="$kb_tmp/v3" bs=1 seek=4 conv=notrunc 2>/dev/null
+	# Version 4 (bytes 4-5 of the header, little-endian): from the future.
+	cp "$img" "$kb_tmp/v4"
+	printf '\004' | dd of="$kb_tmp/v4" bs=1 seek=4 conv=notrunc 2>/dev/null
 	kb_expect "load-version/$t" 2 \
-		"kbloom image of version 3, which this module does not read" \
-		load "$f" "$kb_tmp/v3"
+		"kbloom image of version 4, which this module does not read" \
+		load "$f" "$kb_tmp/v4"
+	# Version 2, kbloom 0.1's: its cells are placed otherwise.  (Its CRC
+	# is left stale: the version is judged first.)
+	cp "$img" "$kb_tmp/v2"
+	printf '\002' | dd of="$kb_tmp/v2" bs=1 seek=4 conv=notrunc 2>/dev/null
+	kb_expect "load-old-version/$t" 2 \
+		"is a kbloom image of version 2, from kbloom 0.1, which placed a key's cells differently: its cells would answer for other keys, so it cannot be loaded; rebuild the filter by adding its keys again (kbloomctl add $f -f KEYS); filter '$f' is unchanged" \
+		load "$f" "$kb_tmp/v2"
+	kb_unchanged "load-old-version-unchanged/$t"
 
 	# Another seed: the geometry check names both sides and the way out.
 	"$KBLOOMCTL" create -q "other-$t" --capacity 10000 --fp 0.1% --seed 12 $kb_opt

@@ -653,7 +653,7 @@ static inline size_t vt_popcount(const uint64_t *words, uint32_t nbits)
 /* ---- images ---- */
 
 /*
- * What comes before the cells in the module's images (version 2): the
+ * What comes before the cells in the module's images (version 3): the
  * header and the window part, which header_bytes counts.
  */
 #define VT_IMAGE_HDR	(sizeof(struct kbloom_image_header) +		\

@@ -234,11 +234,11 @@
  *
  * Images
  *   read() on a filter node streams its image from offset 0: a
- *   struct kbloom_image_header, then (version 2) a
- *   struct kbloom_image_window, nblocks * 64 bytes of cells (64-bit
- *   little-endian words; a counting filter's counter i of a block is bits
- *   4 * (i % 16) to 4 * (i % 16) + 3 of the block's word i / 16), then a
- *   little-endian CRC32C over all that came before.  Reads must be
+ *   struct kbloom_image_header, then a struct kbloom_image_window,
+ *   nblocks * 64 bytes of cells (64-bit little-endian words; a counting
+ *   filter's counter i of a block is bits 4 * (i % 16) to
+ *   4 * (i % 16) + 3 of the block's word i / 16), then a little-endian
+ *   CRC32C over all that came before.  Reads must be
  *   sequential: lseek() only rewinds to 0 and a read or write at any other
  *   offset than the stream's is ESPIPE.  Adds and deletes may run during a
  *   read, and keys added before it began and not deleted are in the
@@ -249,11 +249,13 @@
  *   its live generations only (the spare plane reads as 0).  The
  *   image carries add_calls and add_new but not the delete counters,
  *   which a load resets to 0.
- *   Versions: the module writes version 2, whose header is followed by a
- *   struct kbloom_image_window (all zero but for window filters) and
- *   whose header_bytes counts both.  Version 1 images (no window part;
- *   bits and counting filters only, as version 1 had no windows) still
- *   load.  A window image restores the generations, which one is
+ *   Versions: the module writes and reads version 3, whose header is
+ *   followed by a struct kbloom_image_window (all zero but for window
+ *   filters) and whose header_bytes counts both.  Versions 1 and 2
+ *   (kbloom 0.1) placed a key's cells inside its block differently (double
+ *   hashing), so their cells would answer for other keys: they are
+ *   refused with EPROTO, and such a filter is rebuilt by adding its keys
+ *   again.  A window image restores the generations, which one is
  *   current, the rotations so far, the keys added to each generation and
  *   the time since the last rotation (so the timer's next rotation comes
  *   when it would have); the filter keeps its own rotate_ms and
@@ -296,7 +298,9 @@
  *   it may be mapped.  A key's answer is the one KBLOOM_IOC_CHECK gives,
  *   computed the same way: xxh64 of the key with the seed, the block
  *   (hash * nblocks) >> 64, k cells probed as the module's core does
- *   (libkbloom's kbl_map() runs that very code); a counting filter's key
+ *   (libkbloom's kbl_map() runs that very code; kbloom_map_header.version
+ *   names the probe scheme too, so a reader built for another one refuses
+ *   the mapping instead of answering wrongly); a counting filter's key
  *   may be present when its k counters are all non-zero.  A window's
  *   key block is (hash * (nblocks / P)) >> 64, P = 1 << plane_order, and
  *   its key may be present when the AND of its k cell masks with
@@ -497,8 +501,11 @@ struct kbloom_window_info {
 
 /* The image: little-endian, followed by the cells and a CRC32C. */
 #define KBLOOM_IMAGE_MAGIC	0x4d4c424bU	/* "KBLM" */
-#define KBLOOM_IMAGE_VERSION	2
-#define KBLOOM_IMAGE_VERSION_1	1	/* no window part; still loads */
+/*
+ * 3: a key's cells are slices of one multiply (kbloom 0.2); 1 and 2, whose
+ * cells were placed otherwise, are refused.
+ */
+#define KBLOOM_IMAGE_VERSION	3
 
 struct kbloom_image_header {
 	__le32 magic;
@@ -516,7 +523,7 @@ struct kbloom_image_header {
 	__le64 reserved[3];	/* must be 0 */
 };
 
-/* Version 2: after the header, part of header_bytes; 0 but for windows. */
+/* After the header, part of header_bytes; 0 but for windows. */
 #define KBLOOM_IMAGE_PLANES	64
 
 struct kbloom_image_window {
@@ -538,7 +545,8 @@ struct kbloom_image_window {
  * the filter's life.
  */
 #define KBLOOM_MAP_MAGIC	0x504d424bU	/* "KBMP" in memory order */
-#define KBLOOM_MAP_VERSION	1
+/* 2: cells placed as image version 3 places them (kbloom 0.2). */
+#define KBLOOM_MAP_VERSION	2
 /* kbloom_map_header.flags */
 #define KBLOOM_MAP_DEAD		(1U << 0)	/* filter destroyed */
 
