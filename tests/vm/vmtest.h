@@ -723,18 +723,28 @@ static inline int vt_write_image(int fd, const uint8_t *img, size_t len,
 	return 0;
 }
 
-/* An image's non-zero cells (set bits, counters above 0): its bits_set. */
-static inline uint64_t vt_image_cells(const uint8_t *img, size_t len,
-				      const struct vt_type *t)
+/* An image's cells holding value, or any but 0 when value is 0. */
+static inline uint64_t vt_image_cells_at(const uint8_t *img, size_t len,
+					 const struct vt_type *t,
+					 uint32_t value)
 {
-	uint32_t w = vt_cell_bits(t), mask = (1U << w) - 1, b;
+	uint32_t w = vt_cell_bits(t), mask = (1U << w) - 1, b, c;
 	size_t i, end = len - 4;
 	uint64_t n = 0;
 
 	for (i = VT_IMAGE_HDR; i < end; i++)
-		for (b = 0; b < 8; b += w)
-			n += !!((img[i] >> b) & mask);
+		for (b = 0; b < 8; b += w) {
+			c = (img[i] >> b) & mask;
+			n += value ? c == value : c != 0;
+		}
 	return n;
+}
+
+/* An image's non-zero cells (set bits, counters above 0): its bits_set. */
+static inline uint64_t vt_image_cells(const uint8_t *img, size_t len,
+				      const struct vt_type *t)
+{
+	return vt_image_cells_at(img, len, t, 0);
 }
 
 /*
