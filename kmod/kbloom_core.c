@@ -12,17 +12,16 @@
  * with more probes than that takes a further draw from a xorshift-multiply
  * remix of h per 7 or 9 cells.
  *
- * Why slices of one multiply: the block is h's position in [0, 2^64), so
- * two keys of one block differ in h's low bits; a product's bit i depends
- * on the multiplicand's bits 0..i, so every slice of r carries them, and
- * for h uniform over its block each slice is uniform and the slices
- * independent but for the last few bits of a block with more keys than
- * 2^(64 - log2 nblocks), never.  It measured at the exact model (within
- * max(5 sigma, 2 %)) at 6 to 20 bits per key for bits, counting and
- * window filters, as the double hashing it replaced did.  That one took a
- * xorshift-multiply per probe (13 instructions, one of them a multiply, on
- * this machine's one multiply port); a slice takes a shift: 10
- * instructions per probe and no multiply.  Interleaved medians of 7 runs,
+ * Why slices of one multiply: given its block, a key's h is uniform over
+ * an interval of 2^64 / nblocks values, so the low 64 - log2(nblocks)
+ * bits of h are as good as random; bit i of a product depends on bits
+ * 0..i of the multiplicand, so every slice of r mixes those bits in, and
+ * two keys of one block get unrelated cells.  It measured at the exact
+ * model (within max(5 sigma, 2 %)) at 6 to 20 bits per key for bits,
+ * counting and window filters, as the double hashing it replaced did.
+ * That one took a xorshift-multiply per probe (13 instructions, one of
+ * them a multiply); a slice takes a shift: 10 instructions per probe and
+ * no multiply.  Interleaved medians of 7 runs,
  * 1 M keys, 10 bits per key, k = 6 (bench/, issue 13): check 14.3 ->
  * 12.2 ns, check_batch 9.9 -> 8.8, add_batch 18.4 -> 16.4.  Images of
  * the old scheme (versions 1 and 2) would answer differently, so they are

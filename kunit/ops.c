@@ -394,6 +394,81 @@ static void one_block_per_key(struct kunit *test)
 }
 
 /*
+ * The cells a key takes, computed here from the uapi header's description
+ * alone ("Where a key's cells are"), its constants written out: the
+ * filter holding one key must hold exactly those.  k runs across one, two
+ * and three draws for both cell widths.
+ */
+static void kbloom_test_documented_cells(const struct kbloom_test_type *t,
+					 u64 h, u32 k, u8 *count)
+{
+	u32 bits = t->cell_bits == 4 ? 7 : 9, per = 64 / bits, j;
+	u64 r = 0;
+
+	for (j = 0; j < k; j++) {
+		if (!(j % per)) {
+			u64 x = h;
+
+			if (j) {
+				x ^= x >> 31;
+				x *= 0xff51afd7ed558ccdULL + 2 * (j / per);
+				x ^= x >> 29;
+			}
+			r = x * 0xd6e8feb86659fd93ULL;
+		}
+		count[r >> (64 - bits)]++;
+		r <<= bits;
+	}
+}
+
+static void cells_as_documented(struct kunit *test)
+{
+	static const u32 ks[] = { 1, 6, 7, 8, 9, 10, 16 };
+	const struct kbloom_test_type *t = test->param_value;
+	const u32 key_blocks = 5;
+	/* Cells of a key block: 512, or 128 counters. */
+	const u32 per_key_block = t->cell_bits == 4 ? 128 : 512;
+	u32 i, n, c, wrong = 0, keys = 0;
+	struct kbloom_test_key *key;
+	u8 *count;
+
+	key = kunit_kzalloc(test, sizeof(*key), GFP_KERNEL);
+	count = kunit_kzalloc(test, per_key_block, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, key);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, count);
+	for (i = 0; i < ARRAY_SIZE(ks); i++) {
+		struct kbloom_filter *f = kbloom_test_new(test, t, key_blocks,
+							  ks[i],
+							  KBLOOM_TEST_SEED + i);
+
+		for (n = 0; n < 64; n++, keys++) {
+			u64 h, kb;
+
+			kbloom_clear(f);
+			kbloom_test_make_key(n, true, key);
+			kbloom_add(f, key->bytes, key->len);
+			h = kbloom_hash(f, key->bytes, key->len);
+			kb = mul_u64_u64_shr(h, key_blocks, 64);
+			memset(count, 0, per_key_block);
+			kbloom_test_documented_cells(t, h, ks[i], count);
+			for (c = 0; c < key_blocks * per_key_block; c++) {
+				u32 got = kbloom_test_cell(f, t, c);
+				u32 want = c / per_key_block != kb ? 0 :
+					   count[c % per_key_block];
+
+				/* Counters count; a bit or plane is set once. */
+				want = t->cell_bits == 4 ?
+				       min(want, kbloom_test_cell_max(t)) :
+				       !!want;
+				wrong += got != want;
+			}
+		}
+	}
+	KUNIT_EXPECT_EQ(test, keys, 64U * (u32)ARRAY_SIZE(ks));
+	KUNIT_EXPECT_EQ(test, wrong, 0U);
+}
+
+/*
  * What a reader of a mapped filter runs: the same answers as the counted
  * checks, single and batched, and not a count or a cell changed.
  */
@@ -753,6 +828,7 @@ static struct kunit_case kbloom_ops_cases[] = {
 	KBLOOM_TEST_CASE(add_reports_new_bits),
 	KBLOOM_TEST_CASE(words_aligned),
 	KBLOOM_TEST_CASE(one_block_per_key),
+	KBLOOM_TEST_CASE(cells_as_documented),
 	KBLOOM_TEST_CASE(lookup_answers_as_check),
 	KBLOOM_TEST_CASE(merge_intersect),
 	KBLOOM_TEST_CASE(merge_incompatible),

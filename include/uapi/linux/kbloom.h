@@ -279,6 +279,24 @@
  *     ENODATA  truncated image: returned by close() of a file that holds
  *              part of an image
  *
+ * Where a key's cells are (images of version 3, mappings of version 2)
+ *   h = xxh64(key, seed).  The key's block is (h * nblocks) >> 64 (the
+ *   high half of the 128-bit product); a window's key block is
+ *   (h * (nblocks >> plane_order)) >> 64, the P = 1 << plane_order
+ *   64-byte blocks from that one times P.  Its k cells are slices of
+ *   64-bit draws, all arithmetic modulo 2^64: draw 0 is
+ *   r = h * 0xd6e8feb86659fd93; draw d >= 1 is x = h ^ (h >> 31),
+ *   x *= 0xff51afd7ed558ccd + 2 * d, x ^= x >> 29, r = x * 0xd6e8feb86659fd93.
+ *   A bits or window filter's cells are 9-bit numbers (0..511), 7 per
+ *   draw: cell = r >> 55, then r <<= 9; a counting filter's are 7-bit
+ *   numbers (0..127), 9 per draw: cell = r >> 57, then r <<= 7.  Cell i of
+ *   a bits filter is bit i % 64 of the block's word i / 64; counter i is
+ *   bits 4 * (i % 16) to 4 * (i % 16) + 3 of word i / 16; a window's cell
+ *   i is the P-bit mask at bit i * P of its key block (plane j at bit
+ *   i * P + j).  A key may be present when all k cells are non-zero (for
+ *   a window: the AND of its k masks with the live planes is non-zero).
+ *   Cells may repeat within a key; a counter probed twice counts twice.
+ *
  * Mapping: checks without a system call
  *   mmap() of a filter node maps the filter read-only into the caller, so
  *   that checks cost what a check of the caller's own memory costs.  Only
@@ -297,14 +315,14 @@
  *   cells of the image), zero up to map_bytes.  Any page-aligned part of
  *   it may be mapped.  A key's answer is the one KBLOOM_IOC_CHECK gives,
  *   computed the same way: xxh64 of the key with the seed, the block
- *   (hash * nblocks) >> 64, k cells probed as the module's core does
- *   (libkbloom's kbl_map() runs that very code; kbloom_map_header.version
- *   names the probe scheme too, so a reader built for another one refuses
- *   the mapping instead of answering wrongly); a counting filter's key
- *   may be present when its k counters are all non-zero.  A window's
- *   key block is (hash * (nblocks / P)) >> 64, P = 1 << plane_order, and
- *   its key may be present when the AND of its k cell masks with
- *   kbloom_map_header.live is non-zero.
+ *   (hash * nblocks) >> 64, k cells placed as "Where a key's cells are"
+ *   says (libkbloom's kbl_map() runs the module's own code;
+ *   kbloom_map_header.version names the placement too, so a reader built
+ *   for another one refuses the mapping instead of answering wrongly);
+ *   a counting filter's key may be present when its k counters are all
+ *   non-zero.  A window's key block is (hash * (nblocks / P)) >> 64,
+ *   P = 1 << plane_order, and its key may be present when the AND of its
+ *   k cell masks with kbloom_map_header.live is non-zero.
  *   Consistency: adds, deletes and merges change single words atomically,
  *   so a reader sees each key's cells before or after it; CLEAR,
  *   INTERSECT and an image load rewrite the whole filter and make
