@@ -21,11 +21,11 @@
  * counting and window filters, as the double hashing it replaced did.
  * That one took a xorshift-multiply per probe (13 instructions, one of
  * them a multiply); a slice takes a shift: 10 instructions per probe and
- * no multiply.  Interleaved medians of 7 runs,
- * 1 M keys, 10 bits per key, k = 6 (bench/, issue 13): check 14.3 ->
- * 12.2 ns, check_batch 9.9 -> 8.8, add_batch 18.4 -> 16.4.  Images of
- * the old scheme (versions 1 and 2) would answer differently, so they are
- * refused (kbloom_image.c).
+ * no multiply.  Medians of 7 interleaved runs at 1 M keys, 10 bits per
+ * key, k = 6 (issue 13): check 13.9 -> 11.6 ns, check_batch 9.7 -> 8.3,
+ * add_batch 18.1 -> 16.2; at 100 M, batched checks 18.5 -> 15.7 (a pair
+ * of full bench runs).  Images of the old scheme (versions 1 and 2) would
+ * answer differently, so they are refused (kbloom_image.c).
  *
  * Why not cells as (a + i * b) mod 512 directly: a block then has only
  * 2^17 probe patterns, keys sharing or overlapping a pattern are common
