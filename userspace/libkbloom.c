@@ -1021,7 +1021,7 @@ const char *kbl_strerror(int err)
 		return "not a kbloom image";
 	case EPROTO:
 		/* Images (kbl_load) and mappings (kbl_map) both say it. */
-		return "unknown kbloom image version or filter mapping layout (module and libkbloom versions differ?)";
+		return "kbloom image or filter mapping of another version: images of kbloom 0.1 place cells otherwise (rebuild the filter from its keys); for a mapping, module and libkbloom versions differ";
 	case EXDEV:
 		return "filters or image differ in geometry, type, seed or generations";
 	case ENODATA:

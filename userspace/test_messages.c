@@ -104,6 +104,9 @@ int main(void)
 	       "cannot create filter 'w': invalid parameters (");
 	expect("create-invalid-generations", m,
 	       "a window needs 2 to 63 generations, rotate_ms 0 or 10 to 2^31, rotate_every 0 to 2^48");
+	m = kbl_error_message(-EPROTO, "kbl_load", "w", buf, sizeof(buf));
+	expect("load-old-version", m,
+	       "images of kbloom 0.1 place cells otherwise (rebuild the filter from its keys)");
 	m = kbl_error_message(-ESTALE, "kbl_save", "w", buf, sizeof(buf));
 	expect("save-stale", m,
 	       "cannot save filter 'w': the filter was rewritten (clear, intersect, load or rotation) during the read; read again");
