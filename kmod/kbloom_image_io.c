@@ -17,7 +17,8 @@
  *
  * write() stages the header (with its window part), checks it against the
  * filter, then stages the rest in a buffer sized from this filter's own
- * geometry, never from the caller's numbers.  The final byte loads the whole image at once.
+ * geometry, never from the caller's numbers.  The final byte loads the
+ * whole image at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
