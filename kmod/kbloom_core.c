@@ -152,7 +152,6 @@ static __always_inline void probe_start(struct kbloom_probe *p, u64 h, u32 k)
 	p->h = h;
 	p->draws = 0;
 	p->left = k;
-	p->in_r = 0;
 }
 
 /* The next draw, while cells are left; false when the key has no more. */
