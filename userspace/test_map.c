@@ -110,6 +110,8 @@ struct bad_header {
 SPOIL(magic, h->magic = KBLOOM_IMAGE_MAGIC)
 SPOIL(version_new, h->version = KBLOOM_MAP_VERSION + 1)
 SPOIL(version_zero, h->version = 0)
+/* A kbloom 0.1 module's mapping: its cells are placed otherwise. */
+SPOIL(version_old, h->version = 1)
 SPOIL(header_short, h->header_bytes = sizeof(*h) - 8)
 SPOIL(page_size, h->page_size = page * 4)
 SPOIL(type, h->type = KBLOOM_TYPE_WINDOW + 1)
@@ -131,8 +133,9 @@ SPOIL(plane_order_on_bits, h->plane_order = 3)
 
 static const struct bad_header bad_headers[] = {
 #define BAD(name) { #name, spoil_##name }
-	BAD(magic), BAD(version_new), BAD(version_zero), BAD(header_short),
-	BAD(page_size), BAD(type), BAD(type_window), BAD(k_zero), BAD(k_big),
+	BAD(magic), BAD(version_new), BAD(version_zero), BAD(version_old),
+	BAD(header_short), BAD(page_size), BAD(type), BAD(type_window),
+	BAD(k_zero), BAD(k_big),
 	BAD(nblocks_zero), BAD(nblocks_huge), BAD(nblocks_more),
 	BAD(cells_bytes), BAD(cells_offset_unaligned), BAD(cells_offset_zero),
 	BAD(map_bytes_unaligned), BAD(map_bytes_short), BAD(map_bytes_long),
