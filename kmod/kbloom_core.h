@@ -171,6 +171,8 @@ struct kbloom_filter {
 
 struct kbloom_stripe {
 	spinlock_t lock;	/* the cells of blocks b % 64 == this index */
+	/* The last single add here set a new bit; under lock. */
+	bool adds_new;
 } ____cacheline_aligned_in_smp;
 
 struct kbloom_stats {

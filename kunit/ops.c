@@ -282,6 +282,77 @@ static void add_reports_new_bits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lied, 0U);
 }
 
+/*
+ * New keys per word of 64 in a stream of known and new keys, cycled over
+ * batches of KBLOOM_TEST_CHUNK: an add that writes at once follows a word
+ * of mostly new keys and one that looks first follows the others
+ * (probe_add_bits()), so this makes every switch between the two, within
+ * a batch and across batches, and runs mostly-known words through the
+ * writing add and mostly-new ones through the looking one.
+ */
+static const u8 kbloom_test_new_per_word[] = {
+	64, 64, 0, 0, 40, 24, 33, 32, 31, 64, 1, 63, 0, 64, 32, 33,
+};
+
+#define KBLOOM_TEST_MIX_KNOWN	300
+#define KBLOOM_TEST_MIX_WORDS	(3 * ARRAY_SIZE(kbloom_test_new_per_word))
+
+/*
+ * In any mix of known and new keys, batched or one at a time, an add
+ * answers "new" exactly when the key was not all there before it (a
+ * lookup says so), and both ways leave the same cells and counts.
+ */
+static void add_new_in_mixed_words(struct kunit *test)
+{
+	const struct kbloom_test_type *t = test->param_value;
+	struct kbloom_test_batch *b = kbloom_test_batch(test);
+	struct kbloom_filter *batched, *single;
+	struct kbloom_stats bst, sst;
+	u64 next_new = 1000000, expected_new = 0;
+	u32 w, j, known = 0, wrong_single = 0, wrong_batch = 0;
+
+	batched = kbloom_test_new(test, t, 1024, 6, KBLOOM_TEST_SEED);
+	single = kbloom_test_new(test, t, 1024, 6, KBLOOM_TEST_SEED);
+	kbloom_test_add_range(batched, b, 0, KBLOOM_TEST_MIX_KNOWN, false);
+	kbloom_test_add_range(single, b, 0, KBLOOM_TEST_MIX_KNOWN, false);
+
+	for (w = 0; w < KBLOOM_TEST_MIX_WORDS; w += KBLOOM_TEST_CHUNK / 64) {
+		bool absent[KBLOOM_TEST_CHUNK];
+
+		for (j = 0; j < KBLOOM_TEST_CHUNK; j++) {
+			u32 word = (w + j / 64) %
+				   ARRAY_SIZE(kbloom_test_new_per_word);
+			bool new = (j * 37) % 64 < kbloom_test_new_per_word[word];
+			struct kbloom_test_key *key = &b->raw[j];
+
+			kbloom_test_make_key(new ? next_new++ :
+					     known++ % KBLOOM_TEST_MIX_KNOWN,
+					     false, key);
+			b->keys[j].data = key->bytes;
+			b->keys[j].len = key->len;
+			absent[j] = !kbloom_lookup(single, key->bytes,
+						   key->len);
+			expected_new += absent[j];
+			wrong_single += kbloom_add(single, key->bytes,
+						   key->len) != absent[j];
+		}
+		kbloom_add_batch(batched, b->keys, KBLOOM_TEST_CHUNK,
+				 b->results);
+		for (j = 0; j < KBLOOM_TEST_CHUNK; j++)
+			wrong_batch += test_bit(j, b->results) != absent[j];
+	}
+	KUNIT_EXPECT_EQ(test, wrong_single, 0U);
+	KUNIT_EXPECT_EQ(test, wrong_batch, 0U);
+	/* Most of the new keys were new: the test saw both kinds. */
+	KUNIT_EXPECT_GT(test, expected_new, (u64)next_new - 1000000 - 20);
+	KUNIT_EXPECT_EQ(test, memcmp(batched->words, single->words,
+				     kbloom_test_words(single) * 8), 0);
+	kbloom_get_stats(batched, &bst);
+	kbloom_get_stats(single, &sst);
+	KUNIT_EXPECT_EQ(test, bst.add_new, sst.add_new);
+	KUNIT_EXPECT_EQ(test, bst.add_new, expected_new + KBLOOM_TEST_MIX_KNOWN);
+}
+
 static void words_aligned(struct kunit *test)
 {
 	const struct kbloom_test_type *t = test->param_value;
@@ -826,6 +897,7 @@ static struct kunit_case kbloom_ops_cases[] = {
 	KBLOOM_TEST_CASE(no_false_negatives),
 	KBLOOM_TEST_CASE(batch_matches_single),
 	KBLOOM_TEST_CASE(add_reports_new_bits),
+	KBLOOM_TEST_CASE(add_new_in_mixed_words),
 	KBLOOM_TEST_CASE(words_aligned),
 	KBLOOM_TEST_CASE(one_block_per_key),
 	KBLOOM_TEST_CASE(cells_as_documented),
