@@ -3,7 +3,7 @@
  * The filter core: a blocked Bloom filter with one 64-byte, cache-line
  * aligned block per key.  Plain C with no device code, so the same source
  * builds into the module, the KUnit suite, the host tests and the benchmark
- * (userspace gets kernel types from kbloom_compat.h).
+ * (userspace gets kernel types from userspace/kbloom_kernel_shim.h).
  *
  * A block holds 512 one-bit cells (KBLOOM_TYPE_BITS) or 128 four-bit
  * counters (KBLOOM_TYPE_COUNTING); everything else, hashing and probing
@@ -40,7 +40,7 @@
 /* struct kbloom_key is the in-kernel API's (other modules pass it in). */
 #include <linux/kbloom_api.h>
 #else
-#include "kbloom_compat.h"
+#include "../userspace/kbloom_kernel_shim.h"
 #include "../include/uapi/linux/kbloom.h"
 
 struct kbloom_key {

@@ -19,7 +19,7 @@
 #include <linux/xxhash.h>
 #include <asm/unaligned.h>
 #else
-#include "kbloom_compat.h"
+#include "../userspace/kbloom_kernel_shim.h"
 #endif
 
 /* The specification's five primes. */

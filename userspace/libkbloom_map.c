@@ -2,7 +2,7 @@
 /*
  * A filter mapped read-only (mmap() of /dev/kbloom/<name>): checks answered
  * from the mapped cells with no system call.  They run the module's own
- * core (kmod/kbloom_core.c, built for userspace through kbloom_compat.h),
+ * core (kmod/kbloom_core.c, built for userspace through userspace/kbloom_kernel_shim.h),
  * through kbloom_lookup() and kbloom_lookup_batch(), which count nothing
  * and write nothing: the answer is the one KBLOOM_IOC_CHECK gives because
  * it is the same code on the same words.

@@ -6,8 +6,8 @@
  * XXH64 (the same function), __crc32c_le is the raw Castagnoli update with
  * no pre- or post-inversion, atomics are sequentially consistent.
  */
-#ifndef KBLOOM_COMPAT_H
-#define KBLOOM_COMPAT_H
+#ifndef KBLOOM_KERNEL_SHIM_H
+#define KBLOOM_KERNEL_SHIM_H
 
 #ifdef __KERNEL__
 #error "this header is for userspace builds of the core only"
@@ -546,4 +546,4 @@ static inline size_t strlcat(char *dst, const char *src, size_t size)
 	return d + s;
 }
 
-#endif /* KBLOOM_COMPAT_H */
+#endif /* KBLOOM_KERNEL_SHIM_H */
