@@ -3,10 +3,21 @@
 # kbloom: build the module and the userspace tools, and run every test.
 # The two commands a new user types first are `make demo` and `make check`.
 
-KDIR ?= $(shell sh scripts/kdir)
-# The version is the headers directory's name, wherever it lives (scripts/kdir
-# may hand out a copy that can make BTF, in the cache).
-KVER ?= $(patsubst linux-headers-%,%,$(filter linux-headers-%,$(notdir $(KDIR))))
+# The kernel to build for: KDIR (a build directory) or KVER (an installed
+# kernel's release); by default the running kernel's, else the newest
+# installed (scripts/kdir says how it chooses).
+# Both are found once, when first used (make deps needs neither).
+user_kver := $(KVER)
+KDIR ?= $(eval KDIR := $(shell KVER=$(user_kver) sh scripts/kdir))$(KDIR)
+# The release is the headers directory's name, wherever it lives
+# (scripts/kdir may hand out a copy that can make BTF, in the cache); a
+# kernel built elsewhere says its own.
+KVER ?= $(eval KVER := $(or \
+	$(patsubst linux-headers-%,%,$(filter linux-headers-%,$(notdir $(KDIR)))),\
+	$(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)))$(KVER)
+# Each kernel's modules build in a directory of their own, so that several
+# kernels' builds live side by side; kbloom.ko at the top links to the last.
+KOBJ = $(CURDIR)/build/kernels/$(KVER)
 PREFIX ?= /usr/local
 DESTDIR ?=
 MAKEFLAGS += --no-print-directory
@@ -19,19 +30,21 @@ all: module userspace
 deps:
 	@sh scripts/deps
 
-# Then the companion test module of the in-kernel API (tests/kmod/), against
-# kbloom's symbols; only tests/vm/test-kapi.sh loads it, `make install`
-# leaves it out.
+# kbloom.ko, then the companion test module of the in-kernel API
+# (tests/kmod/), against kbloom's symbols; only tests/vm/test-kapi.sh
+# loads it, `make install` leaves it out.  scripts/kbuild-module builds
+# both in $(KOBJ).
 # kbuild makes a module's BTF only when it relinks the .ko: one built
 # earlier against headers without a vmlinux is dropped so it is relinked.
 module:
-	@for ko in kbloom.ko tests/kmod/kbloom_kapi_test.ko; do \
+	@test -n "$(KVER)" || { echo "kbloom: no kernel to build for" \
+		"(KDIR=$(KDIR)); run: make deps" >&2; exit 1; }
+	@for ko in $(KOBJ)/kbloom.ko $(KOBJ)/tests/kmod/kbloom_kapi_test.ko; do \
 		if [ -f $(KDIR)/vmlinux ] && [ -f $$ko ] && \
 		   ! readelf -S -W $$ko | grep -q ' \.BTF '; then rm -f $$ko; fi; \
 	done
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod \
-		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
+	sh scripts/kbuild-module $(KDIR) $(KOBJ)
+	ln -sfn build/kernels/$(KVER)/kbloom.ko kbloom.ko
 
 userspace:
 	$(MAKE) -C userspace
@@ -46,14 +59,13 @@ vm-bins:
 # touches the running system's /lib/modules.  userspace/test-install.sh
 # checks it.
 install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(abspath $(DESTDIR)) \
+	$(MAKE) -C $(KDIR) M=$(KOBJ) INSTALL_MOD_PATH=$(abspath $(DESTDIR)) \
 		modules_install
 	depmod $(if $(DESTDIR),-b $(abspath $(DESTDIR))) -a $(KVER)
 	$(MAKE) -C userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -f kbloom.ko
 	$(MAKE) -C userspace clean
 	$(MAKE) -C tests/host clean
 	$(MAKE) -C tests/vm clean

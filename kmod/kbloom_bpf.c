@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * BPF kfuncs: XDP, tc, tracing, LSM and SYSCALL programs acquire a filter
+ * BPF kfuncs: XDP, tc, tracing, LSM, SYSCALL and (where the kernel hooks
+ * them) cgroup, socket, LWT, netfilter and kprobe programs acquire a filter
  * by id or name, check keys, add them where that is safe, and release it.
  * The contract is at the end of include/linux/kbloom_api.h.
  *
@@ -22,56 +23,60 @@
 
 #if IS_ENABLED(CONFIG_BPF_SYSCALL) && IS_ENABLED(CONFIG_DEBUG_INFO_BTF_MODULES)
 
-noinline struct kbloom_filter *bpf_kbloom_acquire(u32 id)
+__bpf_kfunc_start_defs();
+
+__bpf_kfunc struct kbloom_filter *bpf_kbloom_acquire(u32 id)
 {
 	struct kbloom_dev *kd = kbloom_dev_get_id(id);
 
 	return kd ? &kd->filter : NULL;
 }
 
-noinline struct kbloom_filter *bpf_kbloom_acquire_name(const char *name,
-							u32 name__sz)
+__bpf_kfunc struct kbloom_filter *bpf_kbloom_acquire_name(const char *name,
+							   u32 name__sz)
 {
 	struct kbloom_dev *kd = kbloom_kapi_get_name(name, name__sz);
 
 	return IS_ERR(kd) ? NULL : &kd->filter;
 }
 
-noinline void bpf_kbloom_release(struct kbloom_filter *f)
+__bpf_kfunc void bpf_kbloom_release(struct kbloom_filter *f)
 {
 	put_device(&container_of(f, struct kbloom_dev, filter)->dev);
 }
 
-noinline int bpf_kbloom_check(struct kbloom_filter *f, const void *key,
-			      u32 key__sz)
+__bpf_kfunc int bpf_kbloom_check(struct kbloom_filter *f, const void *key,
+				 u32 key__sz)
 {
 	return kbloom_kapi_check(f, key, key__sz);
 }
 
-noinline int bpf_kbloom_add(struct kbloom_filter *f, const void *key,
-			    u32 key__sz)
+__bpf_kfunc int bpf_kbloom_add(struct kbloom_filter *f, const void *key,
+			       u32 key__sz)
 {
 	return kbloom_kapi_add(f, key, key__sz);
 }
+
+__bpf_kfunc_end_defs();
 
 /*
  * KF_TRUSTED_ARGS: the filter must be the one an acquire returned, not a
  * pointer a program found by walking some other kernel struct.
  */
-BTF_SET8_START(kbloom_read_kfuncs)
+BTF_KFUNCS_START(kbloom_read_kfuncs)
 BTF_ID_FLAGS(func, bpf_kbloom_acquire, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, bpf_kbloom_acquire_name, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, bpf_kbloom_release, KF_RELEASE)
 BTF_ID_FLAGS(func, bpf_kbloom_check, KF_TRUSTED_ARGS)
-BTF_SET8_END(kbloom_read_kfuncs)
+BTF_KFUNCS_END(kbloom_read_kfuncs)
 
-BTF_SET8_START(kbloom_write_kfuncs)
+BTF_KFUNCS_START(kbloom_write_kfuncs)
 BTF_ID_FLAGS(func, bpf_kbloom_acquire, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, bpf_kbloom_acquire_name, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, bpf_kbloom_release, KF_RELEASE)
 BTF_ID_FLAGS(func, bpf_kbloom_check, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_kbloom_add, KF_TRUSTED_ARGS)
-BTF_SET8_END(kbloom_write_kfuncs)
+BTF_KFUNCS_END(kbloom_write_kfuncs)
 
 static const struct btf_kfunc_id_set kbloom_read_set = {
 	.owner = THIS_MODULE,
@@ -84,25 +89,76 @@ static const struct btf_kfunc_id_set kbloom_write_set = {
 };
 
 /*
- * Tracing programs may run in hard interrupts and NMIs, where an add could
- * only fail: they get checks alone.  BPF_PROG_TYPE_LSM is not listed: 6.1
- * gives it the tracing programs' hook, and a module registering a second
- * set for one hook gets -EINVAL and a WARN.
+ * One program type for each kfunc hook a kernel may have.  The kernel
+ * maps program types to hooks (kernel/bpf/btf.c): on 6.1 TRACING serves
+ * LSM programs as well, and the types from CGROUP_SKB down have no hook,
+ * so their registration fails; 6.4 gave cgroup, tc action, sk_skb, socket
+ * filter, LWT and netfilter programs hooks of their own, 6.10 kprobes.  A
+ * second registration for a hook this module already filled is refused
+ * with a WARN, so no two types listed here may share a hook on any kernel
+ * (LSM, tracepoint and perf_event programs share TRACING's on 6.1 and
+ * 6.12 and are not listed).
+ *
+ * Tracing and kprobe programs may run in hard interrupts and NMIs, where
+ * an add could only fail: they get checks alone.
  */
 static const struct {
 	enum bpf_prog_type type;
+	const char *name;
 	const struct btf_kfunc_id_set *set;
 } kbloom_kfunc_hooks[] = {
-	{ BPF_PROG_TYPE_XDP, &kbloom_write_set },
-	{ BPF_PROG_TYPE_SCHED_CLS, &kbloom_write_set },
-	{ BPF_PROG_TYPE_SYSCALL, &kbloom_write_set },
-	{ BPF_PROG_TYPE_TRACING, &kbloom_read_set },
+	{ BPF_PROG_TYPE_XDP, "xdp", &kbloom_write_set },
+	{ BPF_PROG_TYPE_SCHED_CLS, "tc", &kbloom_write_set },
+	{ BPF_PROG_TYPE_SYSCALL, "syscall", &kbloom_write_set },
+	{ BPF_PROG_TYPE_TRACING, "tracing and lsm", &kbloom_read_set },
+	{ BPF_PROG_TYPE_CGROUP_SKB, "cgroup", &kbloom_write_set },
+	{ BPF_PROG_TYPE_SCHED_ACT, "tc action", &kbloom_write_set },
+	{ BPF_PROG_TYPE_SK_SKB, "sk_skb", &kbloom_write_set },
+	{ BPF_PROG_TYPE_SOCKET_FILTER, "socket filter", &kbloom_write_set },
+	{ BPF_PROG_TYPE_LWT_IN, "lwt", &kbloom_write_set },
+#ifdef KBLOOM_HAVE_BPF_PROG_TYPE_NETFILTER
+	{ BPF_PROG_TYPE_NETFILTER, "netfilter", &kbloom_write_set },
+#endif
+	{ BPF_PROG_TYPE_KPROBE, "kprobe", &kbloom_read_set },
 };
 
-int kbloom_bpf_register(void)
+/*
+ * Registers every hook this kernel has and returns how many it took.  A
+ * kernel without a hook for a type refuses it with -EINVAL and drops
+ * every set this module registered before (btf_free_kfunc_set_tab()), so
+ * after a refusal the hooks taken so far are registered again, without
+ * the refused type: at most one pass per hook.
+ */
+static unsigned int kbloom_bpf_register_hooks(unsigned long *refused)
 {
+	unsigned int taken;
 	size_t i;
 	int err;
+
+again:
+	taken = 0;
+	for (i = 0; i < ARRAY_SIZE(kbloom_kfunc_hooks); i++) {
+		if (test_bit(i, refused))
+			continue;
+		err = register_btf_kfunc_id_set(kbloom_kfunc_hooks[i].type,
+						kbloom_kfunc_hooks[i].set);
+		if (err) {
+			pr_info("no kfuncs for %s programs: this kernel refused them (%d)\n",
+				kbloom_kfunc_hooks[i].name, err);
+			__set_bit(i, refused);
+			if (taken)
+				goto again;
+			continue;
+		}
+		taken++;
+	}
+	return taken;
+}
+
+void kbloom_bpf_register(void)
+{
+	DECLARE_BITMAP(refused, ARRAY_SIZE(kbloom_kfunc_hooks)) = { 0 };
+	unsigned int taken;
 
 	/*
 	 * Without the module's own BTF the kernel registers nothing and says
@@ -111,26 +167,24 @@ int kbloom_bpf_register(void)
 	 */
 	if (!THIS_MODULE->btf_data_size) {
 		pr_warn("built without BTF: BPF programs cannot call kbloom's kfuncs (build with pahole, a vmlinux and resolve_btfids; see README)\n");
-		return 0;
+		return;
 	}
-	for (i = 0; i < ARRAY_SIZE(kbloom_kfunc_hooks); i++) {
-		err = register_btf_kfunc_id_set(kbloom_kfunc_hooks[i].type,
-						kbloom_kfunc_hooks[i].set);
-		if (err) {
-			pr_err("registering kfuncs for BPF program type %d: %d\n",
-			       kbloom_kfunc_hooks[i].type, err);
-			return err;
-		}
-	}
-	return 0;
+	taken = kbloom_bpf_register_hooks(refused);
+	/*
+	 * The module works without kfuncs: a kernel that takes none of them
+	 * costs BPF programs their access, never the module its load.
+	 */
+	if (!taken)
+		pr_warn("no BPF program type took kbloom's kfuncs\n");
+	else
+		pr_info("kfuncs registered for %u BPF program hooks\n", taken);
 }
 
 #else
 
-int kbloom_bpf_register(void)
+void kbloom_bpf_register(void)
 {
 	pr_info("kernel without BPF or module BTF: no kfuncs\n");
-	return 0;
 }
 
 #endif

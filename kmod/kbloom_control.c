@@ -410,7 +410,6 @@ static const struct file_operations kbloom_control_fops = {
 	.open = nonseekable_open,
 	.unlocked_ioctl = kbloom_control_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
 };
 
 static struct miscdevice kbloom_control_dev = {

@@ -39,15 +39,14 @@ static u32 kbloom_next_minor;
 
 static struct class kbloom_class = {
 	.name = "kbloom",
-	.owner = THIS_MODULE,
 	.class_groups = kbloom_class_groups,
 };
 
 /* /dev/kbloom/<name>, owned by the creator with the requested mode. */
-static char *kbloom_devnode(struct device *dev, umode_t *mode, kuid_t *uid,
-			    kgid_t *gid)
+static char *kbloom_devnode(kbloom_devnode_const struct device *dev,
+			    umode_t *mode, kuid_t *uid, kgid_t *gid)
 {
-	struct kbloom_dev *kd = to_kbloom_dev(dev);
+	const struct kbloom_dev *kd = container_of(dev, struct kbloom_dev, dev);
 
 	if (mode)
 		*mode = kd->mode;
@@ -521,15 +520,15 @@ static long kbloom_dev_combine(struct kbloom_dev *kd, void __user *uarg,
 		if (req.reserved[i])
 			return -EINVAL;
 	f = fdget(req.fd);
-	if (!f.file)
+	if (!fd_file(f))
 		return -EBADF;
 	/* Only our own files carry a struct kbloom_file. */
-	if (f.file->f_op != &kbloom_dev_fops ||
-	    !(f.file->f_mode & FMODE_READ)) {
+	if (fd_file(f)->f_op != &kbloom_dev_fops ||
+	    !(fd_file(f)->f_mode & FMODE_READ)) {
 		err = -EBADF;
 		goto put_file;
 	}
-	other = ((struct kbloom_file *)f.file->private_data)->kd;
+	other = ((struct kbloom_file *)fd_file(f)->private_data)->kd;
 
 	/*
 	 * The other filter is only held shared, as its rotations hold it: a

@@ -37,7 +37,6 @@
 #include <linux/errno.h>
 #include <linux/sched.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
 #endif
 
 #define KBLOOM_HDR_BYTES	sizeof(struct kbloom_image_header)

@@ -29,7 +29,6 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
-#include <asm/unaligned.h>
 
 #include "kbloom_internal.h"
 

@@ -320,7 +320,7 @@ int kbloom_kapi_check(struct kbloom_filter *f, const void *key, u32 len);
 int kbloom_kapi_add(struct kbloom_filter *f, const void *key, u32 len);
 
 /* kbloom_bpf.c: registers the kfuncs, or says why there are none. */
-int kbloom_bpf_register(void);
+void kbloom_bpf_register(void);
 
 /* kbloom_sysfs.c: attributes of each filter and of the class. */
 extern const struct attribute_group *kbloom_dev_groups[];

@@ -133,9 +133,7 @@ static int __init kbloom_init(void)
 	int err;
 
 	/* First: kfuncs cannot be unregistered, only go with the module. */
-	err = kbloom_bpf_register();
-	if (err)
-		return err;
+	kbloom_bpf_register();
 	/* Before the devices: a filter's last put cancels its rotations. */
 	err = kbloom_window_setup();
 	if (err)

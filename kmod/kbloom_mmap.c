@@ -169,8 +169,8 @@ int kbloom_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	 * grown by mremap() past the filter; and no part of a core dump,
 	 * which would otherwise copy a filter of up to 1 GiB per process.
 	 */
-	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &kbloom_vm_ops;
 	kbloom_vm_open(vma);
 	return 0;

@@ -302,15 +302,17 @@ const struct attribute_group *kbloom_dev_groups[] = {
 	NULL
 };
 
-static ssize_t total_filters_show(struct class *class,
-				  struct class_attribute *attr, char *buf)
+static ssize_t total_filters_show(kbloom_class_attr_const struct class *class,
+				  kbloom_class_attr_const struct class_attribute *attr,
+				  char *buf)
 {
 	return sysfs_emit(buf, "%d\n", atomic_read(&kbloom_nr_filters));
 }
 static CLASS_ATTR_RO(total_filters);
 
-static ssize_t total_bytes_show(struct class *class,
-				struct class_attribute *attr, char *buf)
+static ssize_t total_bytes_show(kbloom_class_attr_const struct class *class,
+				kbloom_class_attr_const struct class_attribute *attr,
+				char *buf)
 {
 	return sysfs_emit(buf, "%lld\n", atomic64_read(&kbloom_total_bytes));
 }
