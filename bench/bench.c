@@ -14,9 +14,10 @@
  *              [--before-check-10m-16b NS]
  *        --n replaces the plan's sizes (at most 3) and skips the sweep and
  *        callgrind: for comparing a change to the core at one size.
- *        --before-check-10m: the single check at 10 M 8-byte keys before
- *        issue 13 (also KBLOOM_BENCH_BEFORE_CHECK_10M_NS; the 16-byte one
- *        KBLOOM_BENCH_BEFORE_CHECK_10M_16B_NS), for the target "single
+ *        --before-check-10m: the single check at 10 M 8-byte keys of the
+ *        core as it was before e5d38a5 (2026-12-01), the first change for
+ *        these targets (also KBLOOM_BENCH_BEFORE_CHECK_10M_NS; the 16-byte
+ *        one KBLOOM_BENCH_BEFORE_CHECK_10M_16B_NS), for the target "single
  *        check <= 0.8x before"; without it that ratio is not evaluated.
  *        --window: only the window filters' rows (window.c): the memory
  *        table and the speed of a window at the plan's window sizes.

@@ -80,8 +80,8 @@ double kbloom_peer_add_batch(struct kbloom_filter *f,
  * the cache state the checks (of a filter in use) find: straight after
  * the copy, single adds into a full 1 M-key filter took 34 to 40 ns
  * against 21 into an empty one, and 24 to 27 with the lines read
- * (this machine, 1.2 MB filter; batched adds, which prefetch, 16 either
- * way).
+ * (a 2-vCPU AMD EPYC VM, 4d29090, 2026-12-02; 1.2 MB filter; batched
+ * adds, which prefetch, 16 either way).
  */
 void kbloom_peer_copy(struct kbloom_filter *dst,
 		      const struct kbloom_filter *src)

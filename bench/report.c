@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Everything the benchmark prints or writes: the table, the ratios against
- * the targets of issue 13, the PASS:/FAIL: lines of the quick run's sanity
- * checks, one JSON object per measurement, and the data the plot reads.
+ * their targets (bench/README.md, "Output"), the PASS:/FAIL: lines of the
+ * quick run's sanity checks, one JSON object per measurement, and the
+ * data the plot reads.
  * Timings are only ever printed and judged by a reader, never asserted.
  */
 #include <stdarg.h>
@@ -262,7 +263,7 @@ static void ratio_line(const char *what, double ratio, double target,
 		printf("NOT MET (%.0f%% short)\n", 100 * (1 - ratio / target));
 }
 
-/* Issue 13's single-check target: 0.8x the check before it, at 10 M. */
+/* The single-check target: 0.8x the core's before e5d38a5, at 10 M. */
 static double before_check_10m[2];	/* 8-byte, 16-byte keys; 0: unset */
 
 void report_set_before_check_10m(u32 key_bytes, double ns)
@@ -278,7 +279,7 @@ int report_print_ratios(bool quick)
 	size_t m = main_configs(ns, kbs, 16), c;
 
 	printf("\nRatios (each side the median of its interleaved repeats; "
-	       "targets of issue 13)%s\n",
+	       "targets in bench/README.md)%s\n",
 	       quick ? "; QUICK sizes, so targets are indicative only" : "");
 	for (c = 0; c < m; c++) {
 		u64 n = ns[c];

@@ -22,7 +22,7 @@
  * every run, never a fresh set of threads per run.
  *
  * Usage: threads [--n N] [--repeats R]   (10 M keys at 10 bits/key, 9)
- * Build and run: make -C bench threads   (under the heavy lock)
+ * Build and run: make -C bench threads   (nothing else heavy running)
  */
 #include <errno.h>
 #include <pthread.h>

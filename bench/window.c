@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Issue 15's rows of the host benchmark: window filters (KBLOOM_TYPE_WINDOW)
+ * The window filters' rows of the host benchmark (KBLOOM_TYPE_WINDOW)
  * through the project's own core, never a prototype.
  *
  * 1. Memory per key of the window, beside the Age-Partitioned Bloom Filter

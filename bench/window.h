@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Window filters in the host benchmark (window.c, issue 15). */
+/* Window filters in the host benchmark (window.c). */
 #ifndef KBLOOM_BENCH_WINDOW_H
 #define KBLOOM_BENCH_WINDOW_H
 

@@ -90,7 +90,7 @@ struct kbl_spec {
 	uint32_t mode;		/* node permission bits, 0 = 0600 */
 	int use_seed;
 	uint32_t type;		/* KBLOOM_TYPE_BITS (0), _COUNTING, _WINDOW */
-	/* Since 0.2 (issue 15): window filters. */
+	/* Since 0.2: window filters. */
 	uint32_t generations;	/* window: 2..63; else 0 */
 	uint32_t pad;		/* 0 */
 	uint64_t rotate_ms;	/* window: timer period, 0 = none */
@@ -235,7 +235,7 @@ uint64_t kbl_ioctl_count(const struct kbl *f);
  * ENODEV: the filter was destroyed, see include/uapi/linux/kbloom.h, and
  * ENOMEM), or EPROTO for a header this library does not know: a wrong
  * magic or version, a header shorter than struct kbloom_map_header, a page
- * size not this machine's, a geometry (type, k, nblocks, and for a window
+ * size not the running system's, a geometry (type, k, nblocks, and for a window
  * generations and plane_order) the module's
  * core refuses, or cells_offset, cells_bytes and map_bytes that do not
  * describe page-aligned cells of nblocks * 64 bytes ending in the last

@@ -22,10 +22,11 @@
  * That one took a xorshift-multiply per probe (13 instructions, one of
  * them a multiply); a slice takes a shift: 10 instructions per probe and
  * no multiply.  Medians of 7 interleaved runs at 1 M keys, 10 bits per
- * key, k = 6 (issue 13): check 13.9 -> 11.6 ns, check_batch 9.7 -> 8.3,
- * add_batch 18.1 -> 16.2; at 100 M, batched checks 18.5 -> 15.7 (a pair
- * of full bench runs).  Images of the old scheme (versions 1 and 2) would
- * answer differently, so they are refused (kbloom_image.c).
+ * key, k = 6, on a 2-vCPU AMD EPYC VM (e76da2c, 2026-12-02): check
+ * 13.9 -> 11.6 ns, check_batch 9.7 -> 8.3, add_batch 18.1 -> 16.2; at
+ * 100 M, batched checks 18.5 -> 15.7 (a pair of full bench runs).  Images
+ * of the old scheme (versions 1 and 2) would answer differently, so they
+ * are refused (kbloom_image.c).
  *
  * Why not cells as (a + i * b) mod 512 directly: a block then has only
  * 2^17 probe patterns, keys sharing or overlapping a pattern are common
@@ -49,7 +50,8 @@
  * as memory-efficient as g separate filters, while a check reads one key
  * block instead of g: 0.28 to 0.57 times the time of g separate arrays at
  * g = 4..16, batched 0.18 to 0.48 times (bench/window.c, 10 M and 100 M
- * keys, issue 15).  Rotation clears one bit of every cell in place.
+ * keys, a 2-vCPU AMD EPYC VM; 52077d0, 2026-12-01).  Rotation clears one
+ * bit of every cell in place.
  *
  * Counters stick at their maximum: once a counter has overflowed, the
  * number of keys behind it is unknown, and decrementing it could take it to
@@ -85,7 +87,8 @@
  * their blocks: enough misses in flight to cover a memory latency, few
  * enough to stay within the CPU's miss buffers.  A power of two.  32
  * against 16: batched checks at 100 M keys 17.0-17.4 ns against
- * 18.4-19.4 ns, the same at 10 M (two interleaved pairs, this machine).
+ * 18.4-19.4 ns, the same at 10 M (two interleaved pairs on a 2-vCPU AMD
+ * EPYC VM; e5d38a5, 2026-12-01).
  */
 #define KBLOOM_BATCH_AHEAD	32
 /* Blocks handled by whole-filter loops between chances to reschedule. */
@@ -336,10 +339,11 @@ static __always_inline bool probe_add_bits(const struct kbloom_filter *f,
  * keys where it stops is a coin toss: a mispredicted branch per key, and
  * the keys behind it in a batch are thrown away and issued again.
  * Batched checks at 10 M keys, half of them absent, 13.1-13.9 ns with the
- * early exit against 9.1-9.9 without (three interleaved pairs; 100 M
- * keys, memory-bound, 17.0 both), for 30 more instructions per key.  The
- * early exit measured faster at stop 17 only while kbloom_check() still
- * branched on the answer to count hits, which mispredicted the same way.
+ * early exit against 9.1-9.9 without (three interleaved pairs on a 2-vCPU
+ * AMD EPYC VM, 4db48fc, 2026-12-01; 100 M keys, memory-bound, 17.0 both),
+ * for 30 more instructions per key.  The early exit measured faster in
+ * e8ea275 (2026-12-01) only while kbloom_check() still branched on the
+ * answer to count hits, which mispredicted the same way.
  */
 static __always_inline bool probe_check(const struct kbloom_filter *f,
 					const u64 *block, u64 h, u32 order)
@@ -663,10 +667,11 @@ static __always_inline u64 *block_fetch(const struct kbloom_filter *f, u64 h)
  * they hide.  Batched checks of a window of g = 8, k = 9, P = 16, ns per
  * key, every line against the first only: 1.1 MB 34.2 / 17.7, 17 MB
  * 35.1 / 25.4, 26 MB 37.4 / 42.1, 34 MB 39.2 / 75.6, 129 MB 41.5 / 116
- * (this machine, 32 MiB L3).  The kernel cannot ask the cache's size in a
- * way that holds on every CPU (x86_cache_size is L2 on AMD), so the line
- * is drawn at 16 MiB: below the smaller caches of today's servers, at
- * most 1.4 times the best in between here.
+ * (a 2-vCPU AMD EPYC VM, 32 MiB L3; 3791a20, 2026-12-01).  The kernel
+ * cannot ask the cache's size in a way that holds on every CPU
+ * (x86_cache_size is L2 on AMD), so the line is drawn at 16 MiB: below
+ * the smaller caches of today's servers, at most 1.4 times the best in
+ * between on that VM.
  */
 #define KBLOOM_WINDOW_FETCH_ALL_BYTES	(16ULL << 20)
 

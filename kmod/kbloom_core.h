@@ -157,10 +157,11 @@ struct kbloom_filter {
 	/*
 	 * Block b's writers hold stripes[b % KBLOOM_WRITE_STRIPES].lock: one
 	 * locked instruction per key instead of a compare-and-swap per
-	 * probe, which cost adds 2.3 to 4.5 times a check (issue 13).  Not
-	 * one lock per filter: with it, two threads of single adds on one
-	 * filter made half the throughput of one (the lock's line moved
-	 * between CPUs on every key).  Never held across a sleep.
+	 * probe, which cost adds 2.3 to 4.5 times a check (a 2-vCPU AMD
+	 * EPYC VM; be2a598, 2026-12-01).  Not one lock per filter: with it,
+	 * two threads of single adds on one filter made half the throughput
+	 * of one (the lock's line moved between CPUs on every key).  Never
+	 * held across a sleep.
 	 */
 	struct kbloom_stripe *stripes;
 	struct kbloom_counts __percpu *counts;

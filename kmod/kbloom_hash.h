@@ -7,8 +7,8 @@
  * are xxh64()'s, bit for bit (kunit/ops.c compares them at every length
  * and alignment under many seeds); only the call goes.  Calling xxh64()
  * for an 8-byte key cost 66 instructions, about 24 of them the call, the
- * length tests for long inputs and their spills (issue 13).  Longer keys
- * still call it.
+ * length tests for long inputs and their spills (callgrind; 901b5a2,
+ * 2026-12-02).  Longer keys still call it.
  */
 #ifndef KBLOOM_HASH_H
 #define KBLOOM_HASH_H

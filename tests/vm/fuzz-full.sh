@@ -26,9 +26,9 @@ ops=${2:-260000}
 fuzz_seconds=${3:-3600}
 torture_seconds=${4:-300}
 fault_ops=${5:-25000}
-# 100,000 keys: 37 s on the debug kernel under TCG, measured here (with
-# 1,000,000, run-all.sh's default, the whole VM run with boot takes 34 s
-# on Debian's kernel).
+# 100,000 keys: 37 s on the debug kernel under TCG, measured on a 2-vCPU
+# AMD EPYC VM (edb577f, 2026-12-01; with 1,000,000, run-all.sh's default,
+# the whole VM run with boot takes 34 s on Debian's kernel).
 kapi_keys=${6:-100000}
 min_ops=$((ops * 4 < 1000000 ? ops * 4 : 1000000))
 started=$(date +%s)
@@ -61,8 +61,9 @@ echo "fuzz-full: phase 2 took $(($(date +%s) - phase)) s"
 # maps); the fuzzer's table counts their ENOMEMs per operation.
 # A page fault of a mapping that cannot allocate its page table is retried
 # by the kernel ("Huh VM_FAULT_OOM leaked out to the #PF handler. Retrying
-# PF" in the log, 5 to 6 times per run here), never a SIGBUS so far: the
-# fuzzer counts any SIGBUS and would print it.
+# PF" in the log, 5 to 6 times per run on a 2-vCPU AMD EPYC VM, 9867360,
+# 2026-12-01), never a SIGBUS so far: the fuzzer counts any SIGBUS and
+# would print it.
 phase=$(date +%s)
 fs=/sys/kernel/debug
 if [ -d $fs/failslab ] && [ -d $fs/fail_page_alloc ]; then

@@ -7,8 +7,9 @@
  * kbloom_lookup on the mapped cells under the sequence count, and
  * libkbloom's kbl_check_one() after kbl_map()), all in the same guest on
  * the same keys.  qemu's absolute times
- * mean little, so what counts is the ratios, printed against the targets of
- * issue 6.  Every figure is the median of interleaved repeats.
+ * mean little, so what counts is the ratios, printed against their
+ * targets (ratios[] below).  Every figure is the median of interleaved
+ * repeats.
  *
  * Usage: kbloom-vmbench [N [REPEATS]]   (default 1000000 keys, 9 repeats)
  *        kbloom-vmbench window [MIB [REPEATS]]   (window filters, below)
@@ -408,11 +409,12 @@ static void ratio(const char *what, double r, double target, bool at_most)
 }
 
 /*
- * `kbloom-vmbench window [MIB [REPEATS]]`: issue 15's "batched check
- * throughput during continuous rotations at least 0.5x that without, in
- * the same VM run".  A window filter of g = 8 generations and about MIB
- * MiB (64 by default), sized by the core compiled into this program for
- * 1 % over its window and created with that capacity and rate, is filled
+ * `kbloom-vmbench window [MIB [REPEATS]]`: the window filters' target,
+ * "batched check throughput during continuous rotations at least 0.5x
+ * that without, in the same VM run".  A window filter of g = 8
+ * generations and about MIB MiB (64 by default), sized by the core
+ * compiled into this program for 1 % over its window and created with
+ * that capacity and rate, is filled
  * to its worst moment (8 generations of capacity / 7 keys, with ROTATE
  * between them).  Then interleaved repeats time CHECK ioctls of 4096 keys
  * and kbloom_lookup_batch() on the read-only mapping (4096 keys per read
@@ -995,7 +997,7 @@ static int window_main(int argc, char **argv)
 	      vw_pair_ratio(VW_IOCTL_EMPTY, VW_IOCTL_BARE, repeats), 0, false);
 	ratio("  mapped", vw_pair_ratio(VW_MAP_EMPTY, VW_MAP_BARE, repeats), 0,
 	      false);
-	printf(" (qemu's two vCPUs share this machine's CPUs with everything "
+	printf(" (qemu's two vCPUs share the host's CPUs with everything "
 	       "else: when the host is busy, the rotating process's vCPU takes "
 	       "host time from the checking one, which no layout can help)\n");
 	printf("\n");

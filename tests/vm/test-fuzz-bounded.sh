@@ -16,9 +16,9 @@ seed=${1:-20251130}
 
 fz_fuzz fuzz-bounded 30 -s "$seed" -p 4 -n 40000 -t 40 -m 10000 \
 	-N fuzz-bounded
-# Once for each filter type, 10 s each (22 until stop 21: make check
-# went over its 20 minutes cold; the debug kernel's run tortures each type
-# for 12 s more, and make check-debug for 300).
+# Once for each filter type, 10 s each (22 until 9f5d839, 2026-12-01: make
+# check went over its 20 minutes cold; the debug kernel's run tortures each
+# type for 12 s more, and make check-debug for 300).
 fz_run torture torture -s "$seed" -t 10
 # Window filters with ground truth across rotations by time, by count and
 # by hand (at least 100 of each kind; about 30 s under TCG).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The places where the uapi header used to be silent or disagree with the
- * module (issue 14, "Semantics the header leaves open"), one behaviour per
+ * module (settled in e56a161, 2026-12-01), one behaviour per
  * case, each run over every type of vt_types[] (semantics/<case>/<type>):
  * REPORT's bound, self-MERGE, calls after destroy, the bits_per_key limit,
  * the image header judged as its bytes arrive, the offset after a rejected

@@ -271,7 +271,8 @@ static const char *cost_1gib(void)
 
 	/*
 	 * Every other file 100 times, given up once it has taken as long as
-	 * one walk (a module that walks per read would take minutes here).
+	 * one walk (a module that walks per read would take minutes in the
+	 * VM).
 	 */
 	t_counters = vt_now_s();
 	for (reads = 0; reads < 100 && vt_now_s() - t_counters < t_scan;

@@ -191,8 +191,8 @@ static inline const char *vt_fail(const char *fmt, ...)
 }
 
 /*
- * A case that needs something this machine lacks (memory, say) returns
- * vt_skip(reason): reported as SKIP, never as PASS.
+ * A case that needs something the machine running it lacks (memory, say)
+ * returns vt_skip(reason): reported as SKIP, never as PASS.
  */
 static inline const char *vt_skip(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
