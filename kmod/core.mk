@@ -3,3 +3,10 @@
 # module, KUnit, the host tests and the benchmark so they cannot drift.
 KBLOOM_CORE_SRCS := kbloom_core.c kbloom_formula.c kbloom_geometry.c \
 		    kbloom_stats.c kbloom_image.c
+
+# In a kernel build (the module's Kbuild, KUnit's): the one probe the core
+# itself needs.  <asm/unaligned.h> moved to <linux/unaligned.h> in 6.12;
+# the header's presence in the kernel's tree decides, in kbuild rather than
+# by __has_include(), which sparse does not know.
+KBLOOM_CORE_CFLAGS := $(if $(wildcard $(srctree)/include/linux/unaligned.h),\
+			 -DKBLOOM_HAVE_LINUX_UNALIGNED_H)

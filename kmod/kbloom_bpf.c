@@ -23,8 +23,6 @@
 
 #if IS_ENABLED(CONFIG_BPF_SYSCALL) && IS_ENABLED(CONFIG_DEBUG_INFO_BTF_MODULES)
 
-__bpf_kfunc_start_defs();
-
 __bpf_kfunc struct kbloom_filter *bpf_kbloom_acquire(u32 id)
 {
 	struct kbloom_dev *kd = kbloom_dev_get_id(id);
@@ -32,8 +30,8 @@ __bpf_kfunc struct kbloom_filter *bpf_kbloom_acquire(u32 id)
 	return kd ? &kd->filter : NULL;
 }
 
-__bpf_kfunc struct kbloom_filter *bpf_kbloom_acquire_name(const char *name,
-							   u32 name__sz)
+__bpf_kfunc struct kbloom_filter *
+bpf_kbloom_acquire_name(const char *name, u32 name__sz)
 {
 	struct kbloom_dev *kd = kbloom_kapi_get_name(name, name__sz);
 
@@ -56,8 +54,6 @@ __bpf_kfunc int bpf_kbloom_add(struct kbloom_filter *f, const void *key,
 {
 	return kbloom_kapi_add(f, key, key__sz);
 }
-
-__bpf_kfunc_end_defs();
 
 /*
  * KF_TRUSTED_ARGS: the filter must be the one an acquire returned, not a
