@@ -62,6 +62,7 @@ run_test() {
 	rm -f "$work/rc" "$work/timed-out"
 	count=$((count + 1))
 	echo "=== $name"
+	t0=$(cut -d ' ' -f 1 /proc/uptime)
 	(
 		setsid "$@" </dev/null 2>&1 &
 		pid=$!
@@ -80,6 +81,9 @@ run_test() {
 		kill -KILL -"$pid" 2>/dev/null
 	) | tee "$log"
 	rc=$(cat "$work/rc" 2>/dev/null || echo 1)
+	# Where a run's minutes go, guest time.
+	echo "run-all: $name took" \
+		"$(awk -v a="$t0" '{ printf "%.0f", $1 - a }' /proc/uptime) s"
 	if [ -e "$work/timed-out" ]; then
 		echo "FAIL: vm/$name: timed out after $per_test_timeout s"
 		failed="$failed $name"
