@@ -23,7 +23,7 @@ DESTDIR ?=
 MAKEFLAGS += --no-print-directory
 
 .PHONY: all deps module userspace vm-bins install clean demo check test-host \
-	test-vm kunit lint vm-shell bench bench-vm check-debug
+	test-vm kunit lint vm-shell bench bench-vm check-debug check-kernels
 
 all: module userspace
 
@@ -90,8 +90,13 @@ test-host:
 test-vm: module vm-bins
 	@sh scripts/vm-run --timeout 1200 tests/vm/run-all.sh
 
+# KUnit on UML, built from each line's Debian linux-source.
 kunit:
-	@sh scripts/kunit
+	@sh scripts/kunit 6.1; a=$$?; sh scripts/kunit 6.12 && exit $$a
+
+# The VM suite on all six of Debian 12's kernel flavours.
+check-kernels:
+	@sh scripts/check-kernels
 
 lint:
 	@sh scripts/lint
