@@ -40,7 +40,7 @@ bpf_kbloom_acquire_name(const char *name, u32 name__sz)
 
 __bpf_kfunc void bpf_kbloom_release(struct kbloom_filter *f)
 {
-	put_device(&container_of(f, struct kbloom_dev, filter)->dev);
+	kbloom_dev_put(container_of(f, struct kbloom_dev, filter));
 }
 
 __bpf_kfunc int bpf_kbloom_check(struct kbloom_filter *f, const void *key,

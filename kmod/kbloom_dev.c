@@ -65,8 +65,9 @@ static char *kbloom_devnode(kbloom_devnode_const struct device *dev,
 }
 
 /*
- * Frees of filters whose last put came where freeing may not sleep;
- * drained before the module's code goes away.
+ * Frees of filters whose last put came where freeing may not sleep, and
+ * on PREEMPT_RT such last puts themselves; drained before the module's
+ * code goes away.
  */
 static struct workqueue_struct *kbloom_free_wq;
 
@@ -105,6 +106,30 @@ static void kbloom_dev_release(struct device *dev)
 		kbloom_dev_free(kd);
 	else
 		queue_work(kbloom_free_wq, &kd->free_work);
+}
+
+static void kbloom_dev_put_work(struct work_struct *work)
+{
+	put_device(&container_of(work, struct kbloom_dev, put_work)->dev);
+}
+
+/*
+ * The last put_device() frees with kfree() what the driver core keeps of
+ * the device (its private part before our release, its name after), and
+ * on PREEMPT_RT the allocator takes sleeping locks, which a hard
+ * interrupt, a raw spinlock, preempt_disable() or interrupts off must not
+ * (Documentation/locking/locktypes.rst, "raw_spinlock_t on RT").  There a
+ * put that would be the last goes to a work item.  Only the holder of the
+ * last reference queues it; a lookup that takes the count from 1 back to
+ * 2 before the work runs (kbloom_control.c) makes its own put the last,
+ * so put_work is never queued twice at once.
+ */
+void kbloom_dev_put(struct kbloom_dev *kd)
+{
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || kbloom_rt_may_block())
+		put_device(&kd->dev);
+	else if (!refcount_dec_not_one(&kd->dev.kobj.kref.refcount))
+		queue_work(kbloom_free_wq, &kd->put_work);
 }
 
 static const struct device_type kbloom_dev_type = {
@@ -148,6 +173,7 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 
 	init_rwsem(&kd->lock);
 	INIT_WORK(&kd->free_work, kbloom_dev_free_work);
+	INIT_WORK(&kd->put_work, kbloom_dev_put_work);
 	spin_lock_init(&kd->report_lock);
 	kbloom_stats_cache_init(&kd->stats_cache);
 	kbloom_window_init(kd, req);

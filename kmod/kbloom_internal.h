@@ -13,7 +13,9 @@
 #include <linux/fs.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/preempt.h>
 #include <linux/rwsem.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
 #include <linux/workqueue.h>
@@ -146,6 +148,8 @@ struct kbloom_dev {
 	struct device dev;
 	/* A last put where freeing may not sleep hands it to a work item. */
 	struct work_struct free_work;
+	/* On PREEMPT_RT, a put that would be the last where none may free. */
+	struct work_struct put_work;
 	/* Lookups by id or name run under RCU: the struct outlives them. */
 	struct rcu_head rcu;
 };
@@ -222,6 +226,11 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 				    umode_t mode, kuid_t uid, kgid_t gid);
 int kbloom_dev_add(struct kbloom_dev *kd);
 void kbloom_dev_remove(struct kbloom_dev *kd);
+/*
+ * Drops a reference that kbloom_dev_get_id() or _name() took, from any
+ * context but NMI; where the last put may not free, a work item does.
+ */
+void kbloom_dev_put(struct kbloom_dev *kd);
 /*
  * GET_INFO's fields, under kd->lock held shared.  Without cells, the ones
  * that need a walk of the cells (bits_set, est_keys, fill_ppb, fp_now_ppb,
@@ -308,6 +317,21 @@ void kbloom_stats_cache_generations(struct kbloom_dev *kd,
 /* Only their add_calls, under rotate_lock: no walk. */
 void kbloom_stats_cache_add_calls(struct kbloom_dev *kd,
 				  struct kbloom_generation *gen);
+
+/*
+ * Whether a PREEMPT_RT kernel lets this context take a spinlock_t, and so
+ * call the allocator: there spinlock_t is an rt_mutex that may sleep, and
+ * rtlock_might_resched() (kernel/locking/spinlock_rt.c) wants no preempt
+ * count, interrupts on and not the idle task.  An RCU read-side section,
+ * another spinlock_t held or bottom halves off (softirq context is a task
+ * there) leave those alone, so they are allowed.  Hard interrupts and
+ * NMIs count in preempt_count() on PREEMPT_RT too, so they are not.
+ * Meaningless elsewhere: a non-RT spinlock_t only spins.
+ */
+static inline bool kbloom_rt_may_block(void)
+{
+	return preemptible() && !is_idle_task(current);
+}
 
 /*
  * kbloom_kapi.c: what the exported API and the kfuncs share.  get_name

@@ -124,7 +124,7 @@ void kbloom_filter_put(struct kbloom_filter *f)
 {
 	if (!f)
 		return;
-	put_device(&kbloom_of(f)->dev);
+	kbloom_dev_put(kbloom_of(f));
 	module_put(THIS_MODULE);
 }
 EXPORT_SYMBOL_NS_GPL(kbloom_filter_put, KBLOOM);
