@@ -17,7 +17,9 @@
  * writers hold it with bottom halves off, because other modules and BPF
  * programs add from softirq context (kbloom_kapi.c): an XDP program adding
  * on a CPU whose process context held the stripe would spin forever.  A
- * batch turns them off once, not per key.  A key whose add
+ * batch turns them off once, not per key.  On PREEMPT_RT both the lock
+ * and bottom halves off are sleeping locks, so writers must be able to
+ * block (kbloom_kapi.c says who may add there).  A key whose add
  * completed before a check began is always found, unless a delete of it
  * (or of a key never added) ran meanwhile.  clear, merge, intersect and
  * image load must be serialised against each other by the caller; racing

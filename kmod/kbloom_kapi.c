@@ -40,12 +40,28 @@ struct kbloom_dev *kbloom_kapi_get_name(const char *name, size_t size)
 }
 
 /*
- * Writers take a stripe's spinlock with bottom halves off
- * (kbloom_core.h), which a hard interrupt or NMI must not do, nor anyone
- * with interrupts off (local_bh_enable() would run softirqs there).
+ * Writers take a stripe's spinlock_t with bottom halves off
+ * (kbloom_core.h).  Without PREEMPT_RT the lock spins, which a hard
+ * interrupt or NMI must not do on a lock its CPU may hold, nor anyone with
+ * interrupts off (local_bh_enable() would run softirqs there); a caller's
+ * spinlock or preempt_disable() is fine.  On PREEMPT_RT the stripe lock
+ * and local_bh_disable()'s per-CPU lock are sleeping locks, so adds need
+ * a context that may block on them: not a raw spinlock, preempt_disable()
+ * or interrupts off either.  Softirq context is a preemptible task there
+ * and qualifies, as do a spinlock_t held and rcu_read_lock().
+ *
+ * The stripes stay spinlock_t on PREEMPT_RT rather than raw_spinlock_t:
+ * that would allow adds in no further context, as local_bh_disable() must
+ * not be called from a hard interrupt or with interrupts off there either
+ * (kernel/softirq.c warns), and the walks of CLEAR, MERGE, INTERSECT and
+ * window rotations (combine() in kbloom_core.c) would hold each stripe
+ * with preemption off, where a spinlock_t lets a task of higher priority
+ * in.
  */
 static bool kbloom_kapi_may_write(void)
 {
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return kbloom_rt_may_block();
 	return !in_hardirq() && !in_nmi() && !irqs_disabled();
 }
 
