@@ -23,13 +23,29 @@
  *
  * Context.
  *  - get, get_id, put, check, check_keys, id: any context, softirq and
- *    hard interrupts included, under rcu_read_lock() or a spinlock; none
- *    of them sleeps or takes a sleeping lock.  A put that drops the last
- *    reference outside sleepable context leaves the freeing to a work item.
- *  - add, add_keys: process or softirq context.  They take a spinlock of
- *    the filter with bottom halves disabled, so from a hard interrupt, an
- *    NMI or with interrupts disabled they return -EDEADLK and change
- *    nothing.
+ *    hard interrupts included, under rcu_read_lock(), a spinlock or a raw
+ *    spinlock, on every kernel; none of them sleeps or takes a sleeping
+ *    lock.  A put that drops the last reference outside sleepable context
+ *    leaves the freeing to a work item; on PREEMPT_RT, where even the
+ *    allocator's locks sleep, so does a last put from a hard interrupt, a
+ *    raw spinlock, preempt_disable() or interrupts off.
+ *  - add, add_keys: they take a spinlock_t of the filter with bottom
+ *    halves disabled; where that is not allowed they return -EDEADLK and
+ *    change nothing.  On PREEMPT_RT spinlock_t and bottom halves off are
+ *    sleeping locks and softirqs run in tasks, so the contexts differ:
+ *
+ *	caller's context		without PREEMPT_RT	PREEMPT_RT
+ *	process, rcu_read_lock()	adds			adds
+ *	softirq, bottom halves off	adds			adds
+ *	a spinlock_t held		adds			adds
+ *	preempt_disable(), a raw	adds			-EDEADLK
+ *	  spinlock_t held
+ *	interrupts disabled		-EDEADLK		-EDEADLK
+ *	hard interrupt, NMI		-EDEADLK		-EDEADLK
+ *
+ *    spin_lock_irqsave() leaves interrupts on under PREEMPT_RT, so there
+ *    it is a spinlock_t held.  XDP and tc programs run in softirq context
+ *    and add on both.
  *
  * Answers.  A check is lock-free and sees every add that returned before
  * it began.  While userspace rewrites the whole filter (CLEAR, INTERSECT,
