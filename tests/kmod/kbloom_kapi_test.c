@@ -16,6 +16,7 @@
  *                            refs=N", or "ret=-ERRNO refs=N"
  *   put                      put the newest reference, here
  *   put-softirq, put-hardirq the same from a tasklet, from an irq_work
+ *   put-in CTX               the same in any CTX (below)
  *   release                  put every reference
  *   id                       kbloom_filter_id() of the newest reference
  *   check CTX START COUNT    kbloom_filter_check() of COUNT keys from
@@ -47,10 +48,11 @@
  *                            do that)
  *
  * CTX is where the calls run: process, rcu (under rcu_read_lock()),
- * spinlock (with a spinlock held), softirq (a tasklet), irqoff
- * (interrupts disabled) or hardirq (an irq_work).  Keys go in chunks of
- * KAPI_CHUNK (or one batch), each entering CTX anew, so that no atomic
- * section grows with COUNT.  A key range reports:
+ * spinlock (with a spinlock_t held), bh (bottom halves disabled), softirq
+ * (a tasklet), preempt (preempt_disable()), rawlock (a raw_spinlock_t
+ * held), irqoff (interrupts disabled) or hardirq (an irq_work).  Keys go
+ * in chunks of KAPI_CHUNK (or one batch), each entering CTX anew, so that
+ * no atomic section grows with COUNT.  A key range reports:
  *   keys     keys done
  *   yes, no  answers 1 ("may be present", "set a new bit") and 0
  *   sum      sum of the numbers of the keys that answered 1
@@ -59,6 +61,12 @@
  *   badret   batches whose return was not the number of result bits set
  *   ctx      ok, or wrong when a chunk ran elsewhere than in CTX
  *   ns       time the whole range took, seen from the writer
+ *   expect   what the header promises each call of the range in CTX on
+ *            this kernel: ok, or edeadlk for adds where they are refused
+ *            (include/linux/kbloom_api.h: without PREEMPT_RT, interrupts
+ *            off and hard interrupts; with it, preempt and rawlock too)
+ *   rt       1 on a PREEMPT_RT kernel, 0 elsewhere
+ *   as       yes when every call answered as expect says, no otherwise
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -108,8 +116,14 @@ enum kapi_ctx {
 	KAPI_SOFTIRQ,
 	KAPI_IRQOFF,
 	KAPI_HARDIRQ,
+	KAPI_BH,
+	KAPI_PREEMPT,
+	KAPI_RAWLOCK,
 	KAPI_NR_CTX,
 };
+
+#define KAPI_CTX_USAGE \
+	"CTX is one of process rcu spinlock bh softirq preempt rawlock irqoff hardirq"
 
 static const char * const kapi_ctx_names[KAPI_NR_CTX] = {
 	[KAPI_PROCESS] = "process",
@@ -118,6 +132,9 @@ static const char * const kapi_ctx_names[KAPI_NR_CTX] = {
 	[KAPI_SOFTIRQ] = "softirq",
 	[KAPI_IRQOFF] = "irqoff",
 	[KAPI_HARDIRQ] = "hardirq",
+	[KAPI_BH] = "bh",
+	[KAPI_PREEMPT] = "preempt",
+	[KAPI_RAWLOCK] = "rawlock",
 };
 
 enum kapi_op {
@@ -129,7 +146,7 @@ enum kapi_op {
 
 /* What a key range found, as the top comment says. */
 #define KAPI_RANGE_FMT \
-	"keys=%llu yes=%llu no=%llu sum=%llu errors=%llu err=%d missing=%llu badret=%llu ctx=%s ns=%lld%s"
+	"keys=%llu yes=%llu no=%llu sum=%llu errors=%llu err=%d missing=%llu badret=%llu ctx=%s ns=%lld expect=%s rt=%d as=%s%s"
 
 /* One key range of a check or add command, and what it found. */
 struct kapi_range {
@@ -155,6 +172,10 @@ struct kapi_range {
 static DEFINE_MUTEX(kapi_lock);
 /* Held around the chunks of CTX spinlock, and nothing else. */
 static DEFINE_SPINLOCK(kapi_spinlock);
+/* And this one around those of CTX rawlock. */
+static DEFINE_RAW_SPINLOCK(kapi_rawlock);
+/* Who holds either, for kapi_in_ctx() (no lockdep in Debian's kernels). */
+static struct task_struct *kapi_spin_owner, *kapi_raw_owner;
 static struct kbloom_filter *kapi_refs[KAPI_REFS];
 static unsigned int kapi_nr_refs;
 static char kapi_result[KAPI_RESULT_BYTES] = "none";
@@ -253,11 +274,15 @@ static void kapi_call_in(enum kapi_ctx ctx, void (*fn)(void *), void *arg)
 /*
  * Whether we run where CTX says.  Softirq and hardirq are the ones that
  * could go wrong (a tasklet or an irq_work run elsewhere); the others are
- * checked as far as the kernel's configuration can tell.
+ * checked as far as the kernel's configuration can tell.  A spinlock_t
+ * disables preemption only without PREEMPT_RT; with it, it is an
+ * rt_mutex, and rt_spin_lock() enters an RCU read-side section instead
+ * (kernel/locking/spinlock_rt.c), which a preemptible RCU counts.
  */
 static bool kapi_in_ctx(enum kapi_ctx ctx)
 {
 	bool counted = IS_ENABLED(CONFIG_PREEMPT_COUNT);
+	bool atomic = !counted || !preemptible();
 
 	switch (ctx) {
 	case KAPI_PROCESS:
@@ -266,13 +291,47 @@ static bool kapi_in_ctx(enum kapi_ctx ctx)
 	case KAPI_RCU:
 		return in_task() && rcu_read_lock_held();
 	case KAPI_SPINLOCK:
-		return in_task() && (!counted || !preemptible());
+		if (!in_task() || READ_ONCE(kapi_spin_owner) != current)
+			return false;
+		if (IS_ENABLED(CONFIG_PREEMPT_RT))
+			return rcu_preempt_depth() > 0 && !irqs_disabled();
+		return atomic;
+	case KAPI_BH:
+		return in_task() && in_softirq() && !irqs_disabled();
 	case KAPI_SOFTIRQ:
 		return in_serving_softirq() && !in_hardirq();
+	case KAPI_PREEMPT:
+		return in_task() && atomic && !irqs_disabled();
+	case KAPI_RAWLOCK:
+		return in_task() && READ_ONCE(kapi_raw_owner) == current &&
+		       atomic && !irqs_disabled();
 	case KAPI_IRQOFF:
 		return in_task() && irqs_disabled();
 	case KAPI_HARDIRQ:
 		return in_hardirq();
+	default:
+		return false;
+	}
+}
+
+/*
+ * Whether the header lets an add run in CTX on this kernel, or has it
+ * return -EDEADLK (include/linux/kbloom_api.h, "Context"): on PREEMPT_RT
+ * the stripe's spinlock_t and local_bh_disable() sleep, so a raw spinlock
+ * or preempt_disable() refuse too.
+ */
+static bool kapi_add_allowed(enum kapi_ctx ctx)
+{
+	switch (ctx) {
+	case KAPI_PROCESS:
+	case KAPI_RCU:
+	case KAPI_SPINLOCK:
+	case KAPI_BH:
+	case KAPI_SOFTIRQ:
+		return true;
+	case KAPI_PREEMPT:
+	case KAPI_RAWLOCK:
+		return !IS_ENABLED(CONFIG_PREEMPT_RT);
 	default:
 		return false;
 	}
@@ -361,32 +420,52 @@ static void kapi_chunk(void *arg)
 		kapi_batch(r);
 }
 
-static void kapi_run_chunk(struct kapi_range *r)
+/* Runs fn(arg) in CTX, from process context. */
+static void kapi_run_in(enum kapi_ctx ctx, void (*fn)(void *), void *arg)
 {
 	unsigned long flags;
 
-	switch (r->ctx) {
+	switch (ctx) {
 	case KAPI_RCU:
 		rcu_read_lock();
-		kapi_chunk(r);
+		fn(arg);
 		rcu_read_unlock();
 		break;
 	case KAPI_SPINLOCK:
 		spin_lock(&kapi_spinlock);
-		kapi_chunk(r);
+		WRITE_ONCE(kapi_spin_owner, current);
+		fn(arg);
+		WRITE_ONCE(kapi_spin_owner, NULL);
 		spin_unlock(&kapi_spinlock);
+		break;
+	case KAPI_BH:
+		local_bh_disable();
+		fn(arg);
+		local_bh_enable();
+		break;
+	case KAPI_PREEMPT:
+		preempt_disable();
+		fn(arg);
+		preempt_enable();
+		break;
+	case KAPI_RAWLOCK:
+		raw_spin_lock(&kapi_rawlock);
+		WRITE_ONCE(kapi_raw_owner, current);
+		fn(arg);
+		WRITE_ONCE(kapi_raw_owner, NULL);
+		raw_spin_unlock(&kapi_rawlock);
 		break;
 	case KAPI_IRQOFF:
 		local_irq_save(flags);
-		kapi_chunk(r);
+		fn(arg);
 		local_irq_restore(flags);
 		break;
 	case KAPI_SOFTIRQ:
 	case KAPI_HARDIRQ:
-		kapi_call_in(r->ctx, kapi_chunk, r);
+		kapi_call_in(ctx, fn, arg);
 		break;
 	default:
-		kapi_chunk(r);
+		fn(arg);
 		break;
 	}
 }
@@ -407,6 +486,9 @@ static int kapi_do_range(enum kapi_op op, enum kapi_ctx ctx, u32 start,
 		.ctx = ctx,
 	};
 	bool batched = op == KAPI_CHECK_KEYS || op == KAPI_ADD_KEYS;
+	bool refused = (op == KAPI_ADD || op == KAPI_ADD_KEYS) &&
+		       !kapi_add_allowed(ctx);
+	bool as;
 	/*
 	 * No larger a batch than the range: for 10 keys, the default of 4096
 	 * took 0.3 ms a command, most of it in vmalloc(), and 0.05 ms sized
@@ -437,7 +519,7 @@ static int kapi_do_range(enum kapi_op op, enum kapi_ctx ctx, u32 start,
 			r.keys[i].data = buf;
 			r.keys[i].len = kapi_key(buf, kapi_prefix, r.first + i);
 		}
-		kapi_run_chunk(&r);
+		kapi_run_in(ctx, kapi_chunk, &r);
 		if (fatal_signal_pending(current)) {
 			stopped = true;
 			done += r.n;
@@ -445,10 +527,16 @@ static int kapi_do_range(enum kapi_op op, enum kapi_ctx ctx, u32 start,
 		}
 		cond_resched();
 	}
+	/* Refused: every key's call returned -EDEADLK and nothing else. */
+	if (refused)
+		as = r.errors == done && r.err == -EDEADLK && !r.yes && !r.no;
+	else
+		as = !r.errors;
 	kapi_emit(KAPI_RANGE_FMT, done, r.yes, r.no, r.sum, r.errors, r.err, r.missing,
 		  r.badret, r.wrong_ctx ? "wrong" : "ok",
 		  ktime_to_ns(ktime_sub(ktime_get(), t0)),
-		  stopped ? " stopped=signal" : "");
+		  refused ? "edeadlk" : "ok", IS_ENABLED(CONFIG_PREEMPT_RT),
+		  as ? "yes" : "no", stopped ? " stopped=signal" : "");
 	kapi_range_free(&r);
 	return 0;
 }
@@ -492,10 +580,7 @@ static void kapi_put_in(enum kapi_ctx ctx)
 	};
 
 	kapi_refs[kapi_nr_refs] = NULL;
-	if (ctx == KAPI_PROCESS)
-		kbloom_filter_put(p.f);
-	else
-		kapi_call_in(ctx, kapi_put_cb, &p);
+	kapi_run_in(ctx, kapi_put_cb, &p);
 	kapi_emit("ret=0 refs=%u ctx=%s", kapi_nr_refs,
 		  p.wrong_ctx ? "wrong" : "ok");
 }
@@ -711,6 +796,7 @@ enum kapi_cmd_id {
 	KAPI_CMD_PUT,
 	KAPI_CMD_PUT_SOFTIRQ,
 	KAPI_CMD_PUT_HARDIRQ,
+	KAPI_CMD_PUT_IN,
 	KAPI_CMD_RELEASE,
 	KAPI_CMD_ID,
 	KAPI_CMD_CHECK,
@@ -739,6 +825,7 @@ static const struct kapi_cmd kapi_cmds[] = {
 	{ "put", "put", KAPI_CMD_PUT, 0, 0, true },
 	{ "put-softirq", "put-softirq", KAPI_CMD_PUT_SOFTIRQ, 0, 0, true },
 	{ "put-hardirq", "put-hardirq", KAPI_CMD_PUT_HARDIRQ, 0, 0, true },
+	{ "put-in", "put-in CTX", KAPI_CMD_PUT_IN, 1, 1, true },
 	{ "release", "release", KAPI_CMD_RELEASE, 0, 0, false },
 	{ "id", "id", KAPI_CMD_ID, 0, 0, true },
 	{ "check", "check CTX START COUNT", KAPI_CMD_CHECK, 3, 3, true },
@@ -786,7 +873,7 @@ static int kapi_range_cmd(const struct kapi_cmd *cmd, int argc, char **argv)
 
 	ctx = match_string(kapi_ctx_names, KAPI_NR_CTX, argv[1]);
 	if (ctx < 0)
-		return kapi_usage(cmd, "CTX is one of process rcu spinlock softirq irqoff hardirq");
+		return kapi_usage(cmd, KAPI_CTX_USAGE);
 	if (kstrtou32(argv[2], 0, &start) || kstrtou32(argv[3], 0, &count))
 		return kapi_usage(cmd, "START and COUNT are numbers below 2^32");
 	if ((u64)start + count > (u64)U32_MAX + 1)
@@ -799,6 +886,7 @@ static int kapi_range_cmd(const struct kapi_cmd *cmd, int argc, char **argv)
 
 static int kapi_run(const struct kapi_cmd *cmd, int argc, char **argv)
 {
+	int ctx;
 	u32 n;
 
 	if (cmd->needs_ref && !kapi_nr_refs) {
@@ -827,6 +915,12 @@ static int kapi_run(const struct kapi_cmd *cmd, int argc, char **argv)
 		return 0;
 	case KAPI_CMD_PUT_HARDIRQ:
 		kapi_put_in(KAPI_HARDIRQ);
+		return 0;
+	case KAPI_CMD_PUT_IN:
+		ctx = match_string(kapi_ctx_names, KAPI_NR_CTX, argv[1]);
+		if (ctx < 0)
+			return kapi_usage(cmd, KAPI_CTX_USAGE);
+		kapi_put_in(ctx);
 		return 0;
 	case KAPI_CMD_RELEASE:
 		kapi_release();
