@@ -7,8 +7,11 @@
 # kernel's release); by default the running kernel's, else the newest
 # installed (scripts/kdir says how it chooses).
 # Both are found once, when first used (make deps needs neither).
+# KBLOOM_CACHE (where scripts/btf-kdir keeps its copy) may be given on
+# the command line too (DKMS does): $(shell) sees only the environment.
 user_kver := $(KVER)
-KDIR ?= $(eval KDIR := $(shell KVER=$(user_kver) sh scripts/kdir))$(KDIR)
+KDIR ?= $(eval KDIR := $(shell KVER=$(user_kver) \
+	$(if $(KBLOOM_CACHE),KBLOOM_CACHE=$(KBLOOM_CACHE)) sh scripts/kdir))$(KDIR)
 # The release is the headers directory's name, wherever it lives
 # (scripts/kdir may hand out a copy that can make BTF, in the cache); a
 # kernel built elsewhere says its own.
