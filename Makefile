@@ -26,7 +26,8 @@ DESTDIR ?=
 MAKEFLAGS += --no-print-directory
 
 .PHONY: all deps module userspace vm-bins install clean demo check test-host \
-	test-vm kunit lint vm-shell bench bench-vm check-debug check-kernels
+	test-vm kunit lint vm-shell bench bench-vm check-debug check-kernels \
+	check-dkms
 
 all: module userspace
 
@@ -86,6 +87,11 @@ check:
 # lockdep, kmemleak, fault injection); built once into the cache, slow.
 check-debug:
 	@sh scripts/check-debug
+
+# dkms.conf end to end in a DKMS tree of its own (build/dkms/): add,
+# build and install for a 6.1 and a 6.12 kernel, then boot each module.
+check-dkms: vm-bins
+	@sh scripts/test-dkms
 
 test-host:
 	@$(MAKE) -C tests/host run
