@@ -7,8 +7,11 @@
 # kernel's release); by default the running kernel's, else the newest
 # installed (scripts/kdir says how it chooses).
 # Both are found once, when first used (make deps needs neither).
+# KBLOOM_CACHE (where scripts/btf-kdir keeps its copy) may be given on
+# the command line too (DKMS does): $(shell) sees only the environment.
 user_kver := $(KVER)
-KDIR ?= $(eval KDIR := $(shell KVER=$(user_kver) sh scripts/kdir))$(KDIR)
+KDIR ?= $(eval KDIR := $(shell KVER=$(user_kver) \
+	$(if $(KBLOOM_CACHE),KBLOOM_CACHE=$(KBLOOM_CACHE)) sh scripts/kdir))$(KDIR)
 # The release is the headers directory's name, wherever it lives
 # (scripts/kdir may hand out a copy that can make BTF, in the cache); a
 # kernel built elsewhere says its own.
@@ -23,7 +26,8 @@ DESTDIR ?=
 MAKEFLAGS += --no-print-directory
 
 .PHONY: all deps module userspace vm-bins install clean demo check test-host \
-	test-vm kunit lint vm-shell bench bench-vm check-debug check-kernels
+	test-vm kunit lint vm-shell bench bench-vm check-debug check-kernels \
+	check-dkms
 
 all: module userspace
 
@@ -83,6 +87,11 @@ check:
 # lockdep, kmemleak, fault injection); built once into the cache, slow.
 check-debug:
 	@sh scripts/check-debug
+
+# dkms.conf end to end in a DKMS tree of its own (build/dkms/): add,
+# build and install for a 6.1 and a 6.12 kernel, then boot each module.
+check-dkms: vm-bins
+	@sh scripts/test-dkms
 
 test-host:
 	@$(MAKE) -C tests/host run
