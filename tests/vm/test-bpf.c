@@ -7,7 +7,10 @@
  * the verifier refuses the mistakes of bpf/reject.bpf.c and says why; a
  * filter destroyed while programs use it in a loop goes away cleanly (no
  * crash, NULL from then on, its memory back).  Each case runs for every
- * filter type where a filter is involved.
+ * filter type where a filter is involved.  The program types beyond XDP,
+ * tc, SYSCALL and tracing (bpf/types.bpf.c) must load, and run where
+ * test_run takes them, exactly where the module's load log says the
+ * kernel took their kfuncs, and be refused where it says it refused them.
  *
  * Without BTF (the kernel's or kbloom.ko's) there are no kfuncs: every
  * case then says SKIP with the reason, never PASS.
@@ -724,6 +727,297 @@ static const char *reject_case(const struct rejection *r)
 	return msg;
 }
 
+/* ---- the other program types ---- */
+
+#define KB_PROG_TYPE_NETFILTER	32	/* not in Debian 12's <linux/bpf.h> */
+#define KB_ATTACH_NETFILTER	45	/* BPF_NETFILTER, its attach type */
+
+/*
+ * The program types kmod/kbloom_bpf.c registers kfuncs for beyond XDP,
+ * tc, SYSCALL and tracing, one row each, with the name the module's load
+ * log gives the type.  Each must load where the module says the kernel
+ * took its kfuncs and be refused where it says the kernel refused them;
+ * where BPF_PROG_TEST_RUN takes the type, one run checks a key the ioctl
+ * added (and adds one the ioctl must then find, for the write set).
+ */
+struct prog_type {
+	const char *name;	/* bpf/prog-type/<name>/... */
+	const char *logged;	/* "no kfuncs for <logged> programs" */
+	const char *prog;	/* in bpf/types.bpf.c */
+	uint32_t type;		/* the program's, set before the load */
+	uint32_t attach;	/* and its expected attach type */
+	bool runs;		/* BPF_PROG_TEST_RUN takes it */
+	bool adds;		/* the write set: the program adds */
+	const char *add_prog;	/* read set: this add must be refused */
+};
+
+static const struct prog_type prog_types[] = {
+	{ "cgroup-skb", "cgroup", "cgroup_skb_probe", BPF_PROG_TYPE_CGROUP_SKB,
+	  BPF_CGROUP_INET_INGRESS, true, true, NULL },
+	{ "tc-action", "tc action", "sched_act_probe", BPF_PROG_TYPE_SCHED_ACT,
+	  0, true, true, NULL },
+	{ "sk-skb", "sk_skb", "sk_skb_probe", BPF_PROG_TYPE_SK_SKB, 0, false,
+	  true, NULL },
+	{ "socket-filter", "socket filter", "socket_probe",
+	  BPF_PROG_TYPE_SOCKET_FILTER, 0, true, true, NULL },
+	{ "lwt-in", "lwt", "lwt_in_probe", BPF_PROG_TYPE_LWT_IN, 0, true, true,
+	  NULL },
+	{ "netfilter", "netfilter", "netfilter_probe", KB_PROG_TYPE_NETFILTER,
+	  KB_ATTACH_NETFILTER, true, true, NULL },
+	{ "kprobe", "kprobe", "kprobe_probe", BPF_PROG_TYPE_KPROBE, 0, false,
+	  false, "kprobe_add" },
+};
+
+/*
+ * The rows of prog_types[] whose kfuncs the kernel refused, by the
+ * module's last load log in /dev/kmsg: 0 or -1 if that log is not there
+ * (its closing "kfuncs registered" line missing).
+ */
+static int refused_types(uint32_t *refused)
+{
+	static const char done[] = "kbloom: kfuncs registered for ";
+	char rec[1024], want[96];
+	bool closed = false, seen = false;
+	ssize_t n;
+	size_t i;
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	*refused = 0;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)	/* overwritten: read on */
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		if (strstr(rec, done)) {
+			closed = seen = true;
+			continue;
+		}
+		for (i = 0; i < ARRAY_SIZE(prog_types); i++) {
+			snprintf(want, sizeof(want), "kbloom: no kfuncs for "
+				 "%s programs:", prog_types[i].logged);
+			if (!strstr(rec, want))
+				continue;
+			/* A later load of the module: its log counts. */
+			if (closed)
+				*refused = 0;
+			closed = false;
+			*refused |= 1U << i;
+		}
+	}
+	close(fd);
+	return seen ? 0 : -1;
+}
+
+/* The kernel knows the program type at all (r0 = 0; exit loads). */
+static bool kernel_has_type(const struct prog_type *pt)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = pt->attach);
+	int fd = bpf_prog_load(pt->type, NULL, "GPL", insns,
+			       ARRAY_SIZE(insns), &opts);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/*
+ * Loads program name of bpf/types.bpf.o as pt's type into *objp, the
+ * verifier's log in log: 0 or -errno (nothing stays open then).
+ */
+static int load_typed(struct bpf_object **objp, const struct prog_type *pt,
+		      const char *name, char *log, size_t log_size)
+{
+	struct bpf_object *obj;
+	struct bpf_program *p;
+	int err;
+
+	*objp = NULL;
+	kb_libbpf_said[0] = 0;
+	obj = KB_OPEN(types);
+	if (!obj)
+		return -errno;
+	p = bpf_object__find_program_by_name(obj, name);
+	if (p) {
+		bpf_program__set_type(p, pt->type);
+		bpf_program__set_expected_attach_type(p, pt->attach);
+	}
+	err = load_one(obj, name, log, log_size);
+	if (err)
+		bpf_object__close(obj);
+	else
+		*objp = obj;
+	return err;
+}
+
+/* One run of the loaded program over a test packet: the check and add. */
+static const char *prog_type_run(const struct prog_type *pt,
+				 struct bpf_object *obj)
+{
+	uint8_t key[KBT_KEY_BYTES], pkt[KBT_PKT_BYTES];
+	long page = sysconf(_SC_PAGESIZE);
+	struct kbt_types_globals *tg;
+	const char *msg = NULL;
+	struct stats s0, s1;
+	uint32_t id;
+	long ret;
+	int fd;
+
+	tg = kb_globals(obj, sizeof(*tg));
+	EXPECT(tg, "map the globals: %s", vt_errno_name(errno));
+	msg = fresh_with_id(&vt_types[0], 1000, &fd, &id);
+	if (msg) {
+		munmap(tg, (sizeof(*tg) + page - 1) / page * page);
+		return msg;
+	}
+	tg->filter_id = id;
+	kb_key(tg->key, 8, 0);
+	kb_key(tg->add_key, 8, 1);
+	tg->check = INT32_MIN;
+	tg->add = INT32_MIN;
+	if (keys_op(fd, KBLOOM_IOC_ADD, 8, 0, 1, KBT_KEY_BYTES, NULL) != 1)
+		msg = vt_fail("ADD: %s", vt_errno_name(errno));
+	if (!msg)
+		msg = stats_read(NAME, &s0);
+	kb_key(key, 4, 0);
+	kb_packet(pkt, key);
+	ret = msg ? 0 : kb_run_pkt(kb_prog_fd(obj, pt->prog), pkt,
+				   sizeof(pkt), 1);
+	if (!msg && ret < 0)
+		msg = vt_fail("test_run: %s", vt_errno_name(-ret));
+	if (!msg && (tg->runs != 1 || tg->nulls))
+		msg = vt_fail("%llu runs acquired filter %u, %llu got NULL; "
+			      "want 1 and 0", (unsigned long long)tg->runs, id,
+			      (unsigned long long)tg->nulls);
+	if (!msg && tg->check != 1)
+		msg = vt_fail("check of a key the ioctl added: %d, want 1",
+			      tg->check);
+	if (!msg && pt->adds && tg->add < 0)
+		msg = vt_fail("add: %s", vt_errno_name(-tg->add));
+	if (!msg)
+		msg = stats_read(NAME, &s1);
+	if (!msg && (s1.check_calls - s0.check_calls != 1 ||
+		     s1.add_calls - s0.add_calls != pt->adds))
+		msg = vt_fail("sysfs check_calls moved %llu, add_calls %llu; "
+			      "want 1 and %d", (unsigned long long)
+			      (s1.check_calls - s0.check_calls),
+			      (unsigned long long)
+			      (s1.add_calls - s0.add_calls), pt->adds);
+	if (!msg && pt->adds &&
+	    keys_op(fd, KBLOOM_IOC_CHECK, 8, 1, 1, KBT_KEY_BYTES, NULL) != 1)
+		msg = vt_fail("CHECK does not find the key the program added");
+	if (!msg && pt->adds)
+		printf("  %s/prog-type/%s: test_run returned %ld; check %d, "
+		       "add %d, found by CHECK\n", SUITE, pt->name, ret,
+		       tg->check, tg->add);
+	else if (!msg)
+		printf("  %s/prog-type/%s: test_run returned %ld; check %d\n",
+		       SUITE, pt->name, ret, tg->check);
+	munmap(tg, (sizeof(*tg) + page - 1) / page * page);
+	return vt_done(fd, NAME, msg);
+}
+
+/*
+ * A refused load: refused by the verifier (it logged), for calling fn,
+ * "calling kernel function <fn> is not allowed".
+ */
+static const char *refused_for(const char *prog, int err, const char *log,
+			       const char *fn)
+{
+	char want[96];
+
+	snprintf(want, sizeof(want), "calling kernel function %s is not "
+		 "allowed", fn);
+	if (!err)
+		return vt_fail("%s: the verifier accepted it", prog);
+	if (!log[0])
+		return vt_fail("%s: load failed (%s) before the verifier ran: "
+			       "%s", prog, vt_errno_name(-err),
+			       kb_libbpf_last());
+	if (!strstr(log, want))
+		return vt_fail("%s: the verifier log lacks \"%s\"; it ends "
+			       "\"%s\"", prog, want, log_tail(log));
+	return NULL;
+}
+
+/*
+ * bpf/prog-type/<name>/loads or /refused, as the module's log says;
+ * bpf/prog-type/kprobe/add-refused where kprobes have the read set.
+ */
+static void prog_type_case(const struct prog_type *pt, uint32_t refused,
+			   const char *why_not)
+{
+	static char log[1 << 20];
+	bool loads = !(refused & (1U << (pt - prog_types)));
+	struct bpf_object *obj;
+	const char *msg = why_not;
+	char full[128];
+	int err;
+
+	snprintf(full, sizeof(full), "prog-type/%s/%s", pt->name,
+		 loads ? "loads" : "refused");
+	if (!msg && !kernel_has_type(pt))
+		msg = vt_skip("this kernel has no %s programs", pt->name);
+	if (msg) {
+		vt_report(SUITE, full, msg);
+		return;
+	}
+	err = load_typed(&obj, pt, pt->prog, log, sizeof(log));
+	if (!loads) {
+		msg = refused_for(pt->prog, err, log, "bpf_kbloom_acquire");
+		if (!err)
+			bpf_object__close(obj);
+		if (!msg)
+			printf("  %s/%s: \"%s\"\n", SUITE, full, log_tail(log));
+		vt_report(SUITE, full, msg);
+		return;
+	}
+	if (err)
+		msg = vt_fail("%s did not load: %s: %s", pt->prog,
+			      vt_errno_name(-err), log[0] ? log_tail(log) :
+			      kb_libbpf_last());
+	else if (pt->runs)
+		msg = prog_type_run(pt, obj);
+	if (!err)
+		bpf_object__close(obj);
+	vt_report(SUITE, full, msg);
+	if (!pt->add_prog)
+		return;
+	snprintf(full, sizeof(full), "prog-type/%s/add-refused", pt->name);
+	err = load_typed(&obj, pt, pt->add_prog, log, sizeof(log));
+	msg = refused_for(pt->add_prog, err, log, "bpf_kbloom_add");
+	if (!err)
+		bpf_object__close(obj);
+	if (!msg)
+		printf("  %s/%s: \"%s\"\n", SUITE, full, log_tail(log));
+	vt_report(SUITE, full, msg);
+}
+
+static void prog_type_cases(void)
+{
+	const char *why_not = kb_btf_missing();
+	uint32_t refused = 0;
+	size_t i;
+
+	if (why_not)
+		why_not = vt_skip("%s", why_not);
+	else if (refused_types(&refused))
+		why_not = vt_fail("no \"kbloom: kfuncs registered for\" line "
+				  "in /dev/kmsg: what the kernel refused is "
+				  "unknown");
+	for (i = 0; i < ARRAY_SIZE(prog_types); i++)
+		prog_type_case(&prog_types[i], refused, why_not);
+}
+
 /* ---- lifetime ---- */
 
 struct runner {
@@ -1113,6 +1407,7 @@ int main(int argc, char **argv)
 		snprintf(full, sizeof(full), "reject/%s", rejections[i].name);
 		vt_report(SUITE, full, reject_case(&rejections[i]));
 	}
+	prog_type_cases();
 	vt_report(SUITE, "module-unpinned", module_unpinned());
 	vt_summary(SUITE);
 	return vt_failed ? 1 : 0;

@@ -29,6 +29,7 @@
 	extern const char kbloom_bpf_##name[], kbloom_bpf_##name##_end[]
 KB_OBJECT(test);
 KB_OBJECT(reject);
+KB_OBJECT(types);
 KB_OBJECT(bench);
 
 /* The end of what libbpf said last, for the reason of a failure. */

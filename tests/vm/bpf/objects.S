@@ -19,6 +19,7 @@ kbloom_bpf_\name\()_end:
 
 	kbloom_bpf_object test
 	kbloom_bpf_object reject
+	kbloom_bpf_object types
 	kbloom_bpf_object bench
 
 	.section .note.GNU-stack,"",@progbits

@@ -65,6 +65,18 @@ struct kbt_reject_globals {
 	__u32 len;		/* a size the verifier knows nothing of */
 };
 
+/* types.bpf.c: what each program saw in its one run */
+struct kbt_types_globals {
+	__u32 filter_id;
+	__s32 check;		/* out: bpf_kbloom_check of key */
+	__s32 add;		/* out: bpf_kbloom_add of add_key */
+	__u32 pad;
+	__u64 runs;		/* out: probes that acquired the filter */
+	__u64 nulls;		/* out: acquires that gave NULL */
+	__u8 key[KBT_KEY_BYTES];
+	__u8 add_key[KBT_KEY_BYTES];
+};
+
 /*
  * bench.bpf.c: KBB_RUN keys per test_run, from keys[first].  XDP programs,
  * not SYSCALL ones: those are sleepable, and sleepable programs may not
