@@ -64,7 +64,7 @@ vm-bins:
 # checks it.
 install: all
 	$(MAKE) -C $(KDIR) M=$(KOBJ) INSTALL_MOD_PATH=$(abspath $(DESTDIR)) \
-		modules_install
+		INSTALL_MOD_DIR=extra modules_install
 	depmod $(if $(DESTDIR),-b $(abspath $(DESTDIR))) -a $(KVER)
 	$(MAKE) -C userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 

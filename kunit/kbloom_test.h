@@ -27,7 +27,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xxhash.h>
-#include <asm/unaligned.h>
+#include "kbloom_compat.h"
 #else
 #include <kunit/test.h>
 #endif

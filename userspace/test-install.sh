@@ -59,8 +59,13 @@ fi
 
 # Everything under DESTDIR, where the defaults (PREFIX /usr/local,
 # UDEVDIR /etc/udev/rules.d) put it.
+# The module as kbuild installs it: compressed where the kernel's config
+# says so (6.12's Debian config: kbloom.ko.xz).
+ko=$(ls "$dest/lib/modules/$kver/extra/kbloom.ko"* 2>/dev/null | head -n 1)
+ko=${ko#"$dest/"}
 missing=
-for f in "lib/modules/$kver/extra/kbloom.ko" "lib/modules/$kver/modules.dep" \
+for f in "${ko:-lib/modules/$kver/extra/kbloom.ko}" \
+	 "lib/modules/$kver/modules.dep" \
 	 usr/local/bin/kbloomctl usr/local/lib/libkbloom.a \
 	 "usr/local/lib/libkbloom.so.$version" usr/local/lib/libkbloom.so.0 \
 	 usr/local/lib/libkbloom.so usr/local/include/kbloom.h \
@@ -74,7 +79,8 @@ kb_why="missing under DESTDIR:$missing"
 [ -z "$missing" ]
 kb_ok destdir-complete
 kb_why="modules.dep: $(cat "$dest/lib/modules/$kver/modules.dep" 2>&1)"
-grep -q '^extra/kbloom.ko:' "$dest/lib/modules/$kver/modules.dep" 2>/dev/null
+grep -qE '^extra/kbloom\.ko(\.[a-z]+)?:' \
+	"$dest/lib/modules/$kver/modules.dep" 2>/dev/null
 kb_ok destdir-depmod
 # The companion test module is built beside kbloom.ko but is the tests'.
 extra=$(find "$dest" -name 'kbloom_kapi_test*' 2>/dev/null)
@@ -87,7 +93,7 @@ kb_run modinfo -F version "$top/kbloom.ko"
 kb_why="modinfo kbloom.ko version '$out' (VERSION $version)"
 [ "$out" = "$version" ]
 kb_ok version-module
-kb_run modinfo -F version "$dest/lib/modules/$kver/extra/kbloom.ko"
+kb_run modinfo -F version "$dest/${ko:-lib/modules/$kver/extra/kbloom.ko}"
 kb_why="installed module version '$out'"
 [ "$out" = "$version" ]
 kb_ok version-module-installed
