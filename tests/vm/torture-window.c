@@ -681,7 +681,12 @@ static int run_phase(enum phase ph, double seconds, struct phase_acc *acc)
 	fd = st_open(MAIN_NAME, O_RDONLY);
 	t0 = vt_now_s();
 	min_end = t0 + seconds;
-	max_end = t0 + 4 * seconds;
+	/*
+	 * Slow only where the VM is starved: four qemus on two cores ran a
+	 * 12 s count phase to 85 rotations in 4 × 12 s on the debug kernel
+	 * (2-vCPU AMD EPYC host, 2026-12-02).
+	 */
+	max_end = t0 + 10 * seconds;
 	for (;;) {
 		bool full = true;
 		double now;
