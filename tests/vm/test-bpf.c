@@ -953,6 +953,24 @@ static const char *refused_for(const char *prog, int err, const char *log,
  * bpf/prog-type/<name>/loads or /refused, as the module's log says;
  * bpf/prog-type/kprobe/add-refused where kprobes have the read set.
  */
+/* Case full: prog of pt's type must be refused for calling kfunc. */
+static void expect_refused(const struct prog_type *pt, const char *prog,
+			   const char *full, const char *kfunc)
+{
+	static char log[1 << 20];
+	struct bpf_object *obj;
+	const char *msg;
+	int err;
+
+	err = load_typed(&obj, pt, prog, log, sizeof(log));
+	msg = refused_for(prog, err, log, kfunc);
+	if (!err)
+		bpf_object__close(obj);
+	if (!msg)
+		printf("  %s/%s: \"%s\"\n", SUITE, full, log_tail(log));
+	vt_report(SUITE, full, msg);
+}
+
 static void prog_type_case(const struct prog_type *pt, uint32_t refused,
 			   const char *why_not)
 {
@@ -971,16 +989,11 @@ static void prog_type_case(const struct prog_type *pt, uint32_t refused,
 		vt_report(SUITE, full, msg);
 		return;
 	}
-	err = load_typed(&obj, pt, pt->prog, log, sizeof(log));
 	if (!loads) {
-		msg = refused_for(pt->prog, err, log, "bpf_kbloom_acquire");
-		if (!err)
-			bpf_object__close(obj);
-		if (!msg)
-			printf("  %s/%s: \"%s\"\n", SUITE, full, log_tail(log));
-		vt_report(SUITE, full, msg);
+		expect_refused(pt, pt->prog, full, "bpf_kbloom_acquire");
 		return;
 	}
+	err = load_typed(&obj, pt, pt->prog, log, sizeof(log));
 	if (err)
 		msg = vt_fail("%s did not load: %s: %s", pt->prog,
 			      vt_errno_name(-err), log[0] ? log_tail(log) :
@@ -993,13 +1006,7 @@ static void prog_type_case(const struct prog_type *pt, uint32_t refused,
 	if (!pt->add_prog)
 		return;
 	snprintf(full, sizeof(full), "prog-type/%s/add-refused", pt->name);
-	err = load_typed(&obj, pt, pt->add_prog, log, sizeof(log));
-	msg = refused_for(pt->add_prog, err, log, "bpf_kbloom_add");
-	if (!err)
-		bpf_object__close(obj);
-	if (!msg)
-		printf("  %s/%s: \"%s\"\n", SUITE, full, log_tail(log));
-	vt_report(SUITE, full, msg);
+	expect_refused(pt, pt->add_prog, full, "bpf_kbloom_add");
 }
 
 static void prog_type_cases(void)
