@@ -8,8 +8,9 @@
  *   a merger merges race-m into race-a (only ever adds bits);
  *   a churner creates, fills, clears, merges and destroys race-x and
  *            race-y over and over while a user process works on them and
- *            may only ever see ENOENT (not created yet) or ENODEV
- *            (destroyed under it).
+ *            may only ever see ENOENT (not created yet), ENXIO (an open
+ *            that found the node as destroy removed its device) or ENODEV
+ *            (destroyed under it), as the uapi header promises.
  * Zero false negatives for completed adds, and no kernel warning (the VM
  * harness checks the log).  The whole run once per filter type.
  */
@@ -281,7 +282,7 @@ static void churner(void)
 	}
 }
 
-/* Works on whatever churned filter exists; only ENOENT/ENODEV allowed. */
+/* Works on whatever churned filter exists; only ENOENT/ENXIO/ENODEV allowed. */
 static void churn_user(void)
 {
 	static const char *const names[] = { "race-x", "race-y" };
@@ -292,7 +293,8 @@ static void churn_user(void)
 	while (!stopping()) {
 		fd = vt_open(names[i++ % 2], O_RDWR);
 		if (fd < 0) {
-			if (errno != ENOENT && errno != ENODEV) {
+			if (errno != ENOENT && errno != ENXIO &&
+			    errno != ENODEV) {
 				record_error("churn-user", "open", errno);
 				return;
 			}
