@@ -105,7 +105,7 @@ kunit:
 
 # The VM suite on all six of Debian 12's kernel flavours.
 check-kernels:
-	@sh scripts/check-kernels
+	@sh scripts/check-kernels $(FLAVOURS)
 
 lint:
 	@sh scripts/lint
