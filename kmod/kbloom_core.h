@@ -22,12 +22,15 @@
  * block (kbloom_kapi.c says who may add there).  A key whose add
  * completed before a check began is always found, unless a delete of it
  * (or of a key never added) ran meanwhile.  clear, merge, intersect and
- * image load must be serialised against each other by the caller; racing
- * them with add/check/delete cannot crash but may lose adds that race a
- * clear, which is what clear means.  Adds and deletes racing a merge or an
- * intersect are kept.  clear, merge, intersect, image load and get_stats walk the whole
- * filter and may sleep (cond_resched): call them from process context,
- * never under a spinlock.
+ * image load must be serialised against each other by the caller.  They
+ * rewrite each block under its stripe (kbloom_rewrite()), so an add or
+ * delete racing them lands wholly before or wholly after the rewrite of
+ * its block: adds racing a merge or an intersect are kept; after a clear
+ * returns, only keys whose add raced it may be found; after an image load
+ * returns, every key of the image is found, and an add that raced it may
+ * or may not be.  clear, merge, intersect, image load and get_stats walk
+ * the whole filter and may sleep (cond_resched): call them from process
+ * context, never under a spinlock.
  */
 #ifndef KBLOOM_CORE_H
 #define KBLOOM_CORE_H
@@ -365,6 +368,17 @@ u32 kbloom_delete_batch(struct kbloom_filter *f,
  * the counts alone.
  */
 void kbloom_clear(struct kbloom_filter *f);
+
+/*
+ * kbloom_rewrite() calls fn(f, first, end, arg) for every chunk of key
+ * blocks and every stripe, holding that stripe with bottom halves off; fn
+ * rewrites key blocks first, first + KBLOOM_WRITE_STRIPES, ... below end.
+ * Process context: it reschedules between chunks.
+ */
+typedef void (*kbloom_rewrite_fn)(struct kbloom_filter *f, u64 first,
+				  u64 end, const void *arg);
+void kbloom_rewrite(struct kbloom_filter *f, kbloom_rewrite_fn fn,
+		    const void *arg);
 bool kbloom_compatible(const struct kbloom_filter *a,
 		       const struct kbloom_filter *b);
 int kbloom_merge(struct kbloom_filter *dst, const struct kbloom_filter *src);

@@ -44,7 +44,6 @@
 #define KBLOOM_HDR2_BYTES	(KBLOOM_HDR_BYTES + KBLOOM_WIN_BYTES)
 #define KBLOOM_CRC_BYTES	sizeof(__le32)
 #define KBLOOM_CRC_SEED		(~0U)
-#define KBLOOM_LOAD_RESCHED	(4096 * KBLOOM_BLOCK_WORDS)
 #define KBLOOM_CRC_CHUNK	BIT_ULL(20)
 
 static u64 bits_bytes(u64 nblocks)
@@ -314,25 +313,42 @@ static void window_apply(struct kbloom_filter *f,
 	smp_store_release(&f->win.cur, le32_to_cpu(win->cur_plane));
 }
 
+struct kbloom_apply_arg {
+	const u8 *bits;
+	u64 keep;
+};
+
+/* The image's words of a stripe's key blocks, under that stripe. */
+static void apply_blocks(struct kbloom_filter *f, u64 first, u64 end,
+			 const void *arg)
+{
+	const struct kbloom_apply_arg *a = arg;
+	u64 block_words = (u64)KBLOOM_BLOCK_WORDS << f->geo.plane_order;
+	u64 b, w;
+
+	for (b = first; b < end; b += KBLOOM_WRITE_STRIPES)
+		for (w = b * block_words; w < (b + 1) * block_words; w++)
+			WRITE_ONCE(f->words[w],
+				   get_unaligned_le64(a->bits + w * 8) &
+				   a->keep);
+}
+
 void kbloom_image_apply(struct kbloom_filter *f, const void *img)
 {
-	const u8 *start = img, *bits = start + KBLOOM_HDR2_BYTES;
+	const u8 *start = img;
+	struct kbloom_apply_arg a = {
+		.bits = start + KBLOOM_HDR2_BYTES,
+		.keep = ~0ULL,
+	};
 	struct kbloom_image_window win;
 	struct kbloom_counts counts;
-	u64 words, i, keep = ~0ULL;
 
 	if (f->geo.type == KBLOOM_TYPE_WINDOW) {
 		memcpy(&win, start + KBLOOM_HDR_BYTES, sizeof(win));
 		/* A crafted image's bits in the spare are not kept. */
-		keep = window_cells_mask(f, le64_to_cpu(win.live));
+		a.keep = window_cells_mask(f, le64_to_cpu(win.live));
 	}
-	words = f->geo.nblocks * KBLOOM_BLOCK_WORDS;
-	for (i = 0; i < words; i++) {
-		WRITE_ONCE(f->words[i],
-			   get_unaligned_le64(bits + i * 8) & keep);
-		if (!((i + 1) % KBLOOM_LOAD_RESCHED))
-			cond_resched();
-	}
+	kbloom_rewrite(f, apply_blocks, &a);
 	if (f->geo.type == KBLOOM_TYPE_WINDOW)
 		window_apply(f, &win);
 	/* The check counts are the filter's own; the image does not hold them. */

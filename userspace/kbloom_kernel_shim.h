@@ -42,6 +42,7 @@ typedef __s64 s64;
 #ifndef __always_inline		/* glibc's <sys/cdefs.h> has one */
 #define __always_inline	inline __attribute__((__always_inline__))
 #endif
+#define __always_unused		__attribute__((__unused__))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define BIT_ULL(n)	(1ULL << (n))

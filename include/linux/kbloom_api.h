@@ -50,8 +50,13 @@
  * Answers.  A check is lock-free and sees every add that returned before
  * it began.  While userspace rewrites the whole filter (CLEAR, INTERSECT,
  * an image write) a check still finds every key present both before and
- * after; keys the rewrite adds appear as it proceeds.  An add racing a
- * CLEAR or an image load may be lost, as one from userspace may.
+ * after; keys the rewrite adds appear as it proceeds.  The rewrite takes
+ * each block's add lock while it rewrites the block, so an add racing it
+ * lands wholly before or wholly after: after an image load returns every
+ * key of the image is found, and the racing add may be kept or not; after
+ * a CLEAR it may be kept or not, and no key whose add returned before the
+ * CLEAR began is left; MERGE and rotations keep it (a rotation in the
+ * live generations); INTERSECT keeps it whole or intersects it whole.
  *
  * Errors: -EINVAL for a name that is not 1-31 of [A-Za-z0-9._-], a key of
  * 0 or more than KBLOOM_KEY_MAX bytes (nothing of the batch is done), a

@@ -164,7 +164,14 @@
  *   KBLOOM_IOC_CLEAR    no argument (must be 0).  Resets every cell and
  *                       counter.  Needs write permission.  A window filter
  *                       keeps its rotation schedule and its count of
- *                       rotations; every generation is emptied.
+ *                       rotations; every generation is emptied.  An add
+ *                       racing it from any path (another file's ioctl,
+ *                       the in-kernel API, a BPF program, a key's cells
+ *                       all being in one block) lands wholly before the
+ *                       clear of its block, and is gone, or wholly after
+ *                       it, and is kept: once CLEAR returns, every cell
+ *                       set belongs to a key whose add had not returned
+ *                       when CLEAR began.
  *   KBLOOM_IOC_ROTATE   no argument (must be 0).  Window filters only
  *                       (else EOPNOTSUPP): rotates now, as the timer
  *                       would; returns once the retired generation is
@@ -263,7 +270,12 @@
  *   write() of a whole image, starting at offset 0, restores it into a
  *   compatible filter at the final byte, with the report counters reset;
  *   the filter keeps its own capacity and fp_target_ppb (it was sized by
- *   them), whatever the image's say.  The magic and the version are
+ *   them), whatever the image's say.  Once that write() returns, every
+ *   key of the image is found, whatever adds raced it from any path; an
+ *   add that had not returned when the write() began may be kept or not
+ *   (each key wholly).  MERGE keeps racing adds, and so does a rotation
+ *   in the live generations; INTERSECT keeps a racing add whole or
+ *   intersects it whole.  The magic and the version are
  *   judged as their bytes arrive (a first byte other than 'K' fails that
  *   very write with ENOEXEC), the other header fields once the whole
  *   header has arrived, the checksum at the final byte.  A rejected image
