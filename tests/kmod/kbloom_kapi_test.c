@@ -46,6 +46,20 @@
  *                            whose key the check right after did not find
  *                            (only a CLEAR or an image load in between may
  *                            do that)
+ *   adder-start NAME TAG     a kernel thread adds keys TAG-0, TAG-1, ... to
+ *                            NAME, as fast as it can until adder-stop, in
+ *                            batches of KAPI_ADDER_BATCH with bottom halves
+ *                            off (where softirq adders run): one batch by
+ *                            kbloom_filter_add() key by key, the next by
+ *                            kbloom_filter_add_keys().  It publishes
+ *                            started (the keys whose add may have begun)
+ *                            before a batch and done (the keys whose add
+ *                            returned) after it, so that a test racing
+ *                            whole-filter writers has ground truth
+ *   adder-count              "ret=0 started=S done=D"
+ *   adder-stop               stop and wait for the thread: "ret=0
+ *                            started=S done=D bad=N bad_err=E", bad
+ *                            counting adds that returned an error
  *
  * CTX is where the calls run: process, rcu (under rcu_read_lock()),
  * spinlock (with a spinlock_t held), bh (bottom halves disabled), softirq
@@ -76,6 +90,7 @@
 #include <linux/interrupt.h>
 #include <linux/irq_work.h>
 #include <linux/kbloom_api.h>
+#include <linux/kthread.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
@@ -788,6 +803,171 @@ static int kapi_churn_stop(void)
 	return 0;
 }
 
+/*
+ * The adder: one kernel thread, adding until told to stop.  started and
+ * done are read by adder-count while it runs (smp_load_acquire(): a test
+ * that reads done then checks the keys below it must find them).
+ */
+#define KAPI_ADDER_BATCH	64
+
+static struct task_struct *kapi_adder;
+static struct kbloom_filter *kapi_adder_filter;
+static void *kapi_adder_arg;		/* its keys, freed after it stops */
+static char kapi_adder_tag[KAPI_PREFIX_MAX + 1];
+static u64 kapi_adder_started;
+static u64 kapi_adder_done;
+static atomic_long_t kapi_adder_bad;
+static atomic_t kapi_adder_bad_err;
+
+static void kapi_adder_fail(int err)
+{
+	atomic_long_inc(&kapi_adder_bad);
+	atomic_cmpxchg(&kapi_adder_bad_err, 0, err);
+}
+
+static void kapi_adder_batch(char *bufs, struct kbloom_key *keys, u64 first,
+			     bool batched)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < KAPI_ADDER_BATCH; i++) {
+		keys[i].data = bufs + i * KAPI_KEY_BYTES;
+		keys[i].len = kapi_key(bufs + i * KAPI_KEY_BYTES,
+				       kapi_adder_tag, (u32)(first + i));
+	}
+	local_bh_disable();
+	if (batched) {
+		ret = kbloom_filter_add_keys(kapi_adder_filter, keys,
+					     KAPI_ADDER_BATCH, NULL);
+		if (ret < 0)
+			kapi_adder_fail(ret);
+	} else {
+		for (i = 0; i < KAPI_ADDER_BATCH; i++) {
+			ret = kbloom_filter_add(kapi_adder_filter,
+						keys[i].data, keys[i].len);
+			if (ret < 0)
+				kapi_adder_fail(ret);
+		}
+	}
+	local_bh_enable();
+}
+
+static int kapi_adder_fn(void *arg)
+{
+	struct kbloom_key *keys = arg;
+	char *bufs = (char *)(keys + KAPI_ADDER_BATCH);
+	u64 next = 0;
+
+	while (!kthread_should_stop()) {
+		/* Keys go as 32-bit numbers: stop before they wrap. */
+		if (next + KAPI_ADDER_BATCH > U32_MAX) {
+			schedule_timeout_interruptible(HZ);
+			continue;
+		}
+		/*
+		 * Seen before the batch's first add loads a word: a full
+		 * barrier, as a later load may pass an earlier store...
+		 */
+		smp_store_mb(kapi_adder_started, next + KAPI_ADDER_BATCH);
+		kapi_adder_batch(bufs, keys, next,
+				 (next / KAPI_ADDER_BATCH) & 1);
+		next += KAPI_ADDER_BATCH;
+		/* ...and after its last add's stores. */
+		smp_store_release(&kapi_adder_done, next);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void kapi_adder_emit(bool stopped)
+{
+	/* Pairs with the thread's barriers: the adds below done are seen. */
+	u64 started = smp_load_acquire(&kapi_adder_started);
+	/* As above. */
+	u64 done = smp_load_acquire(&kapi_adder_done);
+
+	if (stopped)
+		kapi_emit("ret=0 started=%llu done=%llu bad=%ld bad_err=%d",
+			  started, done, atomic_long_read(&kapi_adder_bad),
+			  atomic_read(&kapi_adder_bad_err));
+	else
+		kapi_emit("ret=0 started=%llu done=%llu", started, done);
+}
+
+static void kapi_adder_halt(void)
+{
+	if (!kapi_adder)
+		return;
+	kthread_stop(kapi_adder);
+	kapi_adder = NULL;
+	kbloom_filter_put(kapi_adder_filter);
+	kapi_adder_filter = NULL;
+	kfree(kapi_adder_arg);
+	kapi_adder_arg = NULL;
+}
+
+static int kapi_adder_start(const char *name, const char *tag)
+{
+	struct kbloom_filter *f;
+	struct task_struct *t;
+	void *arg;
+
+	if (kapi_adder) {
+		kapi_emit("error=an adder is running; adder-stop first");
+		return -EBUSY;
+	}
+	if (strlen(tag) > KAPI_PREFIX_MAX) {
+		kapi_emit("error=TAG is at most %d bytes", KAPI_PREFIX_MAX);
+		return -EINVAL;
+	}
+	arg = kmalloc_array(KAPI_ADDER_BATCH,
+			    sizeof(struct kbloom_key) + KAPI_KEY_BYTES,
+			    KAPI_GFP);
+	if (!arg) {
+		kapi_emit("error=no memory for the adder's keys");
+		return -ENOMEM;
+	}
+	f = kbloom_filter_get(name);
+	if (IS_ERR(f)) {
+		kfree(arg);
+		kapi_emit("ret=%ld", PTR_ERR(f));
+		return 0;
+	}
+	strscpy(kapi_adder_tag, tag, sizeof(kapi_adder_tag));
+	kapi_adder_filter = f;
+	kapi_adder_arg = arg;
+	kapi_adder_started = 0;
+	kapi_adder_done = 0;
+	atomic_long_set(&kapi_adder_bad, 0);
+	atomic_set(&kapi_adder_bad_err, 0);
+	t = kthread_run(kapi_adder_fn, arg, "kbloom-adder");
+	if (IS_ERR(t)) {
+		kapi_adder_filter = NULL;
+		kapi_adder_arg = NULL;
+		kbloom_filter_put(f);
+		kfree(arg);
+		kapi_emit("error=kthread_run: %ld", PTR_ERR(t));
+		return PTR_ERR(t);
+	}
+	kapi_adder = t;
+	kapi_emit("ret=0");
+	return 0;
+}
+
+static int kapi_adder_report(bool stop)
+{
+	if (!kapi_adder) {
+		kapi_emit("error=no adder running; adder-start NAME TAG first");
+		return -EINVAL;
+	}
+	/* kthread_stop() waits for the thread: its last counts are seen. */
+	if (stop)
+		kapi_adder_halt();
+	kapi_adder_emit(stop);
+	return 0;
+}
+
 /* Command parsing. */
 
 enum kapi_cmd_id {
@@ -808,6 +988,9 @@ enum kapi_cmd_id {
 	KAPI_CMD_PREFIX,
 	KAPI_CMD_CHURN_START,
 	KAPI_CMD_CHURN_STOP,
+	KAPI_CMD_ADDER_START,
+	KAPI_CMD_ADDER_COUNT,
+	KAPI_CMD_ADDER_STOP,
 };
 
 struct kapi_cmd {
@@ -840,6 +1023,10 @@ static const struct kapi_cmd kapi_cmds[] = {
 	{ "churn-start", "churn-start NAME", KAPI_CMD_CHURN_START, 1, 1,
 	  false },
 	{ "churn-stop", "churn-stop", KAPI_CMD_CHURN_STOP, 0, 0, false },
+	{ "adder-start", "adder-start NAME TAG", KAPI_CMD_ADDER_START, 2, 2,
+	  false },
+	{ "adder-count", "adder-count", KAPI_CMD_ADDER_COUNT, 0, 0, false },
+	{ "adder-stop", "adder-stop", KAPI_CMD_ADDER_STOP, 0, 0, false },
 };
 
 static int kapi_usage(const struct kapi_cmd *cmd, const char *why)
@@ -948,6 +1135,12 @@ static int kapi_run(const struct kapi_cmd *cmd, int argc, char **argv)
 		return kapi_churn_start(argv[1]);
 	case KAPI_CMD_CHURN_STOP:
 		return kapi_churn_stop();
+	case KAPI_CMD_ADDER_START:
+		return kapi_adder_start(argv[1], argv[2]);
+	case KAPI_CMD_ADDER_COUNT:
+		return kapi_adder_report(false);
+	case KAPI_CMD_ADDER_STOP:
+		return kapi_adder_report(true);
 	default:
 		return kapi_range_cmd(cmd, argc, argv);
 	}
@@ -1036,6 +1229,7 @@ static void __exit kapi_exit(void)
 	mutex_lock(&kapi_lock);
 	kapi_ready = false;
 	kapi_churn_halt();
+	kapi_adder_halt();
 	kapi_release();
 	mutex_unlock(&kapi_lock);
 	tasklet_kill(&kapi_tasklet);
