@@ -741,6 +741,23 @@ static bool cells_add(struct kbloom_filter *f, u64 h)
 	return set_new;
 }
 
+/*
+ * add_new and delete_hits count operations that took a cell from zero or
+ * to it, and a cached walk of the cells is kept while they do not move
+ * (kbloom_stats_cache.c).  A reader that sees a count must then see the
+ * cells it counts: the cell stores went before the stripe's unlock, but a
+ * release orders only what precedes it, so a later plain per-CPU
+ * increment could be seen first on a weakly ordered CPU.  The write
+ * barrier pairs with the read barrier between the reader's sample of the
+ * counts and its walk.  It compiles to nothing on x86.
+ */
+#define count_cells_changed(counter, n)					\
+	do {								\
+		/* The cells before the count, as said above. */	\
+		smp_wmb();						\
+		this_cpu_add(counter, n);				\
+	} while (0)
+
 bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len)
 {
 	u64 h = key_hash(f, key, len);
@@ -749,7 +766,7 @@ bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len)
 
 	this_cpu_inc(f->counts->add_calls);
 	if (set_new)
-		this_cpu_inc(f->counts->add_new);
+		count_cells_changed(f->counts->add_new, 1);
 	return set_new;
 }
 
@@ -787,7 +804,7 @@ bool kbloom_delete(struct kbloom_filter *f, const void *key, u32 len)
 	local_bh_enable();
 	this_cpu_inc(f->counts->delete_calls);
 	if (removed)
-		this_cpu_inc(f->counts->delete_hits);
+		count_cells_changed(f->counts->delete_hits, 1);
 	return removed;
 }
 
@@ -983,7 +1000,8 @@ u32 kbloom_add_batch(struct kbloom_filter *f, const struct kbloom_key *keys,
 	u32 hits = batch_probe(f, keys, n, results, KBLOOM_OP_ADD);
 
 	this_cpu_add(f->counts->add_calls, n);
-	this_cpu_add(f->counts->add_new, hits);
+	if (hits)
+		count_cells_changed(f->counts->add_new, hits);
 	return hits;
 }
 
@@ -1019,7 +1037,8 @@ u32 kbloom_delete_batch(struct kbloom_filter *f,
 	}
 	hits = batch_probe(f, keys, n, results, KBLOOM_OP_DELETE);
 	this_cpu_add(f->counts->delete_calls, n);
-	this_cpu_add(f->counts->delete_hits, hits);
+	if (hits)
+		count_cells_changed(f->counts->delete_hits, hits);
 	return hits;
 }
 

@@ -38,10 +38,11 @@
  *
  * Why a stale scan is never reused: the counts are per CPU and each CPU's
  * count only grows between resets, which happen only inside a sequence
- * bump.  An add or delete writes its cells with a fully ordered cmpxchg
- * before it bumps its CPU's count, and the key is sampled before the walk
- * with a read barrier between, so a key that includes an operation's
- * count comes with a walk that sees its cells.  A cell change the walk
+ * bump.  An add or delete stores its cells under its block's stripe,
+ * then, after a write barrier (count_cells_changed() in kbloom_core.c),
+ * bumps its CPU's count; the key is sampled before the walk with a read
+ * barrier between, pairing with it, so a key that includes an
+ * operation's count comes with a walk that sees its cells.  A cell change the walk
  * missed therefore had not been counted in the key; once it has (its
  * ioctl returned), the next sample differs and the read walks again.
  * clear, intersect, load and merge hold kd->lock exclusive and readers

@@ -166,6 +166,7 @@ static inline s64 atomic64_add_return(s64 i, atomic64_t *v)
 /* The kernel's ordered publication of one value, as C11 spells it. */
 #define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
 
 /*
  * Per-CPU data, emulated per thread: an allocation holds one slot of
