@@ -20,6 +20,7 @@
 #include <linux/sysfs.h>
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
@@ -65,11 +66,13 @@ static char *kbloom_devnode(kbloom_devnode_const struct device *dev,
 }
 
 /*
- * Frees of filters whose last put came where freeing may not sleep, and
- * on PREEMPT_RT such last puts themselves; drained before the module's
- * code goes away.
+ * The last puts that came where freeing may not sleep, as work items;
+ * drained before the module's code goes away.  kbloom_puts_pending counts
+ * those handed on and not yet put, so that teardown waits for the ones
+ * still on their way through an irq_work.
  */
 static struct workqueue_struct *kbloom_free_wq;
+static atomic_t kbloom_puts_pending = ATOMIC_INIT(0);
 
 static void kbloom_dev_free(struct kbloom_dev *kd)
 {
@@ -84,52 +87,62 @@ static void kbloom_dev_free(struct kbloom_dev *kd)
 	kfree_rcu(kd, rcu);
 }
 
-static void kbloom_dev_free_work(struct work_struct *work)
-{
-	kbloom_dev_free(container_of(work, struct kbloom_dev, free_work));
-}
-
 /*
  * The last reference is gone: no open file, no registry entry, no in-kernel
- * or BPF user.  Those users may drop it from softirq, under RCU or with a
- * spinlock held, where vfree() and the minors' lock must not be taken, so
- * then a work item frees.  preemptible() is false in all of those (and
- * always, on a kernel that does not count preemption); rcu_preempt_depth()
- * covers rcu_read_lock() of a preemptible RCU, which leaves the preempt
- * count alone.
+ * or BPF user.  Every last put_device() comes from process context where
+ * sleeping is allowed (kbloom_dev_put() sees to it for the in-kernel and
+ * BPF users; files and the registry put only from syscalls), so vfree()
+ * and the minors' lock are taken here.
  */
 static void kbloom_dev_release(struct device *dev)
 {
-	struct kbloom_dev *kd = to_kbloom_dev(dev);
-
-	if (preemptible() && !rcu_preempt_depth())
-		kbloom_dev_free(kd);
-	else
-		queue_work(kbloom_free_wq, &kd->free_work);
+	might_sleep();
+	kbloom_dev_free(to_kbloom_dev(dev));
 }
 
 static void kbloom_dev_put_work(struct work_struct *work)
 {
 	put_device(&container_of(work, struct kbloom_dev, put_work)->dev);
+	/* kd may be gone now; the count is not its own. */
+	if (atomic_dec_and_test(&kbloom_puts_pending))
+		wake_up_var(&kbloom_puts_pending);
+}
+
+/* Hard interrupt context, even on PREEMPT_RT: queue_work() is fine here. */
+static void kbloom_dev_put_irq(struct irq_work *work)
+{
+	queue_work(kbloom_free_wq,
+		   &container_of(work, struct kbloom_dev, put_irq)->put_work);
 }
 
 /*
- * The last put_device() frees with kfree() what the driver core keeps of
- * the device (its private part before our release, its name after), and
- * on PREEMPT_RT the allocator takes sleeping locks, which a hard
- * interrupt, a raw spinlock, preempt_disable() or interrupts off must not
- * (Documentation/locking/locktypes.rst, "raw_spinlock_t on RT").  There a
- * put that would be the last goes to a work item.  Only the holder of the
- * last reference queues it; a lookup that takes the count from 1 back to
- * 2 before the work runs (kbloom_control.c) makes its own put the last,
- * so put_work is never queued twice at once.
+ * The last put_device() runs the release, and before it kobject_cleanup()
+ * frees with kfree() what the driver core keeps of the device (its private
+ * part, its name).  Neither may run in NMI (a BPF tracing program on a
+ * perf event releases there; the allocator's locks and queue_work() are
+ * not NMI-safe), nor where sleeping is forbidden (vfree(), the minors'
+ * lock), nor on PREEMPT_RT anywhere the allocator's sleeping locks may not
+ * be taken (a hard interrupt, a raw spinlock, preempt_disable(),
+ * interrupts off: Documentation/locking/locktypes.rst).  So a put outside
+ * sleepable process context is done in place only when it is not the
+ * last; the last is handed to an irq_work, which NMI may queue, and from
+ * there to a work item, before anything is freed.  Only the holder of the
+ * last reference hands it on; a lookup that takes the count from 1 back
+ * to 2 meanwhile (kbloom_control.c) makes its own put the last, and the
+ * irq_work and the work item have run or are running by then, so neither
+ * is ever queued twice at once.  preemptible() is false in softirq, hard
+ * interrupt and NMI context, under a spinlock and with bottom halves off;
+ * rcu_preempt_depth() covers rcu_read_lock() of a preemptible RCU, which
+ * leaves the preempt count alone.
  */
 void kbloom_dev_put(struct kbloom_dev *kd)
 {
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || kbloom_rt_may_block())
+	if (preemptible() && !rcu_preempt_depth() && !is_idle_task(current)) {
 		put_device(&kd->dev);
-	else if (!refcount_dec_not_one(&kd->dev.kobj.kref.refcount))
-		queue_work(kbloom_free_wq, &kd->put_work);
+	} else if (!refcount_dec_not_one(&kd->dev.kobj.kref.refcount)) {
+		atomic_inc(&kbloom_puts_pending);
+		irq_work_queue(&kd->put_irq);
+	}
 }
 
 static const struct device_type kbloom_dev_type = {
@@ -172,7 +185,7 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 	}
 
 	init_rwsem(&kd->lock);
-	INIT_WORK(&kd->free_work, kbloom_dev_free_work);
+	kd->put_irq = IRQ_WORK_INIT_HARD(kbloom_dev_put_irq);
 	INIT_WORK(&kd->put_work, kbloom_dev_put_work);
 	spin_lock_init(&kd->report_lock);
 	kbloom_stats_cache_init(&kd->stats_cache);
@@ -731,7 +744,12 @@ destroy_wq:
 
 void kbloom_dev_teardown(void)
 {
-	/* Frees a last put left behind still erase minors: before the end. */
+	/*
+	 * Frees a last put left behind still erase minors: before the end.
+	 * A put handed to an irq_work has not reached the queue yet.
+	 */
+	wait_var_event(&kbloom_puts_pending,
+		       !atomic_read(&kbloom_puts_pending));
 	destroy_workqueue(kbloom_free_wq);
 	class_unregister(&kbloom_class);
 	unregister_chrdev_region(kbloom_devt, KBLOOM_MINORS);

@@ -11,6 +11,7 @@
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/fs.h>
+#include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/preempt.h>
@@ -146,9 +147,11 @@ struct kbloom_dev {
 	struct list_head registry_node;	/* under kbloom_registry_lock */
 	struct cdev cdev;
 	struct device dev;
-	/* A last put where freeing may not sleep hands it to a work item. */
-	struct work_struct free_work;
-	/* On PREEMPT_RT, a put that would be the last where none may free. */
+	/*
+	 * A put that would be the last where freeing may not sleep goes to
+	 * put_irq (which NMI may queue), and from it to put_work.
+	 */
+	struct irq_work put_irq;
 	struct work_struct put_work;
 	/* Lookups by id or name run under RCU: the struct outlives them. */
 	struct rcu_head rcu;
@@ -228,7 +231,8 @@ int kbloom_dev_add(struct kbloom_dev *kd);
 void kbloom_dev_remove(struct kbloom_dev *kd);
 /*
  * Drops a reference that kbloom_dev_get_id() or _name() took, from any
- * context but NMI; where the last put may not free, a work item does.
+ * context, NMI included; where the last put may not free, a work item
+ * does.
  */
 void kbloom_dev_put(struct kbloom_dev *kd);
 /*

@@ -25,10 +25,12 @@
  *  - get, get_id, put, check, check_keys, id: any context, softirq and
  *    hard interrupts included, under rcu_read_lock(), a spinlock or a raw
  *    spinlock, on every kernel; none of them sleeps or takes a sleeping
- *    lock.  A put that drops the last reference outside sleepable context
- *    leaves the freeing to a work item; on PREEMPT_RT, where even the
- *    allocator's locks sleep, so does a last put from a hard interrupt, a
- *    raw spinlock, preempt_disable() or interrupts off.
+ *    lock.  put (and bpf_kbloom_release()) may also be called in NMI
+ *    context, as a BPF program on a perf event is.  A put that drops the
+ *    last reference anywhere but sleepable process context frees nothing
+ *    there: it queues an irq_work (NMI-safe), which queues a work item
+ *    that does the freeing, so no context's rules on the allocator,
+ *    vfree() or sleeping locks (PREEMPT_RT's included) are broken.
  *  - add, add_keys: they take a spinlock_t of the filter with bottom
  *    halves disabled; where that is not allowed they return -EDEADLK and
  *    change nothing.  On PREEMPT_RT spinlock_t and bottom halves off are

@@ -345,6 +345,10 @@ for type in $kb_types; do
 			"total_bytes $(total_bytes), wanted $bytes0 again" \
 			bytes_back "$bytes0"
 	done
+	# kbloom_dev_put() hands an NMI's last put to an irq_work, as it does
+	# a hard interrupt's (above); TCG has no PMU to raise one with.
+	echo "SKIP: $suite: $type/destroyed-nmi-last-put: nothing in the VM" \
+		"raises an NMI to put from"
 
 	# --- gets, checks, adds and puts from a timer and an irq_work while
 	# userspace creates and destroys the filter (the puts may be the last).
