@@ -59,8 +59,21 @@ struct kbloom_key {
 #define KBLOOM_BLOCK_BYTES	64
 #define KBLOOM_BLOCK_WORDS	8
 #define KBLOOM_K_MIN		1
-/* Hard limits of the core; the module caps memory further by parameter. */
-#define KBLOOM_MAX_BLOCKS	BIT_ULL(31)	/* 128 GiB of bits */
+/*
+ * Hard limits of the core; the module caps memory further by parameter.
+ * At most 2^31 blocks (128 GiB of cells), and no more than size_t counts
+ * with room to spare: the cells' size, page-rounded, and an image's
+ * (cells, headers and CRC) are handed to vmalloc() and the image buffers
+ * as size_t, and on a 32-bit kernel a u64 size narrowed to it would
+ * allocate too little for what adds and loads then write.  There the
+ * bound is 1 MiB short of 4 GiB of cells.  The compiler's own macro
+ * decides: the kernel's SIZE_MAX is a cast, which #if cannot evaluate.
+ */
+#if __SIZEOF_SIZE_T__ > 4
+#define KBLOOM_MAX_BLOCKS	BIT_ULL(31)
+#else
+#define KBLOOM_MAX_BLOCKS	((BIT_ULL(32) - BIT_ULL(20)) / KBLOOM_BLOCK_BYTES)
+#endif
 #define KBLOOM_MIN_FP_PPB	1
 
 /* log2 of the bits of one cell: 0 for KBLOOM_TYPE_BITS, 2 for counters. */

@@ -310,10 +310,30 @@ static inline void local_bh_enable(void)
 	__atomic_compare_exchange_n(ptr, oldp, new, false,		\
 				    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)
 
+#ifdef __SIZEOF_INT128__
 static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
 {
 	return (u64)(((__uint128_t)a * b) >> shift);
 }
+#else
+/* 32-bit builds: the 128-bit product from 32-bit halves, as lib/math does. */
+static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
+{
+	u64 lo = (a & 0xffffffffu) * (b & 0xffffffffu);
+	u64 m1 = (a >> 32) * (b & 0xffffffffu);
+	u64 m2 = (a & 0xffffffffu) * (b >> 32);
+	u64 hi = (a >> 32) * (b >> 32);
+	u64 mid = (lo >> 32) + (m1 & 0xffffffffu) + (m2 & 0xffffffffu);
+
+	lo = (lo & 0xffffffffu) | (mid << 32);
+	hi += (m1 >> 32) + (m2 >> 32) + (mid >> 32);
+	if (!shift)
+		return lo;
+	if (shift >= 64)
+		return hi >> (shift - 64);
+	return (lo >> shift) | (hi << (64 - shift));
+}
+#endif
 
 static inline u64 div64_u64(u64 dividend, u64 divisor)
 {

@@ -114,7 +114,10 @@
  *                       generations, rotate_ms, rotate_every or pad),
  *                       EEXIST (name in use, or one of the names taken by
  *                       the class files "total_filters" and "total_bytes"),
- *                       E2BIG (over the per-filter or total byte cap),
+ *                       E2BIG (over the per-filter or total byte cap,
+ *                       or the module's own limit whatever the caps:
+ *                       128 GiB of cells, and on a 32-bit kernel 4 GiB
+ *                       less 1 MiB, what its size_t holds),
  *                       ENOSPC (filter count cap reached), ENOMEM, EFAULT.
  *   KBLOOM_CTL_DESTROY  struct kbloom_name.  Open file descriptors of the
  *                       filter keep working only for close(); every other
