@@ -301,14 +301,32 @@ unlock:
 	return err;
 }
 
-static void kbloom_unpublish(struct kbloom_dev *kd)
+/*
+ * Destroy in three steps, so that the registry lock, which every create
+ * and destroy takes, is never held while one filter is waited for: its
+ * in-flight ioctls (kd->lock), a rotation, sysfs reads (removing the node
+ * waits for them).  First, under the lock, the filter leaves the lookups
+ * (the id, the count) but keeps its place in the registry, marked dying,
+ * so that its name stays taken (EEXIST) until its node is gone: a create
+ * of the same name cannot collide with the old node.  Then, without the
+ * lock, it is removed.  Last, under the lock again, it leaves the
+ * registry, and the registry's reference is dropped.
+ */
+static void kbloom_unpublish_begin(struct kbloom_dev *kd)
 {
 	lockdep_assert_held(&kbloom_registry_lock);
-	list_del(&kd->registry_node);
+	kd->dying = true;
 	xa_erase(&kbloom_ids, kd->id);
 	atomic_dec(&kbloom_nr_filters);
-	/* Under the registry lock, so the name is free once we return. */
+}
+
+static void kbloom_unpublish_end(struct kbloom_dev *kd)
+{
 	kbloom_dev_remove(kd);
+	mutex_lock(&kbloom_registry_lock);
+	list_del(&kd->registry_node);
+	mutex_unlock(&kbloom_registry_lock);
+	put_device(&kd->dev);
 }
 
 /*
@@ -341,24 +359,35 @@ int kbloom_destroy(const char *name)
 
 	mutex_lock(&kbloom_registry_lock);
 	kd = kbloom_find(name);
-	if (!kd)
+	if (!kd || kd->dying)
 		err = -ENOENT;
 	else if (!kbloom_may_destroy(kd))
 		err = -EACCES;
 	else
-		kbloom_unpublish(kd);
+		kbloom_unpublish_begin(kd);
 	mutex_unlock(&kbloom_registry_lock);
+	if (!err)
+		kbloom_unpublish_end(kd);
 	return err;
 }
 
+/* At module exit: no file of the control node is open, none races. */
 void kbloom_destroy_all(void)
 {
-	struct kbloom_dev *kd, *next;
+	struct kbloom_dev *kd;
 
-	mutex_lock(&kbloom_registry_lock);
-	list_for_each_entry_safe(kd, next, &kbloom_registry, registry_node)
-		kbloom_unpublish(kd);
-	mutex_unlock(&kbloom_registry_lock);
+	for (;;) {
+		mutex_lock(&kbloom_registry_lock);
+		kd = list_first_entry_or_null(&kbloom_registry,
+					      struct kbloom_dev,
+					      registry_node);
+		if (kd)
+			kbloom_unpublish_begin(kd);
+		mutex_unlock(&kbloom_registry_lock);
+		if (!kd)
+			return;
+		kbloom_unpublish_end(kd);
+	}
 }
 
 static long kbloom_control_create(void __user *uarg)

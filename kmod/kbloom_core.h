@@ -173,6 +173,12 @@ struct kbloom_filter {
 	struct kbloom_geometry geo;
 	u64 *words;		/* nblocks * 8 words, page-aligned */
 	/*
+	 * Set (WRITE_ONCE) by an owner giving the filter up: a walk of the
+	 * statistics in progress stops at its next chunk, its results
+	 * unused, rather than keep the owner waiting for it.
+	 */
+	bool walks_stop;
+	/*
 	 * Block b's writers hold stripes[b % KBLOOM_WRITE_STRIPES].lock: one
 	 * locked instruction per key instead of a compare-and-swap per
 	 * probe, which cost adds 2.3 to 4.5 times a check (a 2-vCPU AMD

@@ -228,10 +228,13 @@ int kbloom_dev_add(struct kbloom_dev *kd)
 
 /*
  * Marks the filter dead, so every open file sees -ENODEV from now on, and
- * removes its node; drops the registry's reference.
+ * removes its node; the caller then drops the registry's reference.  A
+ * statistics walk in progress is told to stop first: removing the node
+ * waits for sysfs reads to return.
  */
 void kbloom_dev_remove(struct kbloom_dev *kd)
 {
+	WRITE_ONCE(kd->filter.walks_stop, true);
 	down_write(&kd->lock);
 	WRITE_ONCE(kd->dead, true);
 	kbloom_map_mark_dead(kd);
@@ -239,7 +242,6 @@ void kbloom_dev_remove(struct kbloom_dev *kd)
 	/* Not under kd->lock: a rotation being waited for takes it. */
 	kbloom_window_stop(kd);
 	cdev_device_del(&kd->cdev, &kd->dev);
-	put_device(&kd->dev);
 }
 
 /* part / (part + other) in ppb, for sums that may have saturated. */
@@ -256,19 +258,28 @@ static u32 kbloom_ratio_ppb(u64 part, u64 other)
 	return mul_u64_u64_div_u64(part, KBLOOM_PPB, sum);
 }
 
-/* Caller holds kd->lock shared (or exclusive) and has checked kd->dead. */
-void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
-			  bool cells)
+int kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
+			 bool cells)
 {
 	const struct kbloom_geometry *geo = &kd->filter.geo;
 	struct kbloom_cell_stats cs = {};
 	struct kbloom_counts counts;
 	struct kbloom_stats st;
+	int err;
 
 	memset(info, 0, sizeof(*info));
-	if (cells)
-		kbloom_stats_cache_get(kd, &counts, &cs);
-	else
+	/* The walk, if any, holds no lock that writers need (see there). */
+	if (cells) {
+		err = kbloom_stats_cache_get(kd, &counts, &cs);
+		if (err)
+			return err;
+	}
+	down_read(&kd->lock);
+	if (kd->dead) {
+		up_read(&kd->lock);
+		return -ENODEV;
+	}
+	if (!cells)
 		kbloom_counts_read(&kd->filter, &counts);
 	kbloom_stats_combine(&kd->filter, &counts, &cs, &st);
 	strscpy(info->name, kd->name, sizeof(info->name));
@@ -301,6 +312,8 @@ void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
 	info->saturated = cells ? st.saturated : 0;
 	info->node_mode = kd->mode;
 	info->mappings = atomic_read(&kd->mappings);
+	up_read(&kd->lock);
+	return 0;
 }
 
 /* Takes kd->lock shared and fails with -ENODEV once the filter is dead. */
@@ -319,11 +332,9 @@ static long kbloom_dev_get_info(struct kbloom_dev *kd, void __user *uarg)
 	struct kbloom_info info;
 	int err;
 
-	err = kbloom_dev_lock_live(kd);
+	err = kbloom_dev_fill_info(kd, &info, true);
 	if (err)
 		return err;
-	kbloom_dev_fill_info(kd, &info, true);
-	up_read(&kd->lock);
 	if (copy_to_user(uarg, &info, sizeof(info)))
 		return -EFAULT;
 	return 0;
@@ -486,8 +497,9 @@ static long kbloom_dev_rotate(struct kbloom_dev *kd, unsigned long arg)
 }
 
 /*
- * Under rotate_lock, so that the settings, the rotations and the
- * generations by age come from one state of the filter.
+ * The settings and the rotations are read under rotate_lock, with the
+ * generations by age of the same rotation (walked before the lock is
+ * taken: kbloom_stats_cache_generations_lock()).
  */
 static long kbloom_dev_get_window(struct kbloom_dev *kd, void __user *uarg)
 {
@@ -500,18 +512,14 @@ static long kbloom_dev_get_window(struct kbloom_dev *kd, void __user *uarg)
 	info = kzalloc(sizeof(*info), GFP_KERNEL);
 	if (!info)
 		return -ENOMEM;
-	err = kbloom_window_lock(kd);
-	if (err)
-		goto free_info;
-	err = kbloom_dev_lock_live(kd);
+	err = kbloom_stats_cache_generations_lock(kd, info->gen, true);
 	if (!err) {
 		kbloom_window_fill_info(kd, info);
 		up_read(&kd->lock);
+		kbloom_window_unlock(kd);
 	}
-	kbloom_window_unlock(kd);
 	if (!err && copy_to_user(uarg, info, sizeof(*info)))
 		err = -EFAULT;
-free_info:
 	kfree(info);
 	return err;
 }

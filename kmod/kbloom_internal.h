@@ -145,6 +145,8 @@ struct kbloom_dev {
 	umode_t mode;
 
 	struct list_head registry_node;	/* under kbloom_registry_lock */
+	/* Being destroyed: its name stays taken; under kbloom_registry_lock. */
+	bool dying;
 	struct cdev cdev;
 	struct device dev;
 	/*
@@ -236,12 +238,14 @@ void kbloom_dev_remove(struct kbloom_dev *kd);
  */
 void kbloom_dev_put(struct kbloom_dev *kd);
 /*
- * GET_INFO's fields, under kd->lock held shared.  Without cells, the ones
- * that need a walk of the cells (bits_set, est_keys, fill_ppb, fp_now_ppb,
- * saturated) are left 0 and nothing is walked.
+ * GET_INFO's fields, or -ENODEV for a destroyed filter (-EINTR: killed
+ * while waiting for another reader's walk).  Without cells, the ones that
+ * need a walk of the cells (bits_set, est_keys, fill_ppb, fp_now_ppb,
+ * saturated) are left 0 and nothing is walked.  Takes kd->lock shared
+ * only after any walk.
  */
-void kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
-			  bool cells);
+int kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
+			 bool cells);
 void kbloom_dev_reset_reports(struct kbloom_dev *kd);
 extern const struct attribute_group *kbloom_report_groups[];
 
@@ -301,7 +305,10 @@ u64 kbloom_window_next_ms(struct kbloom_dev *kd);
 bool kbloom_is_window(const struct kbloom_dev *kd);
 int kbloom_window_lock(struct kbloom_dev *kd);
 void kbloom_window_unlock(struct kbloom_dev *kd);
-/* GET_WINDOW's fields; caller holds rotate_lock and kd->lock shared. */
+/*
+ * GET_WINDOW's fields but gen[], which the caller filled with
+ * kbloom_stats_cache_generations_lock() and whose locks it holds.
+ */
 void kbloom_window_fill_info(struct kbloom_dev *kd,
 			     struct kbloom_window_info *info);
 
@@ -309,15 +316,21 @@ void kbloom_window_fill_info(struct kbloom_dev *kd,
 void kbloom_stats_cache_init(struct kbloom_stats_cache *c);
 void kbloom_stats_cache_free(struct kbloom_stats_cache *c);
 void kbloom_stats_cache_merged(struct kbloom_dev *kd);
-void kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
-			    struct kbloom_cell_stats *cells);
+/* Holding no lock of kd's; 0, -ENODEV (destroyed) or -EINTR. */
+int kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
+			   struct kbloom_cell_stats *cells);
 /*
- * A window's generations, newest first, into gen[0 .. g - 1], under
- * rotate_lock and kd->lock held shared: a walk when the cells may have
- * changed since the last, as for the cell statistics.
+ * A window's generations, newest first, into gen[0 .. g - 1]: with cells,
+ * what a walk of them gives (the last walk's while they have not
+ * changed), walked holding no lock of kd's; always their add_calls.
+ * Returns 0 holding rotate_lock (kbloom_window_lock()) and kd->lock
+ * shared, with the filter live and the generations those of its current
+ * rotation, so that the caller reads the rest of the window's state from
+ * the same one; or -ENODEV, -EINTR, holding neither.
  */
-void kbloom_stats_cache_generations(struct kbloom_dev *kd,
-				    struct kbloom_generation *gen);
+int kbloom_stats_cache_generations_lock(struct kbloom_dev *kd,
+					struct kbloom_generation *gen,
+					bool cells);
 /* Only their add_calls, under rotate_lock: no walk. */
 void kbloom_stats_cache_add_calls(struct kbloom_dev *kd,
 				  struct kbloom_generation *gen);

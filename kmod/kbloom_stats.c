@@ -148,6 +148,16 @@ static u32 window_block_counts(const u64 *kb, u32 plane_order, u64 mask,
 }
 
 /*
+ * Between chunks of a walk: a chance to reschedule, and the end of it once
+ * the filter's owner set walks_stop (its results are then not used).
+ */
+static bool walk_pause(const struct kbloom_filter *f)
+{
+	cond_resched();
+	return READ_ONCE(f->walks_stop);
+}
+
+/*
  * A window's cell statistics: the union view over the live planes (live
  * read once, so a rotation during the walk is seen before or after).
  */
@@ -176,8 +186,8 @@ static void window_scan_cells(const struct kbloom_filter *f,
 		}
 		/* At most 2^31 key blocks * 2^32: no overflow. */
 		fp_sum += (FX63_ONE - none63 + BIT_ULL(30)) >> 31;
-		if (!((b + 1) % KBLOOM_STATS_RESCHED))
-			cond_resched();
+		if (!((b + 1) % KBLOOM_STATS_RESCHED) && walk_pause(f))
+			return;
 	}
 
 	cs->bits_set = any_sum;
@@ -223,8 +233,8 @@ void kbloom_window_generations(const struct kbloom_filter *f,
 			gen[a].bits_set += xp;
 			gen[a].est_keys += neg_log_clear(xp, WINDOW_CELLS_ORDER);
 		}
-		if (!((b + 1) % KBLOOM_STATS_RESCHED))
-			cond_resched();
+		if (!((b + 1) % KBLOOM_STATS_RESCHED) && walk_pause(f))
+			return;
 	}
 	per_key = (u64)k * neg_log_clear(1, WINDOW_CELLS_ORDER);
 	for (a = 0; a < g; a++) {
@@ -262,8 +272,8 @@ void kbloom_scan_cells(const struct kbloom_filter *f,
 		/* At most 2^31 blocks * 2^32 and 2^31 * 2^32: no overflow. */
 		all_set_sum += all_set_fx32(x, k, cells_order);
 		neg_log_sum += neg_log_clear(x, cells_order);
-		if (!((b + 1) % KBLOOM_STATS_RESCHED))
-			cond_resched();
+		if (!((b + 1) % KBLOOM_STATS_RESCHED) && walk_pause(f))
+			return;
 	}
 
 	cs->bits_set = bits_set;

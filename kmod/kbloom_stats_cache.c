@@ -45,8 +45,21 @@
  * operation's count comes with a walk that sees its cells.  A cell change the walk
  * missed therefore had not been counted in the key; once it has (its
  * ioctl returned), the next sample differs and the read walks again.
- * clear, intersect, load and merge hold kd->lock exclusive and readers
- * hold it shared, so those never overlap a walk or a sample.
+ *
+ * No lock that a writer, a rotation or the registry needs is held across
+ * a walk: a walk of a 1 GiB filter takes 0.7 s, the files are world-
+ * readable, and a CLEAR, MERGE, load, rotation or destroy waiting behind
+ * it would queue every other ioctl of the filter (and, for destroy, every
+ * create and destroy) behind any local user.  Readers queue only on the
+ * cache's own mutex, one walk at a time.  A clear, intersect or load may
+ * therefore run during a walk: its sequence is odd while it runs and has
+ * moved when it is done, so a walk whose sequence was odd or moved is
+ * walked again (at most KBLOOM_STATS_TRIES times; the last is returned,
+ * and kept under a key the next read will not match).  A merge only adds
+ * to cells: a walk sampled before it is kept under the old merge count,
+ * which its smp_store_release() moves on after its cells.  A destroy sets
+ * the core's walks_stop, so a walk in progress ends at its next chunk and
+ * the read fails with ENODEV rather than keep the destroy waiting.
  *
  * A window's generations (GET_WINDOW, sysfs gen_*) are cached the same
  * way, under their own key: each plane's cells move only with add_new (a
@@ -58,6 +71,9 @@
 #include <linux/slab.h>
 
 #include "kbloom_internal.h"
+
+/* Walks of one read, each after a rewrite or rotation overlapped the last. */
+#define KBLOOM_STATS_TRIES	3
 
 void kbloom_stats_cache_init(struct kbloom_stats_cache *c)
 {
@@ -74,11 +90,13 @@ void kbloom_stats_cache_free(struct kbloom_stats_cache *c)
 	c->gens = NULL;
 }
 
-/* Under kd->lock held exclusive: no reader samples meanwhile. */
+/* Under kd->lock held exclusive, after the merge's cells. */
 void kbloom_stats_cache_merged(struct kbloom_dev *kd)
 {
 	lockdep_assert_held_write(&kd->lock);
-	kd->stats_cache.merges++;
+	/* Pairs with the reader's sample then smp_rmb() before its walk. */
+	smp_store_release(&kd->stats_cache.merges,
+			  kd->stats_cache.merges + 1);
 }
 
 static bool kbloom_stats_key_equal(const struct kbloom_stats_key *a,
@@ -89,7 +107,7 @@ static bool kbloom_stats_key_equal(const struct kbloom_stats_key *a,
 	       a->rotations == b->rotations;
 }
 
-/* Under c->lock and kd->lock held shared; a read barrier follows. */
+/* Under c->lock; a read barrier follows before any walk. */
 static void kbloom_stats_key_read(struct kbloom_dev *kd,
 				  const struct kbloom_counts *counts,
 				  struct kbloom_stats_key *key)
@@ -97,33 +115,66 @@ static void kbloom_stats_key_read(struct kbloom_dev *kd,
 	key->add_new = counts->add_new;
 	key->delete_hits = counts->delete_hits;
 	key->sequence = kbloom_map_sequence(kd);
-	key->merges = kd->stats_cache.merges;
+	key->merges = READ_ONCE(kd->stats_cache.merges);
 	key->rotations = READ_ONCE(kd->win.done);
 }
 
 /*
- * The counts and the cell statistics of kd, under kd->lock held shared.
- * Readers queue on the cache's mutex, so readers of many files at once
- * share one walk: the first walks, the others find its key still current.
+ * Whether a walk that began with key saw one state of the cells: no
+ * clear, intersect or load ran during it (the sequence was even and has
+ * not moved).  Rotations are judged by the generations' callers.
  */
-void kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
-			    struct kbloom_cell_stats *cells)
+static bool kbloom_stats_walk_whole(struct kbloom_dev *kd,
+				    const struct kbloom_stats_key *key)
+{
+	smp_rmb();	/* the walk's cells before the second sample */
+	return !(key->sequence & 1) && kbloom_map_sequence(kd) == key->sequence;
+}
+
+/* A walk that walks_stop may have cut short answers nothing. */
+static int kbloom_stats_walk_end(struct kbloom_dev *kd)
+{
+	return READ_ONCE(kd->filter.walks_stop) ? -ENODEV : 0;
+}
+
+/*
+ * The counts and the cell statistics of kd, holding no lock of the
+ * filter's.  Readers queue on the cache's mutex, so readers of many files
+ * at once share one walk: the first walks, the others find its key still
+ * current.  0, -ENODEV once the filter is destroyed, or -EINTR when a
+ * fatal signal came while waiting for another reader's walk.
+ */
+int kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
+			   struct kbloom_cell_stats *cells)
 {
 	struct kbloom_stats_cache *c = &kd->stats_cache;
 	struct kbloom_stats_key key;
+	int tries = 0, err;
 
-	lockdep_assert_held_read(&kd->lock);
-	mutex_lock(&c->lock);
-	kbloom_counts_read(&kd->filter, counts);
-	kbloom_stats_key_read(kd, counts, &key);
-	if (!c->valid || !kbloom_stats_key_equal(&key, &c->key)) {
+	if (mutex_lock_killable(&c->lock))
+		return -EINTR;
+	for (;;) {
+		kbloom_counts_read(&kd->filter, counts);
+		kbloom_stats_key_read(kd, counts, &key);
+		if (c->valid && kbloom_stats_key_equal(&key, &c->key))
+			break;
 		smp_rmb();	/* the key before any cell of the walk */
 		kbloom_scan_cells(&kd->filter, &c->cells);
+		err = kbloom_stats_walk_end(kd);
+		if (err) {
+			c->valid = false;
+			mutex_unlock(&c->lock);
+			return err;
+		}
 		c->key = key;
 		c->valid = true;
+		if (kbloom_stats_walk_whole(kd, &key) ||
+		    ++tries == KBLOOM_STATS_TRIES)
+			break;
 	}
 	*cells = c->cells;
 	mutex_unlock(&c->lock);
+	return 0;
 }
 
 /* The keys added per generation: counts, no walk. */
@@ -142,36 +193,78 @@ void kbloom_stats_cache_add_calls(struct kbloom_dev *kd,
 	}
 }
 
-void kbloom_stats_cache_generations(struct kbloom_dev *kd,
-				    struct kbloom_generation *gen)
+/* The cells' part of gen[], from the cache or a walk; under c->lock. */
+static int kbloom_stats_gens_cells(struct kbloom_dev *kd,
+				   struct kbloom_generation *gen,
+				   struct kbloom_stats_key *key)
 {
 	struct kbloom_stats_cache *c = &kd->stats_cache;
 	const struct kbloom_filter *f = &kd->filter;
 	u32 g = f->geo.generations;
-	struct kbloom_stats_key key;
 	struct kbloom_counts counts;
+	int tries = 0, err;
 
-	lockdep_assert_held(&kd->win.rotate_lock);
-	lockdep_assert_held_read(&kd->lock);
-	mutex_lock(&c->lock);
-	kbloom_counts_read(f, &counts);
-	kbloom_stats_key_read(kd, &counts, &key);
 	if (!c->gens)
 		c->gens = kcalloc(KBLOOM_GENERATIONS_MAX, sizeof(*c->gens),
 				  GFP_KERNEL);
-	if (!c->gens || !c->gens_valid ||
-	    !kbloom_stats_key_equal(&key, &c->gens_key)) {
+	for (;;) {
+		kbloom_counts_read(f, &counts);
+		kbloom_stats_key_read(kd, &counts, key);
+		if (c->gens && c->gens_valid &&
+		    kbloom_stats_key_equal(key, &c->gens_key)) {
+			memcpy(gen, c->gens, g * sizeof(*gen));
+			return 0;
+		}
 		smp_rmb();	/* the key before any cell of the walk */
 		kbloom_window_generations(f, gen);
+		err = kbloom_stats_walk_end(kd);
+		if (err)
+			return err;
 		/* Without the cache's memory, still an answer. */
 		if (c->gens) {
 			memcpy(c->gens, gen, g * sizeof(*gen));
-			c->gens_key = key;
+			c->gens_key = *key;
 			c->gens_valid = true;
 		}
-	} else {
-		memcpy(gen, c->gens, g * sizeof(*gen));
+		if (kbloom_stats_walk_whole(kd, key) ||
+		    ++tries == KBLOOM_STATS_TRIES)
+			return 0;
 	}
-	mutex_unlock(&c->lock);
+}
+
+int kbloom_stats_cache_generations_lock(struct kbloom_dev *kd,
+					struct kbloom_generation *gen,
+					bool cells)
+{
+	struct kbloom_stats_cache *c = &kd->stats_cache;
+	struct kbloom_stats_key key;
+	int tries = 0, err;
+
+	for (;;) {
+		if (cells) {
+			if (mutex_lock_killable(&c->lock))
+				return -EINTR;
+			err = kbloom_stats_gens_cells(kd, gen, &key);
+			mutex_unlock(&c->lock);
+			if (err)
+				return err;
+		}
+		err = kbloom_window_lock(kd);
+		if (err)
+			return err;
+		down_read(&kd->lock);
+		if (kd->dead) {
+			up_read(&kd->lock);
+			kbloom_window_unlock(kd);
+			return -ENODEV;
+		}
+		/* The ages the walk counted by are still the filter's. */
+		if (!cells || READ_ONCE(kd->win.done) == key.rotations ||
+		    ++tries == KBLOOM_STATS_TRIES)
+			break;
+		up_read(&kd->lock);
+		kbloom_window_unlock(kd);
+	}
 	kbloom_stats_cache_add_calls(kd, gen);
+	return 0;
 }

@@ -73,16 +73,7 @@ KBLOOM_IOCTLS_ATTR(delete_ioctls, KBLOOM_BATCH_DELETE);
 static int kbloom_sysfs_info(struct device *dev, struct kbloom_info *info,
 			     bool cells)
 {
-	struct kbloom_dev *kd = to_kbloom_dev(dev);
-
-	down_read(&kd->lock);
-	if (kd->dead) {
-		up_read(&kd->lock);
-		return -ENODEV;
-	}
-	kbloom_dev_fill_info(kd, info, cells);
-	up_read(&kd->lock);
-	return 0;
+	return kbloom_dev_fill_info(to_kbloom_dev(dev), info, cells);
 }
 
 /* A statistic: a field of struct kbloom_info, filled per read. */
@@ -180,20 +171,11 @@ static ssize_t kbloom_generations_show(struct device *dev, char *buf,
 	gen = kcalloc(KBLOOM_GENERATIONS_MAX, sizeof(*gen), GFP_KERNEL);
 	if (!gen)
 		return -ENOMEM;
-	err = kbloom_window_lock(kd);
+	err = kbloom_stats_cache_generations_lock(kd, gen, cells);
 	if (err)
 		goto free_gen;
-	down_read(&kd->lock);
-	if (kd->dead)
-		err = -ENODEV;
-	else if (cells)
-		kbloom_stats_cache_generations(kd, gen);
-	else
-		kbloom_stats_cache_add_calls(kd, gen);
 	up_read(&kd->lock);
 	kbloom_window_unlock(kd);
-	if (err)
-		goto free_gen;
 	for (i = 0; i < g; i++) {
 		const void *field = (const u8 *)&gen[i] + offset;
 		unsigned long long v = wide ? *(const u64 *)field :

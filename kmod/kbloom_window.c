@@ -313,12 +313,10 @@ void kbloom_window_fill_info(struct kbloom_dev *kd,
 
 	lockdep_assert_held(&kd->win.rotate_lock);
 	lockdep_assert_held_read(&kd->lock);
-	memset(info, 0, sizeof(*info));
 	info->generations = geo->generations;
 	info->plane_order = geo->plane_order;
 	info->rotate_ms = kd->win.rotate_ms;
 	info->rotate_every = kd->win.rotate_every;
 	info->rotations = kd->filter.win.rotations;
 	info->next_rotation_ms = kbloom_window_next_ms(kd);
-	kbloom_stats_cache_generations(kd, info->gen);
 }

@@ -112,8 +112,10 @@
  *                       bits_per_key over KBLOOM_MAX_BITS_PER_KEY,
  *                       flags, seed, reserved field, type, node mode,
  *                       generations, rotate_ms, rotate_every or pad),
- *                       EEXIST (name in use, or one of the names taken by
- *                       the class files "total_filters" and "total_bytes"),
+ *                       EEXIST (name in use, also by a filter whose
+ *                       destroy has not returned yet, or one of the names
+ *                       taken by the class files "total_filters" and
+ *                       "total_bytes"),
  *                       E2BIG (over the per-filter or total byte cap,
  *                       or the module's own limit whatever the caps:
  *                       128 GiB of cells, and on a 32-bit kernel 4 GiB
