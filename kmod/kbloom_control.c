@@ -232,13 +232,46 @@ static int kbloom_create_check(const struct kbloom_create *req)
 	return 0;
 }
 
+/*
+ * Bytes that open files hold for images being restored (each a whole
+ * image, up to its filter's size: kbloom_image_io.c).  They count against
+ * max_total_bytes with the filters', or N files restoring at once would
+ * hold N filters' worth outside the cap.
+ */
+static atomic64_t kbloom_buffer_bytes = ATOMIC64_INIT(0);
+
 /* Room for bytes more under max_total_bytes, which may have been lowered. */
 static bool kbloom_total_allows(u64 bytes)
 {
 	u64 cap = READ_ONCE(kbloom_max_total_bytes);
-	u64 held = atomic64_read(&kbloom_total_bytes);
+	u64 held = atomic64_read(&kbloom_total_bytes) +
+		   atomic64_read(&kbloom_buffer_bytes);
 
 	return held <= cap && bytes <= cap - held;
+}
+
+/*
+ * Charged first and checked after, so that two files racing for the last
+ * room cannot both get it; one that finds itself over gives it back.
+ * Filters (both sums are at most 2^37 * 1024 filters each) and buffers
+ * cannot overflow the sum.
+ */
+int kbloom_buffer_charge(u64 bytes)
+{
+	u64 cap = READ_ONCE(kbloom_max_total_bytes);
+	u64 held = atomic64_add_return(bytes, &kbloom_buffer_bytes) +
+		   atomic64_read(&kbloom_total_bytes);
+
+	if (held > cap) {
+		atomic64_sub(bytes, &kbloom_buffer_bytes);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+void kbloom_buffer_uncharge(u64 bytes)
+{
+	atomic64_sub(bytes, &kbloom_buffer_bytes);
 }
 
 int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid)

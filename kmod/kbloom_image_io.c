@@ -45,10 +45,38 @@ static void *kbloom_image_alloc(size_t bytes)
 	return kvmalloc(bytes, gfp);
 }
 
-static void kbloom_image_stop_write(struct kbloom_file *kf)
+/*
+ * The whole image is staged before it is checked and applied, so an open
+ * file restoring holds up to its filter's size: charged against
+ * max_total_bytes (E2BIG past it, as a create would be), and given back
+ * when the buffer goes.
+ */
+static int kbloom_image_alloc_staging(struct kbloom_file *kf, size_t bytes)
 {
+	int err = kbloom_buffer_charge(bytes);
+
+	if (err)
+		return err;
+	kf->staging = kbloom_image_alloc(bytes);
+	if (!kf->staging) {
+		kbloom_buffer_uncharge(bytes);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void kbloom_image_free_staging(struct kbloom_file *kf)
+{
+	if (!kf->staging)
+		return;
 	kvfree(kf->staging);
 	kf->staging = NULL;
+	kbloom_buffer_uncharge(kf->write_bytes);
+}
+
+static void kbloom_image_stop_write(struct kbloom_file *kf)
+{
+	kbloom_image_free_staging(kf);
 	kf->staged = 0;
 	kf->write_bytes = 0;
 }
@@ -323,10 +351,10 @@ static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
 	err = kbloom_image_check_window(f, kf->write_header.bytes, kf->staged);
 	if (err)
 		return err;
+	err = kbloom_image_alloc_staging(kf, kbloom_image_bytes(&f->geo));
+	if (err)
+		return err;
 	kf->write_bytes = kbloom_image_bytes(&f->geo);
-	kf->staging = kbloom_image_alloc(kf->write_bytes);
-	if (!kf->staging)
-		return -ENOMEM;
 	memcpy(kf->staging, kf->write_header.bytes, kf->staged);
 	return n;
 }
@@ -371,8 +399,7 @@ static ssize_t kbloom_image_write_locked(struct file *file,
 	if (kf->write_bytes && kf->staged == kf->write_bytes) {
 		err = kbloom_image_load_staged(kf);
 		/* Keep staged == write_bytes: more bytes are -EMSGSIZE. */
-		kvfree(kf->staging);
-		kf->staging = NULL;
+		kbloom_image_free_staging(kf);
 		if (err)
 			goto reject;
 	}

@@ -207,6 +207,9 @@ extern unsigned int kbloom_max_filters;
 extern atomic64_t kbloom_total_bytes;
 extern atomic_t kbloom_nr_filters;
 int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid);
+/* An image buffer's bytes against max_total_bytes: 0 or -E2BIG. */
+int kbloom_buffer_charge(u64 bytes);
+void kbloom_buffer_uncharge(u64 bytes);
 int kbloom_destroy(const char *name);
 void kbloom_destroy_all(void);
 bool kbloom_name_valid(const char *name);

@@ -3,7 +3,8 @@
  * The memory caps, set at run time through /sys/module/kbloom/parameters:
  * a create past max_filter_bytes or max_total_bytes fails with E2BIG, past
  * max_filters with ENOSPC, an allocation the machine cannot give fails with
- * ENOMEM (quietly), and the module-wide totals return to where they were;
+ * ENOMEM (quietly), an image being restored past max_total_bytes fails
+ * with E2BIG, and the module-wide totals return to where they were;
  * every cap once per filter type (caps/<case>/<type>).
  */
 #include "vmtest.h"
@@ -229,12 +230,85 @@ static const char *allocation_failure(const struct vt_type *t)
 	return cleanup(names, 1, msg);
 }
 
+/*
+ * An image being restored is staged whole, so each open file restoring
+ * holds its filter's size: the buffers count against max_total_bytes.
+ * 16 files restoring into a 256 MiB filter under a cap with room for two
+ * such images: two stage, fourteen get E2BIG; after they close, the room
+ * is all back (one more file stages under a cap with room for one).
+ */
+#define RS_BYTES	(256ULL << 20)
+#define RS_FILES	16
+
+static const char *restores_within_total_cap(const struct vt_type *t)
+{
+	static const char *const names[] = { "rs" };
+	uint64_t base, img = vt_image_bytes(RS_BYTES / 64), staged = 0;
+	uint8_t hdr[VT_IMAGE_HDR];
+	const char *msg = NULL;
+	int fds[RS_FILES], i;
+
+	cleanup(names, 1, NULL);
+	for (i = 0; i < RS_FILES; i++)
+		fds[i] = -1;
+	base = total("bytes");
+	if (param_set("max_total_bytes", base + RS_BYTES + 2 * img + img / 2))
+		return cleanup(names, 1, "cannot set max_total_bytes");
+	if (create_bytes("rs", t, RS_BYTES))
+		return cleanup(names, 1, vt_fail("create 256 MiB: %s",
+						 vt_errno_name(errno)));
+	fds[0] = vt_open("rs", O_RDWR);
+	if (fds[0] < 0 || read(fds[0], hdr, sizeof(hdr)) != sizeof(hdr)) {
+		msg = vt_fail("read the image header: %s",
+			      vt_errno_name(errno));
+		goto out;
+	}
+	for (i = 0; i < RS_FILES && !msg; i++) {
+		if (fds[i] < 0)
+			fds[i] = vt_open("rs", O_RDWR);
+		if (fds[i] < 0 || lseek(fds[i], 0, SEEK_SET)) {
+			msg = vt_fail("open %d: %s", i, vt_errno_name(errno));
+			break;
+		}
+		if (write(fds[i], hdr, sizeof(hdr)) == sizeof(hdr))
+			staged++;
+		else if (errno != E2BIG)
+			msg = vt_fail("file %d: %s, want E2BIG past the cap", i,
+				      vt_errno_name(errno));
+	}
+	if (!msg && staged != 2)
+		msg = vt_fail("%llu of %d files staged a 256 MiB image under a cap with room for 2",
+			      (unsigned long long)staged, RS_FILES);
+	for (i = 0; i < RS_FILES; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+	if (msg)
+		goto out;
+	/* Every buffer given back: room for exactly one image again. */
+	if (param_set("max_total_bytes", base + RS_BYTES + img)) {
+		msg = "cannot set max_total_bytes";
+		goto out;
+	}
+	fds[0] = vt_open("rs", O_RDWR);
+	if (fds[0] < 0 || write(fds[0], hdr, sizeof(hdr)) != sizeof(hdr))
+		msg = vt_fail("after the files closed, one image under a cap with room for one: %s",
+			      vt_errno_name(errno));
+out:
+	for (i = 0; i < RS_FILES; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return cleanup(names, 1, msg);
+}
+
 static const struct vt_case cases[] = {
 	VT_CASE(params_documented_defaults),
 	VT_TYPED(per_filter_cap),
 	VT_TYPED(total_cap),
 	VT_TYPED(filter_count_cap),
 	VT_TYPED(allocation_failure),
+	VT_TYPED(restores_within_total_cap),
 };
 
 int main(void)

@@ -291,6 +291,9 @@
  *              (window part too)             generations differ
  *     EMSGSIZE longer than its header says (also: any byte written after
  *              an image was loaded, until a write at offset 0 starts anew)
+ *     E2BIG    the image is staged whole before it is checked, and its
+ *              buffer counts against max_total_bytes with the filters:
+ *              past it, the write that completes the header fails
  *     EFAULT, ENOMEM  as for any write, and the image is rejected too
  *     EBADMSG  CRC mismatch
  *     ENODATA  truncated image: returned by close() of a file that holds

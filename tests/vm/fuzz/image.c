@@ -187,10 +187,11 @@ void do_write(struct worker *w, enum op op)
 			ALLOW(EBADF), "write on O_RDONLY");
 		return;
 	}
-	allowed = ALLOW(0, EXDEV, ENODEV);
+	/* E2BIG: the staged image would take the module past max_total_bytes. */
+	allowed = ALLOW(0, EXDEV, ENODEV, E2BIG);
 	if (op == OP_write_mutated || p->shared) {
 		allowed = ALLOW(0, ENOEXEC, EPROTO, EINVAL, EXDEV, EMSGSIZE,
-				EBADMSG, ENODEV);
+				EBADMSG, ENODEV, E2BIG);
 		if (p->shared)
 			allowed |= ALLOW(ESPIPE);
 	}
