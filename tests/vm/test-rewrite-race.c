@@ -16,11 +16,14 @@
  *   load    every key of the loaded image is found;
  *   merge   every key of the merged filter is found, and so is every
  *           adder key added since the last clear or load returned;
+ *   intersect  with a filter whose cells are all set (so that nothing a
+ *           whole add put in may go): the same keys are all found;
  *   rotate  (windows) every adder key since the last rewrite is found.
  * An adder's read-modify-write of a word that the rewrite stores without
  * its block's stripe undoes the rewrite of that word: old bits come back
  * after a clear, and an image's bits are lost after a load.
  */
+#include "crc32c.h"
 #include "stress.h"
 #include "vmtest.h"
 
@@ -28,6 +31,7 @@
 #define MAIN		"rw-main"
 #define REF		"rw-ref"
 #define SRC		"rw-src"
+#define ONES		"rw-ones"
 #define ADDER_TAG	"ad"
 /*
  * A small filter, so that a round takes little time: an adder's
@@ -44,13 +48,13 @@
 #define MIN_ROUNDS	60
 
 struct rw_counts {
-	unsigned int rounds[4];		/* clear, load, merge, rotate */
+	unsigned int rounds[5];		/* clear, load, merge, intersect, rotate */
 	uint64_t fn_load, fn_merge, fn_adder, stray_cells;
 	uint64_t adder_keys;
-	char first[4][256];		/* each kind's first failure */
+	char first[5][256];		/* each kind's first failure */
 };
 
-enum { R_CLEAR, R_LOAD, R_MERGE, R_ROTATE };
+enum { R_CLEAR, R_LOAD, R_MERGE, R_INTERSECT, R_ROTATE, R_KINDS };
 
 static int cmd_fd = -1, res_fd = -1;
 
@@ -210,8 +214,8 @@ static const char *check_since(int fd, struct rw_counts *rc, long long epoch,
 			return vt_fail("CHECK: %s", vt_errno_name(errno));
 		if (miss) {
 			rc->fn_merge += miss;
-			note(rc, R_MERGE, "%lld of %d keys of the merged filter not found",
-			     miss, SRC_KEYS);
+			note(rc, R_MERGE, "after a %s: %lld of %d keys of the merged filter not found",
+			     what, miss, SRC_KEYS);
 		}
 	}
 	if (done <= epoch)
@@ -227,15 +231,33 @@ static const char *check_since(int fd, struct rw_counts *rc, long long epoch,
 	return NULL;
 }
 
+/* Loads into fd an image like img (its filter's) with every cell set. */
+static int fill_ones(int fd, const uint8_t *img, size_t len)
+{
+	uint8_t *all = malloc(len);
+	uint32_t crc;
+	int ret;
+
+	if (!all)
+		return -1;
+	memcpy(all, img, VT_IMAGE_HDR);
+	memset(all + VT_IMAGE_HDR, 0xff, len - VT_IMAGE_HDR - 4);
+	crc = crc32c_ref(all, len - 4);
+	memcpy(all + len - 4, &crc, 4);
+	ret = vt_write_image(fd, all, len, len);
+	free(all);
+	return ret;
+}
+
 static const char *run_type(const struct vt_type *t, struct rw_counts *rc)
 {
-	int fd = -1, ref = -1, src = -1;
+	int fd = -1, ref = -1, src = -1, ones = -1;
 	const char *err = NULL;
 	uint8_t *img = NULL;
 	long long epoch = 0, done;
 	struct kbloom_info info;
+	unsigned int n, kinds = t->generations ? R_KINDS : R_ROTATE;
 	uint64_t start;
-	unsigned int n;
 	char res[256];
 	size_t len;
 
@@ -256,6 +278,11 @@ static const char *run_type(const struct vt_type *t, struct rw_counts *rc)
 		err = vt_fail("read %s's image: %s", SRC, vt_errno_name(errno));
 		goto out;
 	}
+	ones = vt_fresh(ONES, t->type, 0, BITS, K, SEED);
+	if (ones < 0 || fill_ones(ones, img, len)) {
+		err = vt_fail("%s: %s", ONES, vt_errno_name(errno));
+		goto out;
+	}
 	if (adder(res, sizeof(res), "adder-start " MAIN " " ADDER_TAG, NULL,
 		  NULL)) {
 		err = vt_fail("adder-start: '%s'", res);
@@ -264,7 +291,7 @@ static const char *run_type(const struct vt_type *t, struct rw_counts *rc)
 	start = st_now_ms();
 	for (n = 0; !err && (st_now_ms() - start < RUN_MS ||
 			     rc->rounds[R_CLEAR] < MIN_ROUNDS); n++) {
-		switch (n % (t->generations ? 4 : 3)) {
+		switch (n % kinds) {
 		case R_CLEAR:
 			err = round_clear(t, fd, ref, rc, &epoch);
 			break;
@@ -279,6 +306,14 @@ static const char *run_type(const struct vt_type *t, struct rw_counts *rc)
 			}
 			err = check_since(fd, rc, epoch, true, "merge");
 			break;
+		case R_INTERSECT:
+			if (vt_combine(fd, KBLOOM_IOC_INTERSECT, ones)) {
+				err = vt_fail("INTERSECT: %s",
+					      vt_errno_name(errno));
+				break;
+			}
+			err = check_since(fd, rc, epoch, true, "intersect");
+			break;
 		default:
 			if (ioctl(fd, KBLOOM_IOC_ROTATE, 0)) {
 				err = vt_fail("ROTATE: %s",
@@ -292,7 +327,7 @@ static const char *run_type(const struct vt_type *t, struct rw_counts *rc)
 				err = vt_fail("adder-count: '%s'", res);
 			break;
 		}
-		rc->rounds[n % (t->generations ? 4 : 3)]++;
+		rc->rounds[n % kinds]++;
 	}
 	if (adder(res, sizeof(res), "adder-stop", NULL, &done) ||
 	    !st_kapi_has(res, "bad=0")) {
@@ -308,6 +343,9 @@ out:
 		close(ref);
 	if (src >= 0)
 		close(src);
+	if (ones >= 0)
+		close(ones);
+	vt_destroy(ONES);
 	vt_destroy(MAIN);
 	vt_destroy(REF);
 	vt_destroy(SRC);
@@ -337,9 +375,10 @@ int main(void)
 		vt_report_typed(SUITE, "adder", t, err);
 		if (err)
 			continue;
-		printf("%s/%s: %u clears, %u loads, %u merges, %u rotations racing %llu kernel adds: %llu stray cells, %llu image keys lost, %llu merged keys lost, %llu adder keys lost\n",
+		printf("%s/%s: %u clears, %u loads, %u merges, %u intersects, %u rotations racing %llu kernel adds: %llu stray cells, %llu image keys lost, %llu merged keys lost, %llu adder keys lost\n",
 		       SUITE, t->name, rc.rounds[R_CLEAR], rc.rounds[R_LOAD],
-		       rc.rounds[R_MERGE], rc.rounds[R_ROTATE],
+		       rc.rounds[R_MERGE], rc.rounds[R_INTERSECT],
+		       rc.rounds[R_ROTATE],
 		       (unsigned long long)rc.adder_keys,
 		       (unsigned long long)rc.stray_cells,
 		       (unsigned long long)rc.fn_load,
@@ -351,7 +390,7 @@ int main(void)
 		vt_report_typed(SUITE, "load_keeps_image", t,
 				rc.fn_load ?
 				vt_fail("%s", rc.first[R_LOAD]) : NULL);
-		vt_report_typed(SUITE, "merge_rotate_keep_keys", t,
+		vt_report_typed(SUITE, "merge_intersect_rotate_keep_keys", t,
 				rc.fn_merge || rc.fn_adder ?
 				vt_fail("%s", rc.first[R_MERGE]) : NULL);
 	}
