@@ -107,8 +107,9 @@ deb:
 	@sh scripts/build-deb
 
 # Those packages installed, upgraded and purged in a Debian 12 root of
-# their own, DKMS building for a 6.1 and a 6.12 kernel (root, slow).
-check-packages: deb
+# their own, DKMS building for a 6.1 and a 6.12 kernel (root, slow); the
+# VM part boots the modules DKMS built there with the static test programs.
+check-packages: deb vm-bins
 	@sh scripts/check-packages
 
 test-host:
