@@ -21,13 +21,16 @@ KVER ?= $(eval KVER := $(or \
 # Each kernel's modules build in a directory of their own, so that several
 # kernels' builds live side by side; kbloom.ko at the top links to the last.
 KOBJ = $(CURDIR)/build/kernels/$(KVER)
+# KAPI_TEST=no leaves out the companion test module: DKMS (dkms.conf)
+# installs kbloom.ko only, and kbloom-dkms ships no tests/.
+KAPI_TEST ?= yes
 PREFIX ?= /usr/local
 DESTDIR ?=
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps module userspace vm-bins install clean demo check test-host \
-	test-vm kunit lint vm-shell bench bench-vm check-debug check-kernels \
-	check-dkms
+.PHONY: all deps module module-clean userspace vm-bins install clean demo \
+	check test-host test-vm kunit lint vm-shell bench bench-vm check-debug \
+	check-kernels check-dkms deb check-packages
 
 all: module userspace
 
@@ -47,8 +50,13 @@ module:
 		if [ -f $(KDIR)/vmlinux ] && [ -f $$ko ] && \
 		   ! readelf -S -W $$ko | grep -q ' \.BTF '; then rm -f $$ko; fi; \
 	done
-	sh scripts/kbuild-module $(KDIR) $(KOBJ)
+	KBLOOM_KAPI_TEST=$(KAPI_TEST) sh scripts/kbuild-module $(KDIR) $(KOBJ)
 	ln -sfn build/kernels/$(KVER)/kbloom.ko kbloom.ko
+
+# The module's build output only (DKMS's CLEAN): kbloom-dkms's tree has
+# no userspace/ or tests/ for `make clean` to descend into.
+module-clean:
+	rm -rf kbloom.ko build
 
 userspace:
 	$(MAKE) -C userspace
@@ -92,6 +100,17 @@ check-debug:
 # build and install for a 6.1 and a 6.12 kernel, then boot each module.
 check-dkms: vm-bins
 	@sh scripts/test-dkms
+
+# kbloom-dkms, kbloomctl, libkbloom0 and libkbloom-dev from debian/, into
+# build/deb/ (scripts/build-deb; installs the build dependencies as root).
+deb:
+	@sh scripts/build-deb
+
+# Those packages installed, upgraded and purged in a Debian 12 root of
+# their own, DKMS building for a 6.1 and a 6.12 kernel (root, slow); the
+# VM part boots the modules DKMS built there with the static test programs.
+check-packages: deb vm-bins
+	@sh scripts/check-packages
 
 test-host:
 	@$(MAKE) -C tests/host run
