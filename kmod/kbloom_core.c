@@ -96,7 +96,7 @@
 #define KBLOOM_RESCHED_BLOCKS	4096
 /* kbloom_rewrite()'s chunks of key blocks start at multiples of 64. */
 static_assert((KBLOOM_RESCHED_BLOCKS >> KBLOOM_WINDOW_PLANE_ORDER_MAX) %
-	      KBLOOM_WRITE_STRIPES == 0);
+	      KBLOOM_WRITE_STRIPES == 0, "chunks start at multiples of 64");
 
 enum kbloom_op {
 	KBLOOM_OP_ADD,		/* looks first: a known key writes nothing */
