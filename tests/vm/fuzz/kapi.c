@@ -821,7 +821,7 @@ static size_t kf_words(struct worker *w, char *cmd, size_t len, int count)
 void do_kapi_garbage(struct worker *w)
 {
 	static const char *const bad_ctx[] = {
-		"kernel", "PROCESS", "irq", "1", "nmi", "softirq,", "-",
+		"kernel", "PROCESS", "irq", "1", "NMI", "softirq,", "-",
 	};
 	static const char *const bad_num[] = {
 		"x", "-1", "4294967296", "1e3", "0x", "18446744073709551617",
