@@ -505,23 +505,28 @@ static __always_inline bool probe_write(const struct kbloom_filter *f,
  */
 static __always_inline bool probe_write_bits(const struct kbloom_filter *f,
 					     u64 *block, u64 h, u32 order,
-					     u32 *plane, bool single,
-					     bool fill)
+					     struct kbloom_plane_ref *ref,
+					     bool single, bool fill)
 {
 	struct kbloom_stripe *stripe = stripe_of(f, block, order);
 	bool ret;
 
 	spin_lock(&stripe->lock);
-	*plane = 0;
-	if (order == KBLOOM_WINDOW_ORDER)
-		/* Pairs with kbloom_window_rotate()'s store of cur. */
-		*plane = smp_load_acquire(&f->win.cur);
+	ref->plane = 0;
+	if (order == KBLOOM_WINDOW_ORDER) {
+		/*
+		 * Pairs with kbloom_window_rotate()'s store of cur, which
+		 * comes after the epoch of that plane was last moved on.
+		 */
+		ref->plane = smp_load_acquire(&f->win.cur);
+		ref->epoch = READ_ONCE(f->win.epoch[ref->plane]);
+	}
 	if (single)
 		fill = stripe->adds_new;
 	if (fill)
-		ret = probe_add_bits(f, block, h, order, *plane, true);
+		ret = probe_add_bits(f, block, h, order, ref->plane, true);
 	else
-		ret = probe_add_bits(f, block, h, order, *plane, false);
+		ret = probe_add_bits(f, block, h, order, ref->plane, false);
 	if (single)
 		stripe->adds_new = ret;
 	spin_unlock(&stripe->lock);
@@ -529,16 +534,65 @@ static __always_inline bool probe_write_bits(const struct kbloom_filter *f,
 }
 
 /*
- * n keys went into plane; the add that takes it to every (or past it)
- * makes the rotation due, once.
+ * Adds n to a plane's count, if the plane is still in epoch (any epoch
+ * when epoch is negative); false if it is not.  *before: the count it
+ * had.  A compare-and-swap, not an add, so that the test of the epoch and
+ * the add are one: an emptying between them would otherwise be undone.
+ * Once per run of a batch, not per key, so the loop costs little.
  */
-static void window_count(struct kbloom_filter *f, u32 plane, u64 n)
+static bool window_count_add(struct kbloom_window *w, u32 plane, int epoch,
+			     u64 n, u64 *before)
+{
+	atomic64_t *count = &w->plane_count[plane];
+	s64 old = atomic64_read(count);
+	u64 adds;
+
+	do {
+		if (epoch >= 0 &&
+		    (u64)old >> KBLOOM_PLANE_EPOCH_SHIFT != (u64)epoch)
+			return false;
+		adds = (u64)old & KBLOOM_PLANE_ADDS_MAX;
+	} while (!atomic64_try_cmpxchg(count, &old,
+				       (s64)(((u64)old & ~KBLOOM_PLANE_ADDS_MAX) |
+					     min(adds + min(n, KBLOOM_PLANE_ADDS_MAX),
+						 KBLOOM_PLANE_ADDS_MAX))));
+	*before = adds;
+	return true;
+}
+
+/* The count that takes a plane to every (or past it) makes it due, once. */
+static void window_due(struct kbloom_filter *f, u64 before, u64 n)
 {
 	u64 every = READ_ONCE(f->win.every);
-	u64 now = atomic64_add_return(n, &f->win.plane_adds[plane]);
 
-	if (every && now >= every && now - n < every && f->win.due)
+	if (every && before < every && before + n >= every && f->win.due)
 		f->win.due(f);
+}
+
+/*
+ * n keys went into ref's plane in ref's epoch.  If the plane was emptied
+ * since (retired by g rotations, cleared or loaded while a batch held the
+ * count of its run), those keys are gone with it, and so is their count:
+ * added to the plane's next keys, it would make their rotation come due
+ * early.
+ */
+void kbloom_window_count(struct kbloom_filter *f,
+			 const struct kbloom_plane_ref *ref, u64 n)
+{
+	u64 before;
+
+	if (window_count_add(&f->win, ref->plane, ref->epoch, n, &before))
+		window_due(f, before, n);
+}
+
+void kbloom_window_set_adds(struct kbloom_window *w, u32 plane, u64 n)
+{
+	u16 epoch = w->epoch[plane] + 1;
+
+	WRITE_ONCE(w->epoch[plane], epoch);
+	atomic64_set(&w->plane_count[plane],
+		     (s64)((u64)epoch << KBLOOM_PLANE_EPOCH_SHIFT |
+			   min(n, KBLOOM_PLANE_ADDS_MAX)));
 }
 
 int kbloom_filter_init(struct kbloom_filter *f,
@@ -710,25 +764,24 @@ static __always_inline u64 *window_fetch(const struct kbloom_filter *f, u64 h,
 	return block;
 }
 
-static bool window_add(struct kbloom_filter *f, u64 h)
+static bool window_add(struct kbloom_filter *f, u64 h,
+		       struct kbloom_plane_ref *ref)
 {
 	u64 *block = window_fetch(f, h, true);
 	bool set_new;
-	u32 plane;
 
 	local_bh_disable();
-	set_new = probe_write_bits(f, block, h, KBLOOM_WINDOW_ORDER, &plane,
-				   true, false);
+	set_new = probe_write_bits(f, block, h, KBLOOM_WINDOW_ORDER, ref, true,
+				   false);
 	local_bh_enable();
-	window_count(f, plane, 1);
 	return set_new;
 }
 
 static bool cells_add(struct kbloom_filter *f, u64 h)
 {
 	u64 *block = block_fetch(f, h);
+	struct kbloom_plane_ref ref;
 	bool set_new;
-	u32 plane;
 
 	local_bh_disable();
 	if (f->geo.type == KBLOOM_TYPE_COUNTING)
@@ -736,7 +789,7 @@ static bool cells_add(struct kbloom_filter *f, u64 h)
 				      KBLOOM_COUNTER_CELL_ORDER);
 	else
 		set_new = probe_write_bits(f, block, h, KBLOOM_BITS_CELL_ORDER,
-					   &plane, true, false);
+					   &ref, true, false);
 	local_bh_enable();
 	return set_new;
 }
@@ -758,15 +811,34 @@ static bool cells_add(struct kbloom_filter *f, u64 h)
 		this_cpu_add(counter, n);				\
 	} while (0)
 
-bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len)
+static void count_add(struct kbloom_filter *f, bool set_new)
 {
-	u64 h = key_hash(f, key, len);
-	bool set_new = f->geo.type == KBLOOM_TYPE_WINDOW ? window_add(f, h) :
-							   cells_add(f, h);
-
 	this_cpu_inc(f->counts->add_calls);
 	if (set_new)
 		count_cells_changed(f->counts->add_new, 1);
+}
+
+bool kbloom_window_add_ref(struct kbloom_filter *f, const void *key, u32 len,
+			   struct kbloom_plane_ref *ref)
+{
+	bool set_new = window_add(f, key_hash(f, key, len), ref);
+
+	count_add(f, set_new);
+	return set_new;
+}
+
+bool kbloom_add(struct kbloom_filter *f, const void *key, u32 len)
+{
+	struct kbloom_plane_ref ref;
+	bool set_new;
+
+	if (f->geo.type == KBLOOM_TYPE_WINDOW) {
+		set_new = kbloom_window_add_ref(f, key, len, &ref);
+		kbloom_window_count(f, &ref, 1);
+		return set_new;
+	}
+	set_new = cells_add(f, key_hash(f, key, len));
+	count_add(f, set_new);
 	return set_new;
 }
 
@@ -825,15 +897,15 @@ static __always_inline u64 *hash_prefetch(const struct kbloom_filter *f,
 
 /*
  * Where a batch is: the blocks and hashes of the keys ahead; for a
- * window's adds, the plane of the last ones and how many went there, so
- * that plane_adds takes one atomic add per run rather than per key; for
- * its checks, the live planes, read once per batch.
+ * window's adds, the plane (and its epoch) of the last ones and how many
+ * went there, so that its count takes one atomic operation per run rather
+ * than per key; for its checks, the live planes, read once per batch.
  */
 struct kbloom_pipeline {
 	u64 hashes[KBLOOM_BATCH_AHEAD];
 	u64 *blocks[KBLOOM_BATCH_AHEAD];
 	u64 live;
-	u32 plane;
+	struct kbloom_plane_ref ref;
 	u32 run;
 };
 
@@ -842,7 +914,7 @@ static __always_inline bool batch_key(struct kbloom_filter *f,
 				      struct kbloom_pipeline *pl, u64 *block,
 				      u64 h, enum kbloom_op op, u32 order)
 {
-	u32 plane;
+	struct kbloom_plane_ref ref;
 	bool ret;
 
 	if (op == KBLOOM_OP_CHECK)
@@ -851,15 +923,16 @@ static __always_inline bool batch_key(struct kbloom_filter *f,
 		       probe_op(f, block, h, op, order);
 	if (order == KBLOOM_COUNTER_CELL_ORDER)
 		return probe_write(f, block, h, op, order);
-	ret = probe_write_bits(f, block, h, order, &plane, false,
+	ret = probe_write_bits(f, block, h, order, &ref, false,
 			       op == KBLOOM_OP_FILL);
 	if (order != KBLOOM_WINDOW_ORDER)
 		return ret;
-	if (plane != pl->plane && pl->run) {
-		window_count(f, pl->plane, pl->run);
+	if ((ref.plane != pl->ref.plane || ref.epoch != pl->ref.epoch) &&
+	    pl->run) {
+		kbloom_window_count(f, &pl->ref, pl->run);
 		pl->run = 0;
 	}
-	pl->plane = plane;
+	pl->ref = ref;
 	pl->run++;
 	return ret;
 }
@@ -909,7 +982,8 @@ static __always_inline u32 batch_run(struct kbloom_filter *f,
 	bool fill = false;
 
 	pl.run = 0;
-	pl.plane = 0;
+	pl.ref.plane = 0;
+	pl.ref.epoch = 0;
 	if (order == KBLOOM_WINDOW_ORDER && op == KBLOOM_OP_CHECK)
 		pl.live = window_live(f);
 	for (i = 0; i < ahead; i++)
@@ -934,7 +1008,7 @@ static __always_inline u32 batch_run(struct kbloom_filter *f,
 			results[base / BITS_PER_LONG] = found;
 	}
 	if (pl.run)
-		window_count(f, pl.plane, pl.run);
+		kbloom_window_count(f, &pl.ref, pl.run);
 	return hits;
 }
 
@@ -1095,7 +1169,7 @@ void kbloom_clear(struct kbloom_filter *f)
 	kbloom_rewrite(f, clear_blocks, NULL);
 	kbloom_counts_set(f, &(struct kbloom_counts){});
 	for (p = 0; p < KBLOOM_IMAGE_PLANES; p++)
-		atomic64_set(&f->win.plane_adds[p], 0);
+		kbloom_window_set_adds(&f->win, p, 0);
 }
 
 bool kbloom_compatible(const struct kbloom_filter *a,
@@ -1271,17 +1345,15 @@ static void window_merge_counts(struct kbloom_filter *dst,
 				const struct kbloom_combine *c,
 				const struct kbloom_filter *src)
 {
+	u64 before;
 	u32 a;
 
 	for (a = 0; a < c->ages; a++) {
-		u64 n = atomic64_read(&src->win.plane_adds[c->src_plane[a]]);
+		u64 n = kbloom_window_adds(&src->win, c->src_plane[a]);
 
-		if (!n)
-			continue;
-		if (a)
-			atomic64_add(n, &dst->win.plane_adds[c->dst_plane[a]]);
-		else
-			window_count(dst, c->dst_plane[0], n);
+		if (n && window_count_add(&dst->win, c->dst_plane[a], -1, n,
+					  &before) && !a)
+			window_due(dst, before, n);
 	}
 }
 
@@ -1356,6 +1428,6 @@ int kbloom_window_rotate(struct kbloom_filter *f)
 	c.clear_plane = old;
 	c.low = window_low_bits(f);
 	combine(f, f, &c);
-	atomic64_set(&w->plane_adds[old], 0);
+	kbloom_window_set_adds(w, old, 0);
 	return 0;
 }

@@ -154,15 +154,49 @@ struct kbloom_window {
 	u32 planes;		/* g + 1 */
 	u64 rotations;		/* since create or the image loaded */
 	/*
-	 * Rotations by count: when an add takes plane_adds[cur] to every or
+	 * Rotations by count: when an add takes the count of cur to every or
 	 * past it, due(f) is called, once per plane, from the adder's
 	 * context (any but NMI, possibly with bottom halves off): it must
 	 * only schedule the rotation.  every 0 or due NULL: never.
 	 */
 	u64 every;
 	void (*due)(struct kbloom_filter *f);
-	atomic64_t plane_adds[KBLOOM_IMAGE_PLANES];	/* keys added */
+	/*
+	 * Each plane's count of keys added, in the low 48 bits (it stops at
+	 * KBLOOM_PLANE_ADDS_MAX), and in the high 16 which time the plane
+	 * holds keys since the filter began: its epoch, one more each time
+	 * the plane is emptied (retired, cleared, loaded).  A batch counts
+	 * its keys after adding them, one atomic add per run of keys in a
+	 * plane; a run counted after its plane was emptied belongs to keys
+	 * that are gone, and the epoch lets kbloom_window_count() drop it
+	 * instead of charging the plane's next keys with it.  epoch[] is the
+	 * same number, read by every add beside cur, in lines that only
+	 * rotations, clears and loads write, apart from the counts' lines
+	 * that adds on every CPU write.  Use kbloom_window_adds().
+	 */
+	u16 epoch[KBLOOM_IMAGE_PLANES];
+	atomic64_t plane_count[KBLOOM_IMAGE_PLANES] ____cacheline_aligned_in_smp;
 };
+
+#define KBLOOM_PLANE_EPOCH_SHIFT	48
+#define KBLOOM_PLANE_ADDS_MAX		((1ULL << KBLOOM_PLANE_EPOCH_SHIFT) - 1)
+
+/*
+ * Where a window's add went: the plane cur was, and its epoch then (both
+ * read under the block's stripe lock, which an emptying of that plane
+ * must take first).
+ */
+struct kbloom_plane_ref {
+	u32 plane;
+	u16 epoch;
+};
+
+/* Keys added to a window's plane since it was last emptied. */
+static inline u64 kbloom_window_adds(const struct kbloom_window *w, u32 plane)
+{
+	return (u64)atomic64_read(&w->plane_count[plane]) &
+	       KBLOOM_PLANE_ADDS_MAX;
+}
 
 /*
  * The counts are per CPU: a shared counter would put a locked, serialising
@@ -418,6 +452,19 @@ void kbloom_get_stats(const struct kbloom_filter *f, struct kbloom_stats *st);
  * generations fills gen[0 .. g - 1], newest first, walking the cells.
  */
 int kbloom_window_rotate(struct kbloom_filter *f);
+/*
+ * kbloom_add() on a window filter in two steps, for tests of the count:
+ * kbloom_window_add_ref() adds and says where the key went,
+ * kbloom_window_count() counts n keys that went there (and calls due when
+ * they take the plane to every), nothing if the plane was emptied since.
+ * kbloom_window_set_adds() empties a plane's count: it takes n, and a new
+ * epoch.  The caller serialises it as it does rotations.
+ */
+bool kbloom_window_add_ref(struct kbloom_filter *f, const void *key, u32 len,
+			   struct kbloom_plane_ref *ref);
+void kbloom_window_count(struct kbloom_filter *f,
+			 const struct kbloom_plane_ref *ref, u64 n);
+void kbloom_window_set_adds(struct kbloom_window *w, u32 plane, u64 n);
 u32 kbloom_window_plane(const struct kbloom_filter *f, u32 age);
 void kbloom_window_generations(const struct kbloom_filter *f,
 			       struct kbloom_generation *gen);

@@ -91,7 +91,7 @@ static void window_start(const struct kbloom_filter *f,
 	for (i = 0; i < f->win.planes; i++)
 		if (le64_to_cpu(win->live) & BIT_ULL(i))
 			win->plane_adds[i] =
-				cpu_to_le64(atomic64_read(&f->win.plane_adds[i]));
+				cpu_to_le64(kbloom_window_adds(&f->win, i));
 }
 
 void kbloom_image_start(const struct kbloom_filter *f,
@@ -254,7 +254,9 @@ int kbloom_image_check_window(const struct kbloom_filter *f, const void *img,
 	if (cur >= planes || le64_to_cpu(win.live) != window_live_of(f, cur))
 		return -EINVAL;
 	for (i = 0; i < KBLOOM_IMAGE_PLANES; i++)
-		if (!(le64_to_cpu(win.live) & BIT_ULL(i)) && win.plane_adds[i])
+		if ((!(le64_to_cpu(win.live) & BIT_ULL(i)) &&
+		     win.plane_adds[i]) ||
+		    le64_to_cpu(win.plane_adds[i]) > KBLOOM_PLANE_ADDS_MAX)
 			return -EINVAL;
 	return 0;
 }
@@ -301,8 +303,8 @@ static void window_apply(struct kbloom_filter *f,
 	u32 i;
 
 	for (i = 0; i < KBLOOM_IMAGE_PLANES; i++)
-		atomic64_set(&f->win.plane_adds[i],
-			     le64_to_cpu(win->plane_adds[i]));
+		kbloom_window_set_adds(&f->win, i,
+				       le64_to_cpu(win->plane_adds[i]));
 	WRITE_ONCE(f->win.rotations, le64_to_cpu(win->rotations));
 	/* As kbloom_window_rotate() publishes them: live first. */
 	smp_store_release(&f->win.live, live);

@@ -238,7 +238,7 @@ void kbloom_window_generations(const struct kbloom_filter *f,
 	}
 	per_key = (u64)k * neg_log_clear(1, WINDOW_CELLS_ORDER);
 	for (a = 0; a < g; a++) {
-		gen[a].add_calls = atomic64_read(&f->win.plane_adds[plane_of[a]]);
+		gen[a].add_calls = kbloom_window_adds(&f->win, plane_of[a]);
 		gen[a].fill_ppb = (u32)div64_u64(gen[a].bits_set *
 						 (KBLOOM_PPB >> WINDOW_CELLS_ORDER),
 						 keyblocks);
@@ -329,8 +329,7 @@ static void window_combine(const struct kbloom_filter *f,
 		for (a = 0; a < geo->generations && !st->saturated; a++) {
 			u32 p = kbloom_window_plane(f, a);
 
-			st->saturated = (u64)atomic64_read(&f->win.plane_adds[p]) >
-					over;
+			st->saturated = kbloom_window_adds(&f->win, p) > over;
 		}
 	}
 	if (geo->fp_target_ppb && st->fp_now_ppb > geo->fp_target_ppb)

@@ -189,7 +189,7 @@ void kbloom_stats_cache_add_calls(struct kbloom_dev *kd,
 	for (age = 0; age < f->geo.generations; age++) {
 		u32 plane = kbloom_window_plane(f, age);
 
-		gen[age].add_calls = atomic64_read(&f->win.plane_adds[plane]);
+		gen[age].add_calls = kbloom_window_adds(&f->win, plane);
 	}
 }
 

@@ -150,7 +150,7 @@ u64 kbloom_window_room(struct kbloom_dev *kd)
 
 	if (!every)
 		return U64_MAX;
-	adds = atomic64_read(&w->plane_adds[READ_ONCE(w->cur)]);
+	adds = kbloom_window_adds(w, READ_ONCE(w->cur));
 	return adds < every ? every - adds : 0;
 }
 
@@ -286,7 +286,7 @@ void kbloom_window_loaded(struct kbloom_dev *kd, u64 elapsed_ms)
 		kbloom_window_arm(kd, rotate_ms - elapsed_ms);
 	}
 	if (kd->win.rotate_every && !kd->win.stopping &&
-	    atomic64_read(&w->plane_adds[w->cur]) >= kd->win.rotate_every)
+	    kbloom_window_adds(w, w->cur) >= kd->win.rotate_every)
 		queue_work(kbloom_window_wq, &kd->win.count_work);
 }
 

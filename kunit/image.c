@@ -226,6 +226,7 @@ enum kbloom_test_defect {
 	KBLOOM_TEST_WIN_GENERATIONS,
 	KBLOOM_TEST_WIN_CURRENT,
 	KBLOOM_TEST_WIN_LIVE,
+	KBLOOM_TEST_WIN_ADDS_MAX,
 	KBLOOM_TEST_WIN_SPARE_ADDS,
 	KBLOOM_TEST_OTHER_SEED,
 	KBLOOM_TEST_OTHER_K,
@@ -267,6 +268,7 @@ static const struct kbloom_test_bad_image kbloom_test_bad_images[] = {
 	  -EXDEV },
 	{ "window_current", KBLOOM_TEST_WIN_CURRENT, -EINVAL, false },
 	{ "window_live", KBLOOM_TEST_WIN_LIVE, -EINVAL, false },
+	{ "window_adds_max", KBLOOM_TEST_WIN_ADDS_MAX, -EINVAL, false },
 	{ "window_spare_adds", KBLOOM_TEST_WIN_SPARE_ADDS, -EINVAL, false },
 	{ "other_seed", KBLOOM_TEST_OTHER_SEED, -EXDEV, true },
 	{ "other_k", KBLOOM_TEST_OTHER_K, -EXDEV, true },
@@ -373,6 +375,10 @@ static void image_rejects(struct kunit *test)
 		break;
 	case KBLOOM_TEST_WIN_LIVE:
 		w->live = cpu_to_le64(le64_to_cpu(w->live) ^ 1);
+		break;
+	case KBLOOM_TEST_WIN_ADDS_MAX:
+		w->plane_adds[le32_to_cpu(w->cur_plane)] =
+			cpu_to_le64(KBLOOM_PLANE_ADDS_MAX + 1);
 		break;
 	case KBLOOM_TEST_WIN_SPARE_ADDS:
 		w->plane_adds[KBLOOM_IMAGE_PLANES - 1] = cpu_to_le64(1);

@@ -140,7 +140,7 @@ static void rotation_clears_one_plane(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, kbloom_test_plane_bits(f, p),
 				    p == retired ? 0 : before[p], "plane %u",
 				    p);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&f->win.plane_adds[retired]), 0);
+	KUNIT_EXPECT_EQ(test, kbloom_window_adds(&f->win, retired), 0);
 	/* The retired plane is the spare now, and the next to be current. */
 	KUNIT_EXPECT_EQ(test, (f->win.cur + 1) % (g + 1), retired);
 }
@@ -172,8 +172,8 @@ static void count_rotation_due_once(struct kunit *test)
 	f->win.due = kbloom_test_due;
 	kbloom_test_add_range(f, b, 0, every - 101, true);
 	kbloom_test_add_range(f, b, 0, 100, true);	/* known keys */
-	KUNIT_EXPECT_EQ(test, atomic64_read(&f->win.plane_adds[cur]),
-			(s64)every - 1);
+	KUNIT_EXPECT_EQ(test, kbloom_window_adds(&f->win, cur),
+			every - 1);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&kbloom_test_due_calls), 0);
 	kbloom_test_make_key(5000, true, &b->raw[0]);
 	kbloom_add(f, b->raw[0].bytes, b->raw[0].len);
@@ -182,17 +182,69 @@ static void count_rotation_due_once(struct kunit *test)
 	/* Past every, while the rotation is pending: not due again. */
 	kbloom_test_add_range(f, b, 6000, 700, true);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&kbloom_test_due_calls), 1);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&f->win.plane_adds[cur]),
-			(s64)every + 700);
+	KUNIT_EXPECT_EQ(test, kbloom_window_adds(&f->win, cur),
+			every + 700);
 
 	KUNIT_ASSERT_EQ(test, kbloom_window_rotate(f), 0);
 	cur = f->win.cur;
-	KUNIT_EXPECT_EQ(test, atomic64_read(&f->win.plane_adds[cur]), 0);
+	KUNIT_EXPECT_EQ(test, kbloom_window_adds(&f->win, cur), 0);
 	/* One batch crossing every: due once, at the end of its run. */
 	kbloom_test_add_range(f, b, 10000, every + 5, false);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&kbloom_test_due_calls), 2);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&f->win.plane_adds[cur]),
-			(s64)every + 5);
+	KUNIT_EXPECT_EQ(test, kbloom_window_adds(&f->win, cur),
+			every + 5);
+}
+
+/*
+ * A batch counts its keys after adding them, once per run of keys in a
+ * plane.  A run counted after its plane was emptied (retired by g
+ * rotations, or cleared) belongs to keys that are gone: it must not count
+ * toward the plane's next keys, or their rotation comes due early.  One
+ * that is counted while its plane is still live does count.
+ */
+static void late_count_after_emptying_dropped(struct kunit *test)
+{
+	const u32 g = *(const u32 *)test->param_value;
+	struct kbloom_test_batch *b = kbloom_test_batch(test);
+	struct kbloom_filter *f = kbloom_test_window(test, g, KBLOOM_TEST_SEED);
+	struct kbloom_plane_ref ref, live_ref;
+	const u64 every = 1000;
+	u32 r;
+
+	atomic64_set(&kbloom_test_due_calls, 0);
+	f->win.every = every;
+	f->win.due = kbloom_test_due;
+	kbloom_test_make_key(1, true, &b->raw[0]);
+	kbloom_window_add_ref(f, b->raw[0].bytes, b->raw[0].len, &ref);
+	KUNIT_ASSERT_EQ(test, ref.plane, f->win.cur);
+	for (r = 0; r < g; r++) {
+		if (r == g - 1) {
+			kbloom_window_add_ref(f, b->raw[0].bytes,
+					      b->raw[0].len, &live_ref);
+			KUNIT_ASSERT_NE(test, live_ref.plane, ref.plane);
+		}
+		KUNIT_ASSERT_EQ(test, kbloom_window_rotate(f), 0);
+	}
+	/* The g-th rotation retired ref's plane: the spare now. */
+	KUNIT_ASSERT_EQ(test, (f->win.cur + 1) % (g + 1), ref.plane);
+	kbloom_window_count(f, &ref, every - 1);
+	KUNIT_EXPECT_EQ(test, kbloom_window_adds(&f->win, ref.plane), 0);
+	/* live_ref's plane is of age 1, still live: its run counts. */
+	kbloom_window_count(f, &live_ref, 5);
+	KUNIT_EXPECT_EQ(test, kbloom_window_adds(&f->win, live_ref.plane), 5);
+	/* The spare becomes current; its first key is its first count. */
+	KUNIT_ASSERT_EQ(test, kbloom_window_rotate(f), 0);
+	KUNIT_ASSERT_EQ(test, f->win.cur, ref.plane);
+	kbloom_add(f, b->raw[0].bytes, b->raw[0].len);
+	KUNIT_EXPECT_EQ(test, kbloom_window_adds(&f->win, ref.plane), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&kbloom_test_due_calls), 0);
+
+	/* A clear empties every plane: a run from before it is dropped. */
+	kbloom_window_add_ref(f, b->raw[0].bytes, b->raw[0].len, &ref);
+	kbloom_clear(f);
+	kbloom_window_count(f, &ref, every);
+	KUNIT_EXPECT_EQ(test, kbloom_window_adds(&f->win, ref.plane), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&kbloom_test_due_calls), 0);
 }
 
 /*
@@ -229,7 +281,7 @@ static void merge_intersect_by_age(struct kunit *test)
 		u32 plane = kbloom_window_plane(dst, a);
 
 		KUNIT_EXPECT_EQ(test,
-				atomic64_read(&dst->win.plane_adds[plane]),
+				kbloom_window_adds(&dst->win, plane),
 				2 * n);
 		KUNIT_EXPECT_EQ(test, kbloom_test_check_range(dst, b,
 							      a * 10000, n,
@@ -303,8 +355,8 @@ static void image_keeps_generations(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(dst->words, src->words,
 				     kbloom_test_words(src) * 8), 0);
 	for (j = 0; j <= g; j++)
-		KUNIT_EXPECT_EQ(test, atomic64_read(&dst->win.plane_adds[j]),
-				atomic64_read(&src->win.plane_adds[j]));
+		KUNIT_EXPECT_EQ(test, kbloom_window_adds(&dst->win, j),
+				kbloom_window_adds(&src->win, j));
 	kbloom_test_expect_planes(test, dst);
 	/* Both forget the same keys at the same rotation. */
 	KUNIT_ASSERT_EQ(test, kbloom_window_rotate(dst), 0);
@@ -353,7 +405,7 @@ static void clear_keeps_place(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->win.cur, cur);
 	KUNIT_EXPECT_EQ(test, f->win.rotations, 2ULL);
 	for (p = 0; p <= g; p++)
-		KUNIT_EXPECT_EQ(test, atomic64_read(&f->win.plane_adds[p]), 0);
+		KUNIT_EXPECT_EQ(test, kbloom_window_adds(&f->win, p), 0);
 	kbloom_test_expect_planes(test, f);
 }
 
@@ -362,6 +414,8 @@ static struct kunit_case kbloom_window_cases[] = {
 			 kbloom_test_gens_gen_params),
 	KUNIT_CASE_PARAM(rotation_clears_one_plane, kbloom_test_gens_gen_params),
 	KUNIT_CASE_PARAM(count_rotation_due_once, kbloom_test_gens_gen_params),
+	KUNIT_CASE_PARAM(late_count_after_emptying_dropped,
+			 kbloom_test_gens_gen_params),
 	KUNIT_CASE_PARAM(merge_intersect_by_age, kbloom_test_gens_gen_params),
 	KUNIT_CASE(merge_other_generations),
 	KUNIT_CASE_PARAM(image_keeps_generations, kbloom_test_gens_gen_params),

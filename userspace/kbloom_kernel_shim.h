@@ -163,6 +163,13 @@ static inline s64 atomic64_add_return(s64 i, atomic64_t *v)
 	return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST);
 }
 
+/* On failure *old takes the value found, as the kernel's does. */
+static inline bool atomic64_try_cmpxchg(atomic64_t *v, s64 *old, s64 new)
+{
+	return __atomic_compare_exchange_n(&v->counter, old, new, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
 /* The kernel's ordered publication of one value, as C11 spells it. */
 #define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)

@@ -123,7 +123,7 @@ static void window_place(const struct kbloom_filter *f,
 	wp->cur = f->win.cur;
 	wp->rotations = f->win.rotations;
 	for (i = 0; i < KBLOOM_IMAGE_PLANES; i++)
-		wp->adds[i] = atomic64_read(&f->win.plane_adds[i]);
+		wp->adds[i] = kbloom_window_adds(&f->win, i);
 }
 
 static int image_errno(int ret)

@@ -71,7 +71,12 @@
  *                         generation, so it may hold more than
  *                         rotate_every keys (the guarantee holds; the rate
  *                         is higher until the rotation), as it may when
- *                         several writers add at once.
+ *                         several writers add at once.  A generation's
+ *                         count holds only keys added to it since it was
+ *                         last emptied: keys whose generation was retired,
+ *                         cleared or loaded over before a racing batch
+ *                         counted them are not charged to the keys that
+ *                         come after (they would bring a rotation early).
  *   For every type, "bits" and "bits_per_key" (create) and "bits" and
  *   "bytes" (info) count memory, and nblocks counts 64-byte blocks of
  *   memory (a window key block is P of them); "bits_set" and "fill_ppb"
@@ -574,7 +579,12 @@ struct kbloom_image_window {
 				 * back byte for byte)
 				 */
 	__le64 reserved[4];	/* must be 0 */
-	__le64 plane_adds[KBLOOM_IMAGE_PLANES];	/* keys added, per plane */
+	/*
+	 * Keys added to each plane since it was last emptied: 0 for planes
+	 * outside live, at most 2^48 - 1 (where a plane's count stops), or
+	 * the image is refused with EINVAL.
+	 */
+	__le64 plane_adds[KBLOOM_IMAGE_PLANES];
 };
 
 /*
