@@ -538,7 +538,12 @@ static __always_inline bool probe_write_bits(const struct kbloom_filter *f,
  * when epoch is negative); false if it is not.  *before: the count it
  * had.  A compare-and-swap, not an add, so that the test of the epoch and
  * the add are one: an emptying between them would otherwise be undone.
- * Once per run of a batch, not per key, so the loop costs little.
+ * Batches take it once per run of keys, and cost what they did; a single
+ * add takes it per key, and cost 29.6 ns against 26.8 and 27.4 ns with
+ * the plain atomic add before (a window of 100,000 keys, `bench --quick
+ * --window` on the host, two runs each, 2-vCPU AMD EPYC VM; 089f5f2,
+ * 2026-12-03); at 1 M keys the two were within noise (38.3 to 38.8 ns
+ * against 37.9 to 38.7).
  */
 static bool window_count_add(struct kbloom_window *w, u32 plane, int epoch,
 			     u64 n, u64 *before)
