@@ -139,7 +139,13 @@ const char *kbl_name(const struct kbl *f);
  * the number of set bits.
  * Inputs of any size are cut into ioctls of at most KBLOOM_BATCH_MAX keys
  * and KBL_CHUNK_BYTES bytes.  Lengths are validated before the first
- * ioctl (-EINVAL); if a later ioctl fails, earlier chunks were applied.
+ * ioctl (-EINVAL).  A failure after that is not all or nothing: the
+ * earlier ioctls' keys were applied, and so may be the first keys of the
+ * failing one (the module reports how many in kbloom_batch.done: the
+ * filter destroyed part way, -ENODEV, a keys buffer that faults, -EFAULT;
+ * see "Batches" in <linux/kbloom.h>).  results and hits are then not
+ * filled.  Adding again is harmless (an add of a key already in changes
+ * nothing); a delete is not repeated blindly.
  */
 int kbl_add(struct kbl *f, const void *data, const uint32_t *lens,
 	    size_t n, uint64_t *results, uint64_t *hits);

@@ -224,10 +224,22 @@
  *                       reporting fsuid, shown in sysfs "reporters", so
  *                       that who moved the figure can be seen.  CLEAR and
  *                       an image load reset all of them.
- *   ADD, CHECK and DELETE validate every length and zero the results
- *   bitmap before touching the filter, so those errors leave it unchanged;
- *   only a keys buffer that faults part way (EFAULT) may leave earlier keys
- *   added or deleted.
+ *   Batches.  ADD, CHECK and DELETE validate every length and zero the
+ *   results bitmap before touching the filter, so those errors leave it
+ *   unchanged.  The keys then go in order, in runs that each take the
+ *   filter's lock on their own (a batch of 65536 keys never holds off a
+ *   destroy, CLEAR or load for its whole length), so an error met between
+ *   two runs leaves the keys before it added, checked or deleted:
+ *   EFAULT (the keys buffer faults part way, or results cannot be
+ *   written), ENODEV (the filter was destroyed during the call), EINTR
+ *   (a fatal signal while a window filter rotated by count), EINVAL
+ *   (another thread changed the lengths since they were validated).
+ *   Whatever the outcome, done tells how far the call got: keys 0 to
+ *   done - 1 took effect and the others did not (0 when the call failed
+ *   before the first key, count on success).  Every call that reads the
+ *   struct writes it; the errors judged before the argument (EBADF,
+ *   ENODEV of a filter already destroyed, EOPNOTSUPP) leave it as given,
+ *   so give 0.  hits and results are written only on success.
  *   Errors of the filter commands: EINVAL (count 0 or over
  *   KBLOOM_BATCH_MAX, a key length of 0 or over KBLOOM_KEY_MAX, lengths not
  *   summing to keys_len, flags, pad or reserved field, a CLEAR argument,
@@ -440,7 +452,12 @@ struct kbloom_batch {
 	__u32 flags;		/* must be 0 */
 	__u32 hits;		/* out: see KBLOOM_IOC_ADD, _CHECK, _DELETE */
 	__u32 pad;		/* must be 0 */
-	__u64 reserved[2];	/* must be 0 */
+	__u64 done;		/* out: keys [0, done) took effect, on
+				 * success and on failure (see "Batches");
+				 * ignored on input, but give 0: a module
+				 * older than it refuses it as reserved
+				 */
+	__u64 reserved[1];	/* must be 0 */
 };
 
 struct kbloom_other {
