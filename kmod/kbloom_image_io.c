@@ -408,12 +408,13 @@ static ssize_t kbloom_image_write_locked(struct file *file,
 
 reject:
 	/*
-	 * A rejected image is dropped whole and the stream starts over: the
-	 * next write() is at offset 0, a new image.  The VFS does not store
-	 * *ppos back after an error, so the file's own offset is reset.
+	 * A rejected image is dropped whole: the next image starts with a
+	 * write at offset 0, any other offset being ESPIPE.  No offset moves:
+	 * the VFS hands write() and pwrite() alike a copy of the position and
+	 * stores it back only on success, so file->f_pos is not ours to
+	 * touch (pwrite() must leave it as it was).
 	 */
 	kbloom_image_stop_write(kf);
-	file->f_pos = 0;
 	return err;
 }
 

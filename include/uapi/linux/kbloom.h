@@ -296,7 +296,10 @@
  *   judged as their bytes arrive (a first byte other than 'K' fails that
  *   very write with ENOEXEC), the other header fields once the whole
  *   header has arrived, the checksum at the final byte.  A rejected image
- *   sets the file offset back to 0: the next write() starts a new image.
+ *   is dropped whole, and the next one starts with a write at offset 0
+ *   (lseek(fd, 0, SEEK_SET), then write(); or pwrite() at 0); a write at
+ *   any other offset is ESPIPE.  The call that fails moves no offset: the
+ *   file offset stays where write() found it, and pwrite() never moves it.
  *   The filter is unchanged if the image is rejected:
  *     ENOEXEC  wrong magic          EPROTO   unsupported version
  *     EINVAL   invalid header field EXDEV    geometry, type, seed or
