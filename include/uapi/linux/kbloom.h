@@ -311,8 +311,13 @@
  *              past it, the write that completes the header fails
  *     EFAULT, ENOMEM  as for any write, and the image is rejected too
  *     EBADMSG  CRC mismatch
- *     ENODATA  truncated image: returned by close() of a file that holds
- *              part of an image
+ *     ENODATA  truncated image: returned by the close() that drops the
+ *              last reference to an open file holding part of an image.
+ *              A close() that leaves another (a dup(), a fork()ed
+ *              child's copy, a descriptor passed over a socket, a
+ *              mapping) returns 0 and the stream goes on, since the image
+ *              may still be finished through the others; two closes
+ *              racing for the last two references may both return 0.
  *
  * Where a key's cells are (images of version 3, mappings of version 2)
  *   h = xxh64(key, seed).  The key's block is (h * nblocks) >> 64 (the
