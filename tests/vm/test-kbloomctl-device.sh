@@ -364,6 +364,20 @@ kb_nobody perm-write-denied 2 \
 	"permission denied: /dev/kbloom/sized-$t0 is mode 0644, owner root (this needs write access" \
 	add "sized-$t0" s2
 kb_nobody perm-list 0 "users-$t0" list
+# Statistics of a filter others may not read are root's in sysfs: nobody's
+# list shows its geometry and "-" for them, and a 0644 one's in full.
+kb_run su -s /bin/sh nobody -c "$KBLOOMCTL list"
+kb_why="rc $rc: $out $err"
+[ "$rc" -eq 0 ] &&
+	echo "$out" | grep -qE "^users-$t0 +[0-9]+ .* +- +- +- +$t0\$" &&
+	echo "$out" | grep -E "^sized-$t0 +[0-9]+ .* $t0( +saturated)?\$" | grep -qv ' - '
+kb_ok perm-list-stats-hidden
+kb_nobody perm-list-json-stats-hidden 0 '"statistics":false,"generations":0' \
+	list --json
+kb_why="rc $rc: $out"
+echo "$out" | tr '{' '\n' | grep "\"name\":\"sized-$t0\"" |
+	grep -q '"statistics":true,"est_keys":'
+kb_ok perm-list-json-stats-shown
 
 # --- check through the mapping and through ioctls -------------------------
 # check maps the filter when it can; --no-map asks through ioctls.  Both

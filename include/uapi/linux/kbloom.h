@@ -10,6 +10,11 @@
  *                         read-only mmap() (see "Mapping"); write
  *                         permission allows ADD, DELETE, CLEAR, MERGE,
  *                         INTERSECT and write().
+ *   /sys/class/kbloom/<name>/  the geometry, readable by all, and the
+ *                         statistics, readable by all only when others
+ *                         may read the node (its node_mode at create has
+ *                         S_IROTH), else by root alone: GET_INFO is how the
+ *                         owner and group read them.
  *
  * Rates are integers in parts per billion (ppb): 1 % is 10000000.
  *
@@ -221,9 +226,9 @@
  *                       false_positives + true_positives + true_negatives
  *                       (the sum taken without wrapping) is EINVAL and
  *                       records nothing.  The sums are also kept per
- *                       reporting fsuid, shown in sysfs "reporters", so
- *                       that who moved the figure can be seen.  CLEAR and
- *                       an image load reset all of them.
+ *                       reporting fsuid, shown to root in sysfs
+ *                       "reporters", so that who moved the figure can be
+ *                       seen.  CLEAR and an image load reset all of them.
  *   Batches.  ADD, CHECK and DELETE validate every length and zero the
  *   results bitmap before touching the filter, so those errors leave it
  *   unchanged.  The keys then go in order, in runs that each take the
