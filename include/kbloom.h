@@ -109,10 +109,16 @@ int kbl_node_path(const char *name, char *buf, size_t size);
 #define KBL_NODE_PATH_MAX	(sizeof(KBL_DEV_DIR) + KBLOOM_NAME_MAX + 1)
 
 /*
- * Creates the filter.  size is sizeof the caller's struct kbl_spec: at
- * least KBL_SPEC_SIZE_0_1 (else -EINVAL); fields past it read as 0, and
- * bytes past this library's struct must be 0 (else -E2BIG).  The
- * parameters are judged by the module (-EINVAL for any out of range).
+ * Creates the filter.  -EEXIST when the name is in use, by any user: names
+ * are one namespace for everyone who may write the control node, so a
+ * filter found under a name may be another user's.  A program that must
+ * use its own filter creates it, or checks that fstat() of kbl_fd() shows
+ * its own uid (the node's owner is the creator's fsuid; see
+ * KBLOOM_CTL_CREATE in <linux/kbloom.h>).  size is sizeof the caller's
+ * struct kbl_spec: at least KBL_SPEC_SIZE_0_1 (else -EINVAL); fields past
+ * it read as 0, and bytes past this library's struct must be 0 (else
+ * -E2BIG).  The parameters are judged by the module (-EINVAL for any out
+ * of range).
  */
 int kbl_create_sized(const char *name, const struct kbl_spec *spec,
 		     size_t size);

@@ -108,6 +108,19 @@
  *                       seed must be 0 without KBLOOM_CREATE_SEED.  The
  *                       node belongs to the caller's fsuid and fsgid;
  *                       node_mode holds permission bits only (0777).
+ *                       Names are one namespace, and every user who may
+ *                       write the control node may create any free name
+ *                       with any mode: whoever may write it is trusted
+ *                       that far (root alone by default; a group with
+ *                       userspace/60-kbloom.rules).  CREATE is
+ *                       exclusive (EEXIST for a name in use, never the
+ *                       existing filter), so a service that creates its
+ *                       filter knows it made it; one that finds the name
+ *                       taken, or opens a filter it expects to be its
+ *                       own, checks the node's owner: st_uid of
+ *                       /dev/kbloom/<name> (fstat() of an open
+ *                       descriptor) is the creator's fsuid for the
+ *                       filter's life, and only root can change it.
  *                       bits_per_key is at most KBLOOM_MAX_BITS_PER_KEY,
  *                       for a window too, where it counts all the memory
  *                       per window key: the few windows that need more
