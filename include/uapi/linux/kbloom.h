@@ -10,6 +10,12 @@
  *                         read-only mmap() (see "Mapping"); write
  *                         permission allows ADD, DELETE, CLEAR, MERGE,
  *                         INTERSECT and write().
+ *                         The mode binds users of the nodes only: kernel
+ *                         modules and BPF programs check and add through
+ *                         include/linux/kbloom_api.h whatever it is, and a
+ *                         process with CAP_BPF alone can run such a program
+ *                         on demand (BPF_PROG_RUN of a SYSCALL program), so
+ *                         CAP_BPF is trusted like root for every filter.
  *   /sys/class/kbloom/<name>/  the geometry, readable by all, and the
  *                         statistics, readable by all only when others
  *                         may read the node (its node_mode at create has
