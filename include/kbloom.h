@@ -109,10 +109,16 @@ int kbl_node_path(const char *name, char *buf, size_t size);
 #define KBL_NODE_PATH_MAX	(sizeof(KBL_DEV_DIR) + KBLOOM_NAME_MAX + 1)
 
 /*
- * Creates the filter.  size is sizeof the caller's struct kbl_spec: at
- * least KBL_SPEC_SIZE_0_1 (else -EINVAL); fields past it read as 0, and
- * bytes past this library's struct must be 0 (else -E2BIG).  The
- * parameters are judged by the module (-EINVAL for any out of range).
+ * Creates the filter.  -EEXIST when the name is in use, by any user: names
+ * are one namespace for everyone who may write the control node, so a
+ * filter found under a name may be another user's.  A program that must
+ * use its own filter creates it, or checks that fstat() of kbl_fd() shows
+ * its own uid (the node's owner is the creator's fsuid; see
+ * KBLOOM_CTL_CREATE in <linux/kbloom.h>).  size is sizeof the caller's
+ * struct kbl_spec: at least KBL_SPEC_SIZE_0_1 (else -EINVAL); fields past
+ * it read as 0, and bytes past this library's struct must be 0 (else
+ * -E2BIG).  The parameters are judged by the module (-EINVAL for any out
+ * of range).
  */
 int kbl_create_sized(const char *name, const struct kbl_spec *spec,
 		     size_t size);
@@ -139,7 +145,13 @@ const char *kbl_name(const struct kbl *f);
  * the number of set bits.
  * Inputs of any size are cut into ioctls of at most KBLOOM_BATCH_MAX keys
  * and KBL_CHUNK_BYTES bytes.  Lengths are validated before the first
- * ioctl (-EINVAL); if a later ioctl fails, earlier chunks were applied.
+ * ioctl (-EINVAL).  A failure after that is not all or nothing: the
+ * earlier ioctls' keys were applied, and so may be the first keys of the
+ * failing one (the module reports how many in kbloom_batch.done: the
+ * filter destroyed part way, -ENODEV, a keys buffer that faults, -EFAULT;
+ * see "Batches" in <linux/kbloom.h>).  results and hits are then not
+ * filled.  Adding again is harmless (an add of a key already in changes
+ * nothing); a delete is not repeated blindly.
  */
 int kbl_add(struct kbl *f, const void *data, const uint32_t *lens,
 	    size_t n, uint64_t *results, uint64_t *hits);

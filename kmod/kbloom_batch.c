@@ -6,8 +6,14 @@
  *
  * Every length is validated before any key is touched, and the result
  * bitmap is zeroed up front, so a malformed batch or a bad results pointer
- * fails with the filter unchanged.  A keys pointer that faults part way
- * returns -EFAULT after the earlier steps took effect.
+ * fails with the filter unchanged.  The keys go in runs, each under the
+ * filter lock on its own, so that a large batch never holds off a destroy
+ * or a rewrite: an error between runs (a keys pointer that faults part
+ * way, the filter destroyed, a fatal signal while a window rotates, the
+ * lengths changed by another thread) leaves the runs before it applied.
+ * Undoing them is not possible (an add cannot tell the cells it set from
+ * the ones that were set), so the call says how far it got: done, in the
+ * batch struct, counts the keys that took effect, on every return.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -39,6 +45,7 @@ struct kbloom_batch_call {
 	u64 key_offset;		/* bytes of keys consumed so far */
 	u32 count;
 	u32 hits;
+	u32 done;		/* keys [0, done) took effect */
 	enum kbloom_batch_op op;
 };
 
@@ -85,7 +92,8 @@ static void kbloom_batch_buf_put(struct kbloom_file *kf,
 
 static int kbloom_batch_check(const struct kbloom_batch *b)
 {
-	if (b->flags || b->pad || b->reserved[0] || b->reserved[1])
+	/* done is output only: what it holds on input is overwritten. */
+	if (b->flags || b->pad || b->reserved[0])
 		return -EINVAL;
 	if (!b->count || b->count > KBLOOM_BATCH_MAX)
 		return -EINVAL;
@@ -157,6 +165,7 @@ static int kbloom_batch_run(struct kbloom_batch_call *call, u32 first, u32 n)
 		break;
 	}
 	up_read(&kd->lock);
+	call->done += n;
 
 	for_each_set_bit(bit, buf->step_answers, n)
 		__set_bit(first + bit, buf->group_answers);
@@ -265,7 +274,7 @@ long kbloom_batch_ioctl(struct kbloom_file *kf,
 		return -EFAULT;
 	err = kbloom_batch_check(&b);
 	if (err)
-		return err;
+		goto out;
 	call.keys = u64_to_user_ptr(b.keys);
 	call.lens = u64_to_user_ptr(b.lens);
 	call.results = u64_to_user_ptr(b.results);
@@ -273,8 +282,10 @@ long kbloom_batch_ioctl(struct kbloom_file *kf,
 	call.count = b.count;
 
 	call.buf = kbloom_batch_buf_get(kf, &borrowed);
-	if (!call.buf)
-		return -ENOMEM;
+	if (!call.buf) {
+		err = -ENOMEM;
+		goto out;
+	}
 	err = kbloom_batch_check_lens(&call);
 	if (err)
 		goto put_buf;
@@ -298,5 +309,9 @@ long kbloom_batch_ioctl(struct kbloom_file *kf,
 		atomic64_inc(&call.kd->batch_ioctls[op]);
 put_buf:
 	kbloom_batch_buf_put(kf, call.buf, borrowed);
+out:
+	/* After a failure the failure is what the caller hears, not this. */
+	if (put_user((u64)call.done, &ubatch->done) && !err)
+		err = -EFAULT;
 	return err;
 }

@@ -96,7 +96,10 @@ static const struct btf_kfunc_id_set kbloom_write_set = {
  * 6.12 and are not listed).
  *
  * Tracing and kprobe programs may run in hard interrupts and NMIs, where
- * an add could only fail: they get checks alone.
+ * an add could only fail: they get checks alone.  SYSCALL programs, which
+ * a process with CAP_BPF alone runs on demand, add too: the kfuncs do not
+ * judge node modes, and CAP_BPF is trusted like root for filters (why:
+ * "Permissions" in include/linux/kbloom_api.h).
  */
 static const struct {
 	enum bpf_prog_type type;

@@ -426,7 +426,9 @@ void kbloom_dev_reset_reports(struct kbloom_dev *kd)
  * sysfs "reporters": "uid fp tp tn" per reporting uid (in the initial
  * user namespace), in order of first report, then "other fp tp tn" when
  * uids beyond the first KBLOOM_REPORTERS reported.  At most 9 lines of
- * under 80 bytes: well inside the page.
+ * under 80 bytes: well inside the page.  A table, not one value: it is
+ * the administrator's account of who moved observed_fp_ppb, and it names
+ * other users, so it is root's alone, whatever the filter's mode.
  */
 static ssize_t reporters_show(struct device *dev,
 			      struct device_attribute *attr, char *buf)
@@ -450,7 +452,7 @@ static ssize_t reporters_show(struct device *dev,
 				     other->fp, other->tp, other->tn);
 	return len;
 }
-static DEVICE_ATTR_RO(reporters);
+static DEVICE_ATTR_ADMIN_RO(reporters);
 
 static struct attribute *kbloom_report_attrs[] = {
 	&dev_attr_reporters.attr,

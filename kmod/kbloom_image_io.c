@@ -408,12 +408,13 @@ static ssize_t kbloom_image_write_locked(struct file *file,
 
 reject:
 	/*
-	 * A rejected image is dropped whole and the stream starts over: the
-	 * next write() is at offset 0, a new image.  The VFS does not store
-	 * *ppos back after an error, so the file's own offset is reset.
+	 * A rejected image is dropped whole: the next image starts with a
+	 * write at offset 0, any other offset being ESPIPE.  No offset moves:
+	 * the VFS hands write() and pwrite() alike a copy of the position and
+	 * stores it back only on success, so file->f_pos is not ours to
+	 * touch (pwrite() must leave it as it was).
 	 */
 	kbloom_image_stop_write(kf);
-	file->f_pos = 0;
 	return err;
 }
 
@@ -433,12 +434,22 @@ ssize_t kbloom_image_write(struct file *file, const char __user *buf,
 	return ret;
 }
 
-/* close() of a file holding part of an image reports it as truncated. */
+/*
+ * The last close() of a file holding part of an image reports it as
+ * truncated.  flush runs at every close() of a descriptor, but a dup(), a
+ * child's inherited copy or one passed over a socket shares the open file
+ * and its stream: the file lives on and its writer may still finish the
+ * image, so a close that leaves another reference says nothing.  Two
+ * closes racing for the last two references may both see the other's and
+ * report nothing; the staged bytes are freed at release either way.
+ */
 int kbloom_image_flush(struct file *file, fl_owner_t id)
 {
 	struct kbloom_file *kf = file->private_data;
 	int err = 0;
 
+	if (file_count(file) > 1)
+		return 0;
 	mutex_lock(&kf->io_lock);
 	if (kf->staged && (!kf->write_bytes || kf->staged < kf->write_bytes))
 		err = -ENODATA;

@@ -234,7 +234,11 @@ static KBLOOM_STAT_ATTR(observed_fp_ppb, false, false);
 static KBLOOM_STAT_ATTR(saturated, false, true);
 static KBLOOM_STAT_ATTR(mappings, true, false);
 
-static struct attribute *kbloom_dev_attrs[] = {
+/*
+ * The filter's shape, fixed at create, is everyone's to read, as a file's
+ * size is (kbloomctl list shows it for every filter); the seed is root's.
+ */
+static struct attribute *kbloom_geometry_attrs[] = {
 	&dev_attr_id.attr,
 	&dev_attr_capacity.attr,
 	&dev_attr_nblocks.attr,
@@ -244,6 +248,15 @@ static struct attribute *kbloom_dev_attrs[] = {
 	&dev_attr_type.attr,
 	&dev_attr_seed.attr,
 	&dev_attr_fp_target_ppb.attr,
+	&kbloom_stat_fp_design_ppb.dev_attr.attr,
+	&dev_attr_generations.attr,
+	&dev_attr_rotate_ms.attr,
+	&dev_attr_rotate_every.attr,
+	NULL
+};
+
+/* What the filter holds and how it is used. */
+static struct attribute *kbloom_stats_attrs[] = {
 	&kbloom_stat_add_calls.dev_attr.attr,
 	&kbloom_stat_add_new.dev_attr.attr,
 	&kbloom_stat_check_calls.dev_attr.attr,
@@ -253,7 +266,6 @@ static struct attribute *kbloom_dev_attrs[] = {
 	&kbloom_stat_bits_set.dev_attr.attr,
 	&kbloom_stat_fill_ppb.dev_attr.attr,
 	&kbloom_stat_est_keys.dev_attr.attr,
-	&kbloom_stat_fp_design_ppb.dev_attr.attr,
 	&kbloom_stat_fp_now_ppb.dev_attr.attr,
 	&kbloom_stat_observed_fp_ppb.dev_attr.attr,
 	&kbloom_stat_reported_fp.dev_attr.attr,
@@ -264,9 +276,6 @@ static struct attribute *kbloom_dev_attrs[] = {
 	&dev_attr_check_ioctls.attr,
 	&dev_attr_delete_ioctls.attr,
 	&kbloom_stat_mappings.dev_attr.attr,
-	&dev_attr_generations.attr,
-	&dev_attr_rotate_ms.attr,
-	&dev_attr_rotate_every.attr,
 	&dev_attr_rotations.attr,
 	&dev_attr_next_rotation_ms.attr,
 	&dev_attr_gen_add_calls.attr,
@@ -275,12 +284,37 @@ static struct attribute *kbloom_dev_attrs[] = {
 	NULL
 };
 
-static const struct attribute_group kbloom_dev_group = {
-	.attrs = kbloom_dev_attrs,
+/*
+ * The statistics tell what a filter holds (est_keys, fill) and how it is
+ * used (check_hits answers other users' lookups), which its node's mode
+ * keeps from those who may not read it.  sysfs files are root's, so they
+ * cannot follow the node's owner and group; they follow its other class:
+ * readable by all when everyone may read the node, by root alone
+ * otherwise.  The owner and group of such a filter read the same numbers
+ * through GET_INFO and GET_WINDOW, which the node's mode governs.  The
+ * mode given at create decides, as it decides the node's: a udev rule
+ * that changes the node afterwards does not change these.
+ */
+static umode_t kbloom_stats_visible(struct kobject *kobj,
+				    struct attribute *attr, int n)
+{
+	const struct kbloom_dev *kd = to_kbloom_dev(kobj_to_dev(kobj));
+
+	return kd->mode & 0004 ? 0444 : 0400;
+}
+
+static const struct attribute_group kbloom_geometry_group = {
+	.attrs = kbloom_geometry_attrs,
+};
+
+static const struct attribute_group kbloom_stats_group = {
+	.attrs = kbloom_stats_attrs,
+	.is_visible = kbloom_stats_visible,
 };
 
 const struct attribute_group *kbloom_dev_groups[] = {
-	&kbloom_dev_group,
+	&kbloom_geometry_group,
+	&kbloom_stats_group,
 	NULL
 };
 

@@ -390,8 +390,13 @@ static bool sysfs_value(const char *name, const char *attr, uint64_t *v)
 	return read_u64_file(path, v);
 }
 
-/* The summary comes from sysfs, which every user may read. */
-static bool list_info(const char *name, struct kbloom_info *info)
+/*
+ * The summary comes from sysfs.  Every user may read a filter's geometry
+ * there; its statistics only when the filter's node lets everyone read
+ * it (else they are root's, and the list shows "-"): *stats says which.
+ */
+static bool list_info(const char *name, struct kbloom_info *info,
+		      bool *stats)
 {
 	uint64_t v[12];
 	bool ok;
@@ -401,15 +406,17 @@ static bool list_info(const char *name, struct kbloom_info *info)
 	     sysfs_value(name, "bytes", &v[1]) &&
 	     sysfs_value(name, "k", &v[2]) &&
 	     sysfs_value(name, "capacity", &v[3]) &&
-	     sysfs_value(name, "est_keys", &v[4]) &&
-	     sysfs_value(name, "fill_ppb", &v[5]) &&
-	     sysfs_value(name, "fp_now_ppb", &v[6]) &&
-	     sysfs_value(name, "add_calls", &v[7]) &&
-	     sysfs_value(name, "saturated", &v[8]) &&
-	     sysfs_value(name, "type", &v[9]) &&
-	     sysfs_value(name, "delete_calls", &v[10]) &&
-	     sysfs_value(name, "delete_hits", &v[11]);
+	     sysfs_value(name, "type", &v[9]);
 	if (!ok)
+		return false;
+	*stats = sysfs_value(name, "est_keys", &v[4]) &&
+		 sysfs_value(name, "fill_ppb", &v[5]) &&
+		 sysfs_value(name, "fp_now_ppb", &v[6]) &&
+		 sysfs_value(name, "add_calls", &v[7]) &&
+		 sysfs_value(name, "saturated", &v[8]) &&
+		 sysfs_value(name, "delete_calls", &v[10]) &&
+		 sysfs_value(name, "delete_hits", &v[11]);
+	if (!*stats && errno != EACCES)
 		return false;
 	snprintf(info->name, sizeof(info->name), "%s", name);
 	info->bits = v[0];
@@ -417,12 +424,14 @@ static bool list_info(const char *name, struct kbloom_info *info)
 	info->bytes = v[1];
 	info->k = (uint32_t)v[2];
 	info->capacity = v[3];
+	info->type = (uint32_t)v[9];
+	if (!*stats)
+		return true;
 	info->est_keys = v[4];
 	info->fill_ppb = (uint32_t)v[5];
 	info->fp_now_ppb = (uint32_t)v[6];
 	info->add_calls = v[7];
 	info->saturated = (uint32_t)v[8];
-	info->type = (uint32_t)v[9];
 	info->delete_calls = v[10];
 	info->delete_hits = v[11];
 	return true;
@@ -462,33 +471,41 @@ static bool sysfs_gen_array(const char *name, const char *attr,
 	return true;
 }
 
-/* A window's settings and state from its sysfs files. */
-static bool list_window(const char *name, struct kbloom_window_info *w)
+/*
+ * A window's settings from its sysfs files, and with stats its state
+ * (root's alone when others may not read the node: see list_info()).
+ */
+static bool list_window(const char *name, struct kbloom_window_info *w,
+			bool stats)
 {
 	uint64_t g, v[4];
 
 	memset(w, 0, sizeof(*w));
 	if (!sysfs_value(name, "generations", &g) ||
 	    !sysfs_value(name, "rotate_ms", &v[0]) ||
-	    !sysfs_value(name, "rotate_every", &v[1]) ||
-	    !sysfs_value(name, "rotations", &v[2]) ||
-	    !sysfs_value(name, "next_rotation_ms", &v[3]))
+	    !sysfs_value(name, "rotate_every", &v[1]))
 		return false;
 	w->rotate_ms = v[0];
 	w->rotate_every = v[1];
-	w->rotations = v[2];
-	w->next_rotation_ms = v[3];
 	w->generations = g > KBLOOM_GENERATIONS_MAX ? KBLOOM_GENERATIONS_MAX :
 						      (uint32_t)g;
 	w->plane_order = plane_order_of(w->generations);
+	if (!stats)
+		return true;
+	if (!sysfs_value(name, "rotations", &v[2]) ||
+	    !sysfs_value(name, "next_rotation_ms", &v[3]))
+		return false;
+	w->rotations = v[2];
+	w->next_rotation_ms = v[3];
 	return sysfs_gen_array(name, "gen_add_calls", w, 0) &&
 	       sysfs_gen_array(name, "gen_est_keys", w, 1) &&
 	       sysfs_gen_array(name, "gen_fill_ppb", w, 2);
 }
 
+/* Without stats: the geometry, and "statistics":false. */
 static void list_json_entry(const struct kbloom_info *info,
 			    const struct kbloom_window_info *win,
-			    const char *node)
+			    const char *node, bool stats)
 {
 	printf("{\"name\":");
 	json_string(stdout, info->name);
@@ -500,6 +517,14 @@ static void list_json_entry(const struct kbloom_info *info,
 	json_u64("bytes", info->bytes);
 	json_u64("k", info->k);
 	json_u64("capacity", info->capacity);
+	json_bool("statistics", stats);
+	if (!stats) {
+		json_u64("generations", win->generations);
+		json_u64("rotate_ms", win->rotate_ms);
+		json_u64("rotate_every", win->rotate_every);
+		putchar('}');
+		return;
+	}
 	json_u64("est_keys", info->est_keys);
 	json_u64("add_calls", info->add_calls);
 	json_u64("delete_calls", info->delete_calls);
@@ -511,19 +536,27 @@ static void list_json_entry(const struct kbloom_info *info,
 	putchar('}');
 }
 
-/* The TYPE column: the type, and for a window how it rotates. */
+/*
+ * The TYPE column: the type, and for a window how it rotates (with stats,
+ * its rotations too).
+ */
 static void list_type(const struct kbloom_info *info,
-		      const struct kbloom_window_info *w)
+		      const struct kbloom_window_info *w, bool stats)
 {
 	char rot[96], next[32];
 
 	fputs(kbl_type_name(info->type), stdout);
 	if (info->type != KBLOOM_TYPE_WINDOW)
 		return;
-	printf(" (%u generations, rotates %s, %" PRIu64 " rotation%s",
-	       w->generations, fmt_rotation(w->generations, w->rotate_ms,
-					    w->rotate_every, rot, sizeof(rot)),
-	       (uint64_t)w->rotations, w->rotations == 1 ? "" : "s");
+	printf(" (%u generations, rotates %s", w->generations,
+	       fmt_rotation(w->generations, w->rotate_ms, w->rotate_every,
+			    rot, sizeof(rot)));
+	if (!stats) {
+		putchar(')');
+		return;
+	}
+	printf(", %" PRIu64 " rotation%s", (uint64_t)w->rotations,
+	       w->rotations == 1 ? "" : "s");
 	if (w->rotate_ms)
 		printf(", next in %s",
 		       fmt_ms(w->next_rotation_ms, next, sizeof(next)));
@@ -570,16 +603,17 @@ static int run_list(int argc, char **argv)
 		struct kbloom_window_info win;
 		struct kbloom_info info;
 		char node[KBL_NODE_PATH_MAX];
-		char mem[32], fill[32], fp[32];
+		char mem[32], fill[32], fp[32], keys[24];
+		bool stats;
 
 		if (names_only) {
 			printf("%s\n", names[i]);
 			continue;
 		}
 		memset(&win, 0, sizeof(win));
-		if (!list_info(names[i], &info) ||
+		if (!list_info(names[i], &info, &stats) ||
 		    (info.type == KBLOOM_TYPE_WINDOW &&
-		     !list_window(names[i], &win))) {
+		     !list_window(names[i], &win, stats))) {
 			/* Destroyed while we listed: not an error. */
 			if (errno == ENOENT || errno == ENODEV)
 				continue;
@@ -591,16 +625,23 @@ static int run_list(int argc, char **argv)
 		if (json) {
 			if (i)
 				putchar(',');
-			list_json_entry(&info, &win, node);
+			list_json_entry(&info, &win, node, stats);
 			continue;
 		}
-		printf("%-31s %12llu %10s %3u %12llu %12llu %7s %9s ",
+		if (stats) {
+			snprintf(keys, sizeof(keys), "%llu", info.est_keys);
+			fmt_ppb(info.fill_ppb, fill, sizeof(fill));
+			fmt_ppb(info.fp_now_ppb, fp, sizeof(fp));
+		} else {
+			strcpy(keys, "-");
+			strcpy(fill, "-");
+			strcpy(fp, "-");
+		}
+		printf("%-31s %12llu %10s %3u %12llu %12s %7s %9s ",
 		       names[i], info.bits,
 		       fmt_bytes(info.bytes, mem, sizeof(mem)), info.k,
-		       info.capacity, info.est_keys,
-		       fmt_ppb(info.fill_ppb, fill, sizeof(fill)),
-		       fmt_ppb(info.fp_now_ppb, fp, sizeof(fp)));
-		list_type(&info, &win);
+		       info.capacity, keys, fill, fp);
+		list_type(&info, &win, stats);
 		printf("%s\n", info.saturated ? "  saturated" : "");
 	}
 	if (json)
@@ -619,8 +660,8 @@ const struct command cmd_list = {
 	.usage =
 "Usage: kbloomctl list [--json | --names]\n"
 "\n"
-"Lists every filter (from /sys/class/kbloom/, readable by every user):\n"
-"name, size in bits of memory, probes per key, capacity, estimated\n"
+"Lists every filter (from /sys/class/kbloom/): name, size in bits of\n"
+"memory, probes per key, capacity, estimated\n"
 "distinct keys, share of cells set (bits, or counters above 0), the\n"
 "false-positive rate of the cells as they are now, and the type: bits,\n"
 "counting (keys can be deleted), or window (keys expire: its generations,\n"
@@ -628,6 +669,10 @@ const struct command cmd_list = {
 "For a window, capacity and keys count the whole window and a cell is set\n"
 "when any live generation set it; --json adds each generation's keys\n"
 "added, estimated keys and fill, newest first.\n"
+"The statistics (keys, fill, rate, rotations) of a filter whose node not\n"
+"everyone may read are root's alone: others see \"-\" (--json:\n"
+"\"statistics\":false); kbloomctl info NAME shows them to whoever may\n"
+"read the node.\n"
 "\n"
 "Options:\n"
 "  -j, --json    one JSON array of objects\n"

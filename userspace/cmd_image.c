@@ -411,6 +411,8 @@ static int run_load(int argc, char **argv)
 			return fail("cannot read %s: %s", file, strerror(errno));
 	}
 	if (create) {
+		struct stat st;
+
 		ret = kbl_open(name, O_RDWR, &f);
 		if (ret == -ENOENT && module_loaded()) {
 			if (create_from_image(name, file, in, &spec,
@@ -419,6 +421,14 @@ static int run_load(int argc, char **argv)
 			created = true;
 		} else if (ret) {
 			fail_open(ret, name, O_RDWR);
+			goto out;
+		} else if (!fstat(kbl_fd(f), &st) && st.st_uid != geteuid()) {
+			/*
+			 * A service restoring its filter at boot must not
+			 * fill one that another user created first under
+			 * its name, and then trust it.
+			 */
+			fail_foreign(name, &st, "load --create loads only into a filter of yours or one it creates (load without --create to load into it anyway)");
 			goto out;
 		}
 	}
@@ -473,7 +483,8 @@ const struct command cmd_load = {
 "\n"
 "Options:\n"
 "  -c, --create      create NAME from the image's type and geometry if it\n"
-"                    does not exist (needs access to /dev/kbloom-control)\n"
+"                    does not exist (needs access to /dev/kbloom-control);\n"
+"                    a NAME that exists must be yours (its node's owner)\n"
 "  -m, --mode MODE   node mode for --create (default 0600)\n"
 "  -w, --window DURATION, -r, --rotate-every N\n"
 "                    the rotation schedule of a window filter made by\n"

@@ -199,6 +199,36 @@ static int fail_destroy_denied(const char *name)
 		    (unsigned int)st.st_gid, path);
 }
 
+/*
+ * A filter of another user's under name, whose node is st: names are one
+ * namespace for every user who may write the control node, so a name
+ * being taken does not make the filter the caller's.  why says what the
+ * caller should do instead.
+ */
+int fail_foreign(const char *name, const struct stat *st, const char *why)
+{
+	char path[KBL_NODE_PATH_MAX], owner[64];
+
+	kbl_node_path(name, path, sizeof(path));
+	user_name(st->st_uid, owner, sizeof(owner));
+	return fail("filter '%s' exists and is not yours: %s created it (%s mode %04o, owner %s, group %u; names are shared by every user who may create filters); %s",
+		    name, owner, path, st->st_mode & 07777, owner,
+		    (unsigned int)st->st_gid, why);
+}
+
+/* EEXIST at create: whose the filter is decides what to say. */
+static int fail_exists(const char *name)
+{
+	char path[KBL_NODE_PATH_MAX];
+	struct stat st;
+
+	kbl_node_path(name, path, sizeof(path));
+	if (!stat(path, &st) && st.st_uid != geteuid())
+		return fail_foreign(name, &st, "choose another name, or have its owner or root destroy it");
+	return fail("filter '%s' already exists (see: kbloomctl info %s; remove it with: kbloomctl destroy %s)",
+		    name, name, name);
+}
+
 int fail_control(int err, const char *name, const char *what)
 {
 	err = err < 0 ? -err : err;
@@ -213,8 +243,7 @@ int fail_control(int err, const char *name, const char *what)
 	case EPERM:
 		return fail_permission(KBL_CONTROL_PATH, "creating and destroying filters needs write access to it; see the udev rule 60-kbloom.rules");
 	case EEXIST:
-		return fail("filter '%s' already exists (see: kbloomctl info %s; remove it with: kbloomctl destroy %s)",
-			    name, name, name);
+		return fail_exists(name);
 	case E2BIG:
 		return fail("cannot %s filter '%s': it is larger than the module allows (ask for less, or raise the module parameters max_filter_bytes / max_total_bytes)",
 			    what, name);

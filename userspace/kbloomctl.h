@@ -87,6 +87,8 @@ int fail_open(int err, const char *name, int access);
 int fail_filter(int err, const char *name, const char *what);
 /* A control node request (create or destroy) failed. */
 int fail_control(int err, const char *name, const char *what);
+struct stat;
+int fail_foreign(const char *name, const struct stat *st, const char *why);
 int fail_name(const char *name);
 bool module_loaded(void);
 /* The module is not loaded: how to load it. */

@@ -127,6 +127,20 @@ int kbloom_filter_add_keys(struct kbloom_filter *f,
  * The module needs BTF for this (the build says whether it made some);
  * without it the module loads, logs that the kfuncs are not available,
  * and programs calling them fail to load.
+ *
+ * Permissions.  Neither the in-kernel API nor the kfuncs judge a filter's
+ * node mode: they have no caller to judge (a packet's program runs in
+ * whatever task the packet arrives in), and the module or program that
+ * calls them was trusted when it was loaded.  For BPF that trust is
+ * CAP_BPF: with it alone a process loads SYSCALL programs (and, on kernels
+ * that give them kfuncs, socket filter and cgroup skb programs) and runs
+ * them on demand with BPF_PROG_RUN, so it may check and add to any filter
+ * whatever its mode, as root may.  Registering only the checks for
+ * SYSCALL programs would not change that (a socket filter's test run adds
+ * the same way) and would still let CAP_BPF read a 0600 filter; so
+ * CAP_BPF is documented as trusted like root for filters.  A system that
+ * must narrow it does so where programs are loaded (a BPF LSM, BPF
+ * tokens), not per filter.
  */
 struct kbloom_filter *bpf_kbloom_acquire(u32 id);
 struct kbloom_filter *bpf_kbloom_acquire_name(const char *name, u32 name__sz);

@@ -7,6 +7,8 @@
  * A type that cannot delete answers every DELETE with EOPNOTSUPP, before
  * the batch is looked at.
  */
+#include <sys/mman.h>
+
 #include "vmtest.h"
 
 #define SEED	0x5eed5eed12345678ULL
@@ -313,6 +315,90 @@ static const char *add_key_length_limits(const struct vt_type *t)
 	return vt_done(fd, "batch-keylen", NULL);
 }
 
+/* ---- how far a batch got: done ---- */
+
+/*
+ * done is output only: whatever it holds going in, a batch runs and
+ * done comes back as count, for each command.
+ */
+static const char *batch_done_whole(const struct vt_type *t)
+{
+	static const unsigned long cmds[] = {
+		KBLOOM_IOC_ADD, KBLOOM_IOC_CHECK, KBLOOM_IOC_DELETE,
+	};
+	struct kbloom_batch b;
+	struct vt_keys k;
+	size_t c;
+	int fd;
+
+	fd = vt_fresh("batch-done", t->type, 1000, 0, 0, SEED);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT(!vt_keys_make(&k, "done", 0, 100), "malloc");
+	for (c = 0; c < ARRAY_SIZE(cmds); c++) {
+		if (cmds[c] == KBLOOM_IOC_DELETE && !(t->caps & VT_DELETES))
+			continue;
+		vt_batch(&b, &k, NULL);
+		b.done = 12345;
+		EXPECT(!ioctl(fd, cmds[c], &b), "command %zu with done 12345 "
+		       "going in: %s", c, vt_errno_name(errno));
+		EXPECT(b.done == k.count, "command %zu: done %llu, want %u",
+		       c, (unsigned long long)b.done, k.count);
+	}
+	vt_keys_free(&k);
+	return vt_done(fd, "batch-done", NULL);
+}
+
+/*
+ * Keys of 64 bytes whose bytes run into a page that is not mapped: the
+ * module copies them 64 KiB at a time, so the first 1024 keys go in, the
+ * copy of the next ones faults, and ADD fails with EFAULT having added
+ * 1024 keys, which done says and GET_INFO and CHECK confirm.
+ */
+#define CUT_KEY		64
+#define CUT_DONE	1024			/* 64 KiB of keys */
+#define CUT_KEYS	(2 * CUT_DONE)
+
+static const char *batch_done_cut(const struct vt_type *t)
+{
+	size_t ok_bytes = (size_t)CUT_DONE * CUT_KEY;
+	static uint32_t lens[CUT_KEYS];
+	struct kbloom_info info;
+	struct kbloom_batch b;
+	char *map;
+	uint32_t i;
+	long found;
+	int fd;
+
+	fd = vt_fresh("batch-cut", t->type, 100000, 0, 0, SEED);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	map = mmap(NULL, 2 * ok_bytes, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	EXPECT(map != MAP_FAILED, "mmap: %s", vt_errno_name(errno));
+	for (i = 0; i < CUT_DONE; i++)
+		snprintf(map + (size_t)i * CUT_KEY, CUT_KEY, "cut-%059u", i);
+	EXPECT_OK(mprotect(map + ok_bytes, ok_bytes, PROT_NONE));
+	for (i = 0; i < CUT_KEYS; i++)
+		lens[i] = CUT_KEY;
+	memset(&b, 0, sizeof(b));
+	b.keys = (uintptr_t)map;
+	b.lens = (uintptr_t)lens;
+	b.keys_len = (uint64_t)CUT_KEYS * CUT_KEY;
+	b.count = CUT_KEYS;
+	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_ADD, &b), EFAULT);
+	EXPECT(b.done == CUT_DONE, "done %llu after a fault at key %u, want "
+	       "%u", (unsigned long long)b.done, CUT_DONE, CUT_DONE);
+	EXPECT_OK(vt_info(fd, &info));
+	EXPECT(info.add_calls == CUT_DONE, "add_calls %llu, want %u",
+	       (unsigned long long)info.add_calls, CUT_DONE);
+	b.count = CUT_DONE;
+	b.keys_len = ok_bytes;
+	found = ioctl(fd, KBLOOM_IOC_CHECK, &b) ? -1 : (long)b.hits;
+	EXPECT(found == CUT_DONE, "CHECK found %ld of the %u keys done says "
+	       "went in", found, CUT_DONE);
+	munmap(map, 2 * ok_bytes);
+	return vt_done(fd, "batch-cut", NULL);
+}
+
 /* ---- malformed batches ---- */
 
 /*
@@ -402,14 +488,15 @@ static void spoil_pad(struct kbloom_batch *b, UNUSED uint32_t *lens)
 	b->pad = 0x100;
 }
 
-static void spoil_reserved0(struct kbloom_batch *b, UNUSED uint32_t *lens)
+/* The lowest and the highest bit of the one reserved word. */
+static void spoil_reserved(struct kbloom_batch *b, UNUSED uint32_t *lens)
 {
 	b->reserved[0] = 1;
 }
 
-static void spoil_reserved1(struct kbloom_batch *b, UNUSED uint32_t *lens)
+static void spoil_reserved_high(struct kbloom_batch *b, UNUSED uint32_t *lens)
 {
-	b->reserved[1] = 1ULL << 63;
+	b->reserved[0] = 1ULL << 63;
 }
 
 static void spoil_keys_pointer(struct kbloom_batch *b, UNUSED uint32_t *lens)
@@ -455,8 +542,8 @@ BATCH_CASE(reject_batch_lens_over, spoil_lens_sum_over, EINVAL)
 BATCH_CASE(reject_batch_flags, spoil_flags, EINVAL)
 BATCH_CASE(reject_batch_flags_high, spoil_flags_high, EINVAL)
 BATCH_CASE(reject_batch_pad, spoil_pad, EINVAL)
-BATCH_CASE(reject_batch_reserved0, spoil_reserved0, EINVAL)
-BATCH_CASE(reject_batch_reserved1, spoil_reserved1, EINVAL)
+BATCH_CASE(reject_batch_reserved, spoil_reserved, EINVAL)
+BATCH_CASE(reject_batch_reserved_high, spoil_reserved_high, EINVAL)
 BATCH_CASE(reject_batch_bad_keys, spoil_keys_pointer, EFAULT)
 BATCH_CASE(reject_batch_kernel_keys, spoil_keys_kernel_pointer, EFAULT)
 BATCH_CASE(reject_batch_bad_lens, spoil_lens_pointer, EFAULT)
@@ -484,6 +571,8 @@ static const struct vt_case cases[] = {
 	VT_TYPED(add_check_large_batches),
 	VT_TYPED_NEED(sticky_counters, VT_DELETES),
 	VT_TYPED(add_key_length_limits),
+	VT_TYPED(batch_done_whole),
+	VT_TYPED(batch_done_cut),
 	VT_TYPED(reject_batch_count_zero),
 	VT_TYPED(reject_batch_oversized),
 	VT_TYPED(reject_batch_empty_key),
@@ -493,8 +582,8 @@ static const struct vt_case cases[] = {
 	VT_TYPED(reject_batch_flags),
 	VT_TYPED(reject_batch_flags_high),
 	VT_TYPED(reject_batch_pad),
-	VT_TYPED(reject_batch_reserved0),
-	VT_TYPED(reject_batch_reserved1),
+	VT_TYPED(reject_batch_reserved),
+	VT_TYPED(reject_batch_reserved_high),
 	VT_TYPED(reject_batch_bad_keys),
 	VT_TYPED(reject_batch_kernel_keys),
 	VT_TYPED(reject_batch_bad_lens),

@@ -19,9 +19,14 @@
  * their keys added; the debug kernel takes 23 s per filter type for them)
  * KB_BPF_LOG=1 prints the verifier's log of each refused program.
  */
+#include <grp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <linux/capability.h>
 #include <linux/pkt_cls.h>
 
 #include "vmtest.h"
@@ -514,6 +519,97 @@ static const char *syscall_add(const struct vt_type *t)
 		if (ret != -1)
 			msg = vt_fail("id %u: %ld, want -1", UINT32_MAX, ret);
 	}
+	return vt_done(fd, NAME, msg);
+}
+
+/*
+ * Makes the calling process uid and gid 2000 with CAP_BPF as its only
+ * capability: what "CAP_BPF alone" means.  0, or -1 with errno.
+ */
+static int keep_only_cap_bpf(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || setgroups(0, NULL) ||
+	    setresgid(2000, 2000, 2000) || setresuid(2000, 2000, 2000))
+		return -1;
+	memset(data, 0, sizeof(data));
+	data[CAP_TO_INDEX(CAP_BPF)].effective = CAP_TO_MASK(CAP_BPF);
+	data[CAP_TO_INDEX(CAP_BPF)].permitted = CAP_TO_MASK(CAP_BPF);
+	return syscall(SYS_capset, &hdr, data) ? -1 : 0;
+}
+
+/*
+ * The documented trust: a process with CAP_BPF alone, which may not
+ * write a 0444 filter through its node, adds to it through a SYSCALL
+ * program it runs on demand.  The kfuncs do not judge the node's mode
+ * (see include/linux/kbloom_api.h): CAP_BPF is trusted like root.
+ */
+static const char *syscall_add_any_mode(void)
+{
+	struct kbloom_create req;
+	struct kbt_add_ctx ctx;
+	const char *msg = NULL;
+	int fd, status, step;
+	uint32_t id, i;
+	long found;
+	pid_t pid;
+
+	EXPECT_NULL(need_test_obj());
+	vt_destroy(NAME);
+	vt_create_req(&req, NAME, 1000, 10000000);
+	req.node_mode = 0444;
+	EXPECT_OK(vt_create_raw(&req));
+	fd = vt_open(NAME, O_RDONLY);
+	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
+	if (filter_id(NAME, &id))
+		return vt_done(fd, NAME, vt_fail("read %s/id: %s", NAME,
+						  vt_errno_name(errno)));
+	for (i = 0; i < 64; i++)
+		kb_key(g->add_keys[i], 7, i);
+	pid = fork();
+	if (pid < 0)
+		return vt_done(fd, NAME, vt_fail("fork: %s",
+						  vt_errno_name(errno)));
+	if (!pid) {
+		/* Exit status: the step that went wrong, or 0. */
+		if (keep_only_cap_bpf())
+			_exit(1);
+		if (vt_open(NAME, O_RDWR) >= 0 || errno != EACCES)
+			_exit(2);
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.id = id;
+		ctx.n = 64;
+		if (kb_run_ctx(prog("syscall_add"), &ctx, sizeof(ctx)) ||
+		    ctx.error || !ctx.new_bits)
+			_exit(3);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		msg = vt_fail("the child died (status %#x)", status);
+	step = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	if (!msg && step == 1)
+		msg = vt_fail("cannot become uid 2000 with CAP_BPF alone");
+	else if (!msg && step == 2)
+		msg = vt_fail("uid 2000 was not refused write access to a "
+			      "0444 node: the test proves nothing");
+	else if (!msg && step == 3)
+		msg = vt_fail("the SYSCALL program run with CAP_BPF alone did "
+			      "not add to the 0444 filter");
+	else if (!msg && step)
+		msg = vt_fail("the child exited %d", step);
+	found = msg ? 0 : keys_op(fd, KBLOOM_IOC_CHECK, 7, 0, 64,
+				  KBT_KEY_BYTES, NULL);
+	if (!msg && found != 64)
+		msg = vt_fail("CHECK found %ld of the 64 keys the program added",
+			      found);
+	if (!msg)
+		printf("  %s/syscall-add-any-mode: uid 2000 with CAP_BPF alone "
+		       "added 64 keys to a 0444 filter it may not open for "
+		       "writing\n", SUITE);
 	return vt_done(fd, NAME, msg);
 }
 
@@ -1406,6 +1502,7 @@ int main(int argc, char **argv)
 	if (read_refcnt(&refcnt_start))
 		refcnt_start = 0;
 	vt_report(SUITE, "xdp-no-filter", xdp_no_filter());
+	vt_report(SUITE, "syscall-add-any-mode", syscall_add_any_mode());
 	for (i = 0; i < ARRAY_SIZE(typed); i++)
 		vt_for_each_type(t, 0)
 			vt_report_typed(SUITE, typed[i].name, t,

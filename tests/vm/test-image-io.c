@@ -408,6 +408,154 @@ static const char *reject_write_bad_pointer(const struct vt_type *t)
 	return rejection_done("img-wptr", &r, msg);
 }
 
+/*
+ * A child's close of its inherited copy of fd, as its exit would do: its
+ * errno, or 0.
+ */
+static int close_in_child(int fd)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return errno;
+	if (!pid)
+		_exit(close(fd) ? errno : 0);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return EIO;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Half an image, then closes of a dup() and of a child's inherited copy:
+ * they are not the last close of the open file, so they report nothing,
+ * and the rest of the image, written through the first descriptor, loads.
+ */
+static const char *close_dup_midway(const struct vt_type *t)
+{
+	uint8_t *back;
+	size_t half, back_len;
+	struct rejection r;
+	const char *msg = rejection_setup("img-dup", t, &r);
+	int fd, dup_fd, err;
+
+	if (msg)
+		return rejection_done("img-dup", &r, msg);
+	vt_snap_free(&r.snap);
+	half = r.len / 2;
+	fd = vt_open("img-dup", O_WRONLY);
+	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
+	EXPECT(write(fd, r.img, half) == (ssize_t)half, "write: %s",
+	       vt_errno_name(errno));
+	dup_fd = dup(fd);
+	EXPECT(dup_fd >= 0, "dup: %s", vt_errno_name(errno));
+	EXPECT_OK(close(dup_fd));
+	err = close_in_child(fd);
+	EXPECT(!err, "a child's close of its inherited copy: %s, want 0",
+	       vt_errno_name(err));
+	EXPECT(write(fd, r.img + half, r.len - half) == (ssize_t)(r.len - half),
+	       "write of the rest: %s", vt_errno_name(errno));
+	EXPECT_OK(close(fd));
+	back = vt_read_image(r.fd, 65536, &back_len);
+	EXPECT(back && back_len == r.len && vt_image_same(back, r.img, r.len),
+	       "image not loaded");
+	free(back);
+	free(r.img);
+	return vt_done(r.fd, "img-dup", NULL);
+}
+
+/* The last close after a dup's still reports the truncated image. */
+static const char *close_last_after_dup(const struct vt_type *t)
+{
+	struct rejection r;
+	const char *msg = rejection_setup("img-duplast", t, &r);
+	int fd, dup_fd = -1;
+
+	if (msg)
+		return rejection_done("img-duplast", &r, msg);
+	fd = vt_open("img-duplast", O_WRONLY);
+	if (fd < 0 || write(fd, r.img, r.len / 2) != (ssize_t)(r.len / 2))
+		msg = vt_fail("write: %s", vt_errno_name(errno));
+	else if ((dup_fd = dup(fd)) < 0 || close(fd))
+		msg = vt_fail("close of the first of two: %s, want 0",
+			      vt_errno_name(errno));
+	else if (close(dup_fd) != -1 || errno != ENODATA)
+		msg = vt_fail("last close: %s, want ENODATA",
+			      vt_errno_name(errno));
+	return rejection_done("img-duplast", &r, msg);
+}
+
+/*
+ * A rejected pwrite() leaves the file offset where write() put it: pwrite
+ * moves no offset, and a failing call none either.
+ */
+static const char *reject_pwrite_keeps_offset(const struct vt_type *t)
+{
+	struct rejection r;
+	const char *msg = rejection_setup("img-pwoff", t, &r);
+	off_t at;
+	int fd;
+
+	if (msg)
+		return rejection_done("img-pwoff", &r, msg);
+	fd = vt_open("img-pwoff", O_WRONLY);
+	if (fd < 0 || write(fd, r.img, 100) != 100) {
+		msg = vt_fail("write: %s", vt_errno_name(errno));
+	} else {
+		r.img[0] ^= 0xff;	/* a bad magic: ENOEXEC */
+		if (pwrite(fd, r.img, r.len, 0) != -1 || errno != ENOEXEC)
+			msg = vt_fail("pwrite: %s, want ENOEXEC",
+				      vt_errno_name(errno));
+		else if ((at = lseek(fd, 0, SEEK_CUR)) != 100)
+			msg = vt_fail("file offset %lld after a rejected "
+				      "pwrite(), want 100", (long long)at);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rejection_done("img-pwoff", &r, msg);
+}
+
+/*
+ * A write() rejected part way leaves the offset where it found it; the
+ * next image starts at offset 0 (ESPIPE elsewhere) and loads.
+ */
+static const char *reject_write_then_rewind(const struct vt_type *t)
+{
+	uint8_t *bad, *back;
+	size_t back_len;
+	struct rejection r;
+	const char *msg = rejection_setup("img-wrew", t, &r);
+	off_t at;
+	int fd;
+
+	if (msg)
+		return rejection_done("img-wrew", &r, msg);
+	vt_snap_free(&r.snap);
+	bad = malloc(r.len);
+	EXPECT(bad, "malloc");
+	memcpy(bad, r.img, r.len);
+	bad[offsetof(struct kbloom_image_header, seed)] ^= 1;	/* EXDEV */
+	fd = vt_open("img-wrew", O_WRONLY);
+	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
+	EXPECT(write(fd, bad, 10) == 10, "write: %s", vt_errno_name(errno));
+	EXPECT_ERRNO(write(fd, bad + 10, r.len - 10), EXDEV);
+	at = lseek(fd, 0, SEEK_CUR);
+	EXPECT(at == 10, "file offset %lld after the rejected write(), want "
+	       "10, where it was", (long long)at);
+	EXPECT_ERRNO(write(fd, r.img, r.len), ESPIPE);
+	EXPECT(lseek(fd, 0, SEEK_SET) == 0, "rewind: %s", vt_errno_name(errno));
+	EXPECT(write(fd, r.img, r.len) == (ssize_t)r.len, "write after "
+	       "rewinding: %s", vt_errno_name(errno));
+	EXPECT_OK(close(fd));
+	back = vt_read_image(r.fd, 65536, &back_len);
+	EXPECT(back && back_len == r.len && vt_image_same(back, r.img, r.len),
+	       "image not loaded");
+	free(back);
+	free(bad);
+	free(r.img);
+	return vt_done(r.fd, "img-wrew", NULL);
+}
+
 static const char *reject_read_bad_pointer(const struct vt_type *t)
 {
 	int fd = fresh("img-rptr", t, 1000);
@@ -703,10 +851,14 @@ static const struct vt_case cases[] = {
 	VT_TYPED(reject_image_too_long),
 	VT_TYPED(reject_image_truncated),
 	VT_TYPED(reject_image_header_only),
+	VT_TYPED(close_dup_midway),
+	VT_TYPED(close_last_after_dup),
 	VT_TYPED(reject_image_byte_after_end),
 	/* the file offset and bad buffers */
 	VT_TYPED(reject_write_offset),
 	VT_TYPED(reject_write_bad_pointer),
+	VT_TYPED(reject_pwrite_keeps_offset),
+	VT_TYPED(reject_write_then_rewind),
 	VT_TYPED(reject_read_bad_pointer),
 	/* streams against changes */
 	VT_TYPED(read_cut_by_clear),

@@ -356,6 +356,21 @@ kb_nobody perm-destroy-filter-right 2 \
 kb_why="/dev/kbloom/users-$t0 is gone"
 [ -c "/dev/kbloom/users-$t0" ]
 kb_ok perm-destroy-filter-right-kept
+# Names are one namespace: nobody, allowed to create, takes a name first.
+# root's create says whose it is, and load --create will not fill it.
+kb_nobody squat-create 0 "" create "squat-$t0" --bits 8Ki --mode 0666
+kb_expect squat-create-root 2 \
+	"filter 'squat-$t0' exists and is not yours: nobody created it (/dev/kbloom/squat-$t0 mode 0666, owner nobody, group
+names are shared by every user who may create filters); choose another name, or have its owner or root destroy it" \
+	create "squat-$t0" --bits 8Ki
+"$KBLOOMCTL" save -q "sized-$t0" "$kb_tmp/squat.kbloom"
+"$KBLOOMCTL" add -q "squat-$t0" planted
+kb_expect squat-load-create 2 \
+	"filter 'squat-$t0' exists and is not yours: nobody created it
+load --create loads only into a filter of yours or one it creates (load without --create to load into it anyway)" \
+	load --create "squat-$t0" "$kb_tmp/squat.kbloom"
+kb_expect squat-untouched 0 "maybe" check -v "squat-$t0" planted
+kb_expect squat-destroy-root 0 "" destroy -q "squat-$t0"
 chmod "$ctl_mode" /dev/kbloom-control
 # 0644: others may check and read info, not add.
 "$KBLOOMCTL" add -q "sized-$t0" s1
@@ -364,6 +379,20 @@ kb_nobody perm-write-denied 2 \
 	"permission denied: /dev/kbloom/sized-$t0 is mode 0644, owner root (this needs write access" \
 	add "sized-$t0" s2
 kb_nobody perm-list 0 "users-$t0" list
+# Statistics of a filter others may not read are root's in sysfs: nobody's
+# list shows its geometry and "-" for them, and a 0644 one's in full.
+kb_run su -s /bin/sh nobody -c "$KBLOOMCTL list"
+kb_why="rc $rc: $out $err"
+[ "$rc" -eq 0 ] &&
+	echo "$out" | grep -qE "^users-$t0 +[0-9]+ .* +- +- +- +$t0\$" &&
+	echo "$out" | grep -E "^sized-$t0 +[0-9]+ .* $t0( +saturated)?\$" | grep -qv ' - '
+kb_ok perm-list-stats-hidden
+kb_nobody perm-list-json-stats-hidden 0 '"statistics":false,"generations":0' \
+	list --json
+kb_why="rc $rc: $out"
+echo "$out" | tr '{' '\n' | grep "\"name\":\"sized-$t0\"" |
+	grep -q '"statistics":true,"est_keys":'
+kb_ok perm-list-json-stats-shown
 
 # --- check through the mapping and through ioctls -------------------------
 # check maps the filter when it can; --no-map asks through ioctls.  Both

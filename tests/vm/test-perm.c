@@ -102,12 +102,40 @@ static const char *control_root_only(void)
 
 /* ---- filter nodes by mode ---- */
 
+/*
+ * sysfs as a user who may not read the node: the geometry is everyone's,
+ * each statistic root's (a cell-walking one, an add count, a window's
+ * generations, the rotation state), and so are the seed and reporters.
+ */
+static const char *user_sysfs_hidden(const char *name)
+{
+	static const char *const hidden[] = {
+		"add_calls", "check_hits", "fill_ppb", "est_keys",
+		"gen_fill_ppb", "rotations", "mappings", "seed",
+	};
+	char path[128];
+	uint64_t v;
+	size_t i;
+
+	EXPECT_OK(vt_sysfs_u64(name, "capacity", &v));
+	EXPECT_OK(vt_sysfs_u64(name, "fp_design_ppb", &v));
+	for (i = 0; i < ARRAY_SIZE(hidden); i++) {
+		errno = 0;
+		EXPECT(vt_sysfs_u64(name, hidden[i], &v) == -1 &&
+		       errno == EACCES, "%s/%s: %s, want EACCES", name,
+		       hidden[i], vt_errno_name(errno));
+	}
+	snprintf(path, sizeof(path), VT_SYSFS "/%s/reporters", name);
+	EXPECT_ERRNO(open(path, O_RDONLY | O_CLOEXEC), EACCES);
+	return NULL;
+}
+
 static const char *user_no_access(void)
 {
 	EXPECT_ERRNO(vt_open("perm-0600", O_RDONLY), EACCES);
 	EXPECT_ERRNO(vt_open("perm-0600", O_WRONLY), EACCES);
 	EXPECT_ERRNO(vt_open("perm-0600", O_RDWR), EACCES);
-	return NULL;
+	return user_sysfs_hidden("perm-0600");
 }
 
 static const char *default_mode_refuses_others(void)
@@ -150,12 +178,21 @@ static const char *user_read_only(void)
 	EXPECT_ERRNO(ioctl(fd, KBLOOM_IOC_CLEAR, 0), EBADF);
 	EXPECT_ERRNO(write(fd, buf, sizeof(buf)), EBADF);
 	vt_keys_free(&k);
-	/* sysfs: statistics for all, the seed for root only. */
+	/*
+	 * sysfs: statistics for all, as the node is everyone's to read; the
+	 * seed and reporters (other users' uids) for root only.
+	 */
 	{
 		uint64_t v;
 
 		EXPECT_OK(vt_sysfs_u64("perm-0644", "capacity", &v));
+		EXPECT_OK(vt_sysfs_u64("perm-0644", "add_calls", &v));
+		EXPECT(v == 10, "add_calls %llu, want 10",
+		       (unsigned long long)v);
+		EXPECT_OK(vt_sysfs_u64("perm-0644", "fill_ppb", &v));
 		EXPECT_ERRNO(vt_sysfs_u64("perm-0644", "seed", &v), EACCES);
+		EXPECT_ERRNO(open(VT_SYSFS "/perm-0644/reporters",
+				  O_RDONLY | O_CLOEXEC), EACCES);
 	}
 	close(fd);
 	return NULL;
@@ -205,6 +242,11 @@ static const char *user_write_only(void)
 	return NULL;
 }
 
+static const char *user_0622_sysfs(void)
+{
+	return user_sysfs_hidden("perm-0622");
+}
+
 static const char *mode_0622_serves_writers(void)
 {
 	const char *msg;
@@ -212,6 +254,8 @@ static const char *mode_0622_serves_writers(void)
 
 	EXPECT_OK(create_mode("perm-0622", 0622));
 	msg = as_plain_user(user_write_only);
+	if (!msg)
+		msg = as_plain_user(user_0622_sysfs);
 	fd = vt_open("perm-0622", O_RDONLY);
 	EXPECT(fd >= 0, "open: %s", vt_errno_name(errno));
 	if (!msg && vt_check_prefix(fd, "w", 0, 20) != 20)

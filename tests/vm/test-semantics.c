@@ -258,12 +258,13 @@ static const char *image_header_rest_when_whole(const struct vt_type *t)
 			     HDR);
 }
 
-/* ---- images: after a rejection the next write() is at offset 0 ---- */
+/* ---- images: after a rejection the next image starts at offset 0 ---- */
 
 /*
  * Writes img in the given pieces without any lseek(); the last piece must
- * fail with want.  Then the file offset is 0 and the good image, written
- * with no lseek() either, loads.
+ * fail with want.  The failing write moved no offset: it is first_piece,
+ * where that write found it, and a write there is ESPIPE unless it is 0.
+ * After lseek(0) the good image loads.
  */
 static const char *restart_one(uint32_t type, const char *what,
 			       size_t spoil_at, size_t first_piece, int want)
@@ -302,15 +303,27 @@ static const char *restart_one(uint32_t type, const char *what,
 			      vt_errno_name(errno), vt_errno_name(want));
 		goto out;
 	}
-	if (lseek(wo, 0, SEEK_CUR) != 0) {
-		msg = vt_fail("%s: offset %lld after the rejection, want 0",
-			      what, (long long)lseek(wo, 0, SEEK_CUR));
+	if (lseek(wo, 0, SEEK_CUR) != (off_t)first_piece) {
+		msg = vt_fail("%s: offset %lld after the rejection, want %zu, "
+			      "where the failing write found it", what,
+			      (long long)lseek(wo, 0, SEEK_CUR), first_piece);
+		goto out;
+	}
+	errno = 0;
+	if (first_piece && (write(wo, img, len) != -1 || errno != ESPIPE)) {
+		msg = vt_fail("%s: the good image at offset %zu, without "
+			      "lseek: %s, want ESPIPE", what, first_piece,
+			      vt_errno_name(errno));
+		goto out;
+	}
+	if (lseek(wo, 0, SEEK_SET) != 0) {
+		msg = vt_fail("%s: rewind: %s", what, vt_errno_name(errno));
 		goto out;
 	}
 	n = write(wo, img, len);
 	if (n != (ssize_t)len) {
-		msg = vt_fail("%s: the good image after it, without lseek: %zd (%s)",
-			      what, n, vt_errno_name(errno));
+		msg = vt_fail("%s: the good image after it, at offset 0: %zd "
+			      "(%s)", what, n, vt_errno_name(errno));
 		goto out;
 	}
 	if (vt_info(fd, &info) || info.add_calls != 200)
@@ -323,7 +336,7 @@ out:
 	return vt_done(fd, "sem-restart", msg);
 }
 
-static const char *image_rejection_rewinds(const struct vt_type *t)
+static const char *image_rejection_keeps_offset(const struct vt_type *t)
 {
 	const size_t seed = offsetof(struct kbloom_image_header, seed);
 
@@ -433,7 +446,7 @@ static const struct vt_case cases[] = {
 	VT_TYPED(bits_per_key_limit),
 	VT_TYPED(image_header_judged_early),
 	VT_TYPED(image_header_rest_when_whole),
-	VT_TYPED(image_rejection_rewinds),
+	VT_TYPED(image_rejection_keeps_offset),
 	VT_TYPED(image_keeps_own_sizing),
 	VT_TYPED(delete_read_only_ebadf),
 };

@@ -10,6 +10,17 @@
  *                         read-only mmap() (see "Mapping"); write
  *                         permission allows ADD, DELETE, CLEAR, MERGE,
  *                         INTERSECT and write().
+ *                         The mode binds users of the nodes only: kernel
+ *                         modules and BPF programs check and add through
+ *                         include/linux/kbloom_api.h whatever it is, and a
+ *                         process with CAP_BPF alone can run such a program
+ *                         on demand (BPF_PROG_RUN of a SYSCALL program), so
+ *                         CAP_BPF is trusted like root for every filter.
+ *   /sys/class/kbloom/<name>/  the geometry, readable by all, and the
+ *                         statistics, readable by all only when others
+ *                         may read the node (its node_mode at create has
+ *                         S_IROTH), else by root alone: GET_INFO is how the
+ *                         owner and group read them.
  *
  * Rates are integers in parts per billion (ppb): 1 % is 10000000.
  *
@@ -108,6 +119,19 @@
  *                       seed must be 0 without KBLOOM_CREATE_SEED.  The
  *                       node belongs to the caller's fsuid and fsgid;
  *                       node_mode holds permission bits only (0777).
+ *                       Names are one namespace, and every user who may
+ *                       write the control node may create any free name
+ *                       with any mode: whoever may write it is trusted
+ *                       that far (root alone by default; a group with
+ *                       userspace/60-kbloom.rules).  CREATE is
+ *                       exclusive (EEXIST for a name in use, never the
+ *                       existing filter), so a service that creates its
+ *                       filter knows it made it; one that finds the name
+ *                       taken, or opens a filter it expects to be its
+ *                       own, checks the node's owner: st_uid of
+ *                       /dev/kbloom/<name> (fstat() of an open
+ *                       descriptor) is the creator's fsuid for the
+ *                       filter's life, and only root can change it.
  *                       bits_per_key is at most KBLOOM_MAX_BITS_PER_KEY,
  *                       for a window too, where it counts all the memory
  *                       per window key: the few windows that need more
@@ -226,13 +250,25 @@
  *                       false_positives + true_positives + true_negatives
  *                       (the sum taken without wrapping) is EINVAL and
  *                       records nothing.  The sums are also kept per
- *                       reporting fsuid, shown in sysfs "reporters", so
- *                       that who moved the figure can be seen.  CLEAR and
- *                       an image load reset all of them.
- *   ADD, CHECK and DELETE validate every length and zero the results
- *   bitmap before touching the filter, so those errors leave it unchanged;
- *   only a keys buffer that faults part way (EFAULT) may leave earlier keys
- *   added or deleted.
+ *                       reporting fsuid, shown to root in sysfs
+ *                       "reporters", so that who moved the figure can be
+ *                       seen.  CLEAR and an image load reset all of them.
+ *   Batches.  ADD, CHECK and DELETE validate every length and zero the
+ *   results bitmap before touching the filter, so those errors leave it
+ *   unchanged.  The keys then go in order, in runs that each take the
+ *   filter's lock on their own (a batch of 65536 keys never holds off a
+ *   destroy, CLEAR or load for its whole length), so an error met between
+ *   two runs leaves the keys before it added, checked or deleted:
+ *   EFAULT (the keys buffer faults part way, or results cannot be
+ *   written), ENODEV (the filter was destroyed during the call), EINTR
+ *   (a fatal signal while a window filter rotated by count), EINVAL
+ *   (another thread changed the lengths since they were validated).
+ *   Whatever the outcome, done tells how far the call got: keys 0 to
+ *   done - 1 took effect and the others did not (0 when the call failed
+ *   before the first key, count on success).  Every call that reads the
+ *   struct writes it; the errors judged before the argument (EBADF,
+ *   ENODEV of a filter already destroyed, EOPNOTSUPP) leave it as given,
+ *   so give 0.  hits and results are written only on success.
  *   Errors of the filter commands: EINVAL (count 0 or over
  *   KBLOOM_BATCH_MAX, a key length of 0 or over KBLOOM_KEY_MAX, lengths not
  *   summing to keys_len, flags, pad or reserved field, a CLEAR argument,
@@ -289,7 +325,10 @@
  *   judged as their bytes arrive (a first byte other than 'K' fails that
  *   very write with ENOEXEC), the other header fields once the whole
  *   header has arrived, the checksum at the final byte.  A rejected image
- *   sets the file offset back to 0: the next write() starts a new image.
+ *   is dropped whole, and the next one starts with a write at offset 0
+ *   (lseek(fd, 0, SEEK_SET), then write(); or pwrite() at 0); a write at
+ *   any other offset is ESPIPE.  The call that fails moves no offset: the
+ *   file offset stays where write() found it, and pwrite() never moves it.
  *   The filter is unchanged if the image is rejected:
  *     ENOEXEC  wrong magic          EPROTO   unsupported version
  *     EINVAL   invalid header field EXDEV    geometry, type, seed or
@@ -301,8 +340,13 @@
  *              past it, the write that completes the header fails
  *     EFAULT, ENOMEM  as for any write, and the image is rejected too
  *     EBADMSG  CRC mismatch
- *     ENODATA  truncated image: returned by close() of a file that holds
- *              part of an image
+ *     ENODATA  truncated image: returned by the close() that drops the
+ *              last reference to an open file holding part of an image.
+ *              A close() that leaves another (a dup(), a fork()ed
+ *              child's copy, a descriptor passed over a socket, a
+ *              mapping) returns 0 and the stream goes on, since the image
+ *              may still be finished through the others; two closes
+ *              racing for the last two references may both return 0.
  *
  * Where a key's cells are (images of version 3, mappings of version 2)
  *   h = xxh64(key, seed).  The key's block is (h * nblocks) >> 64 (the
@@ -445,7 +489,12 @@ struct kbloom_batch {
 	__u32 flags;		/* must be 0 */
 	__u32 hits;		/* out: see KBLOOM_IOC_ADD, _CHECK, _DELETE */
 	__u32 pad;		/* must be 0 */
-	__u64 reserved[2];	/* must be 0 */
+	__u64 done;		/* out: keys [0, done) took effect, on
+				 * success and on failure (see "Batches");
+				 * ignored on input, but give 0: a module
+				 * older than it refuses it as reserved
+				 */
+	__u64 reserved[1];	/* must be 0 */
 };
 
 struct kbloom_other {

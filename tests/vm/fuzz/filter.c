@@ -213,7 +213,7 @@ void do_batch_bad(struct worker *w)
 		b.pad = 1 + st_below(&w->rng, 1000);
 		break;
 	case 4:
-		b.reserved[st_below(&w->rng, 2)] = 1 + st_below(&w->rng, 1000);
+		b.reserved[0] = 1 + st_below(&w->rng, 1000);
 		break;
 	case 5:
 		b.keys_len += 1 + st_below(&w->rng, 100);
@@ -233,6 +233,7 @@ void do_batch_bad(struct worker *w)
 		break;
 	default:
 		b.hits = 1;	/* output only: must be ignored */
+		b.done = 1;	/* output only too */
 		b.keys_len = (uint64_t)b.count * KBLOOM_KEY_MAX + 1;
 		break;
 	}
