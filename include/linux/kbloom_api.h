@@ -131,6 +131,7 @@ int kbloom_filter_add_keys(struct kbloom_filter *f,
 struct kbloom_filter *bpf_kbloom_acquire(u32 id);
 struct kbloom_filter *bpf_kbloom_acquire_name(const char *name, u32 name__sz);
 void bpf_kbloom_release(struct kbloom_filter *f);
+void bpf_kbloom_release_dtor(void *f);
 int bpf_kbloom_check(struct kbloom_filter *f, const void *key, u32 key__sz);
 int bpf_kbloom_add(struct kbloom_filter *f, const void *key, u32 key__sz);
 
