@@ -49,11 +49,14 @@ __bpf_kfunc void bpf_kbloom_release(struct kbloom_filter *f)
  * not the filter: the kernel calls it through void (*)(void *), and kCFI
  * checks an indirect call against the type it calls through; the BTF
  * check of the destructor (btf_check_dtor_kfuncs()) takes any pointer.
- * Its caller may be any context bpf_kbloom_release() allows.
+ * Its caller may be any context bpf_kbloom_release() allows.  6.1 calls
+ * it for every slot of a map it frees, the empty ones too, with NULL
+ * (bpf_map_free_kptrs()); 6.12 only for the slots that hold a reference.
  */
 __bpf_kfunc void bpf_kbloom_release_dtor(void *f)
 {
-	bpf_kbloom_release(f);
+	if (f)
+		bpf_kbloom_release(f);
 }
 
 CFI_NOSEAL(bpf_kbloom_release_dtor);
