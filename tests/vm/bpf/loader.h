@@ -191,92 +191,87 @@ static inline int kb_load_test(struct bpf_object **objp,
 
 /*
  * bench.bpf.c's map "slots" made here, its value a struct kbb_slot whose
- * pointer to struct kbloom_filter carries the kptr tag this kernel takes
- * (*tag says which); a map fd, or -errno.  Made here because clang 14
- * (Debian 12's) keeps a btf_type_tag in its debug info but leaves it out
- * of the object's BTF, where the kernel looks for it.  The tag is probed
- * by creating the map, not by the kernel's version: "kptr_ref" first,
- * what 6.1 (to 6.2) calls a referenced kptr and later kernels refuse
- * (-EINVAL); then "kptr", which 6.1 would take for an unreferenced kptr
- * and then refuse bpf_kptr_xchg() on.  A kernel without kbloom's
- * destructor refuses both (-ENOENT).
+ * pointer to struct kbloom_filter carries the kptr tag tag; a map fd, or
+ * -errno.  Made here because clang 14 (Debian 12's) keeps a btf_type_tag
+ * in its debug info but leaves it out of the object's BTF, where the
+ * kernel looks for it.
  */
-static inline int kb_slot_map(const char **tag)
+static inline int kb_slot_map(const char *tag)
 {
-	static const char *const tags[] = { "kptr_ref", "kptr" };
-	int i, err = -EINVAL;
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	struct btf *btf = btf__new_empty();
+	int u32, filter, tagged, ptr, slot, fd = -EINVAL, err;
 
-	for (i = 0; i < 2; i++) {
-		LIBBPF_OPTS(bpf_map_create_opts, opts);
-		struct btf *btf = btf__new_empty();
-		int u32, filter, tagged, ptr, slot, fd;
-
-		if (!btf)
-			return -errno;
-		u32 = btf__add_int(btf, "unsigned int", 4, 0);
-		filter = btf__add_struct(btf, "kbloom_filter", 0);
-		tagged = btf__add_type_tag(btf, tags[i], filter);
-		ptr = btf__add_ptr(btf, tagged);
-		slot = btf__add_struct(btf, "kbb_slot", 8);
-		err = slot < 0 ? slot : btf__add_field(btf, "f", ptr, 0, 0);
-		if (!err && (u32 < 0 || filter < 0 || tagged < 0 || ptr < 0))
-			err = -EINVAL;
-		if (!err)
-			err = btf__load_into_kernel(btf);
-		if (!err) {
-			opts.btf_fd = btf__fd(btf);
-			opts.btf_key_type_id = u32;
-			opts.btf_value_type_id = slot;
-			fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "slots",
-					    4, 8, 1, &opts);
-			err = fd < 0 ? -errno : 0;
-		}
-		btf__free(btf);
-		if (!err) {
-			*tag = tags[i];
-			return fd;
-		}
+	if (!btf)
+		return -errno;
+	u32 = btf__add_int(btf, "unsigned int", 4, 0);
+	filter = btf__add_struct(btf, "kbloom_filter", 0);
+	tagged = btf__add_type_tag(btf, tag, filter);
+	ptr = btf__add_ptr(btf, tagged);
+	slot = btf__add_struct(btf, "kbb_slot", 8);
+	err = slot < 0 ? slot : btf__add_field(btf, "f", ptr, 0, 0);
+	if (!err && (u32 < 0 || filter < 0 || tagged < 0 || ptr < 0))
+		err = -EINVAL;
+	if (!err)
+		err = btf__load_into_kernel(btf);
+	if (!err) {
+		opts.btf_fd = btf__fd(btf);
+		opts.btf_key_type_id = u32;
+		opts.btf_value_type_id = slot;
+		fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "slots", 4, 8, 1,
+				    &opts);
+		err = fd < 0 ? -errno : 0;
 	}
-	return err;
+	btf__free(btf);
+	return err ? err : fd;
 }
 
 /*
  * The embedded bench object (bpf/bench.bpf.c) loaded into *objp, its
- * "slots" made by kb_slot_map() (*tag: its kptr tag).  setup (may be
- * NULL) runs on the opened object before its load (to size the bloom
- * map).  0, or the errno, with kb_libbpf_last() saying more; nothing
- * stays open then.
+ * "slots" made by kb_slot_map() with the kptr tag this kernel takes (in
+ * *tag).  The tag is found by trying, not from the kernel's version:
+ * "kptr", a referenced kptr since 6.3, then "kptr_ref", what 6.1 (to
+ * 6.2) calls one.  A kernel that reads the tag otherwise still makes the
+ * map (6.1 takes "kptr" for an unreferenced kptr, 6.12 drops an unknown
+ * tag's field), and its verifier refuses hot_kptr's bpf_kptr_xchg(), so
+ * the try is the whole load.  setup (may be NULL) runs on each opened
+ * object before its load (to size the bloom map).  0, or the errno of the
+ * last try, with kb_libbpf_last() saying more; nothing stays open then.
  */
 static inline int kb_load_bench(struct bpf_object **objp,
 				int (*setup)(struct bpf_object *obj),
 				const char **tag)
 {
+	static const char *const tags[] = { "kptr", "kptr_ref" };
 	struct bpf_object *obj;
 	struct bpf_map *slots;
-	int err, fd;
+	int err = EINVAL, fd, i;
 
 	kb_libbpf_said[0] = 0;
-	obj = KB_OPEN(bench);
-	if (!obj)
-		return errno;
-	slots = bpf_object__find_map_by_name(obj, "slots");
-	fd = slots ? kb_slot_map(tag) : -ENOENT;
-	err = fd < 0 ? -fd : 0;
-	if (!err) {
-		/* The object takes its own copy of the fd. */
-		err = -bpf_map__reuse_fd(slots, fd);
-		close(fd);
-	}
-	if (!err && setup)
-		err = -setup(obj);
-	if (!err)
-		err = -bpf_object__load(obj);
-	if (err) {
+	for (i = 0; i < 2; i++) {
+		obj = KB_OPEN(bench);
+		if (!obj)
+			return errno;
+		slots = bpf_object__find_map_by_name(obj, "slots");
+		fd = slots ? kb_slot_map(tags[i]) : -ENOENT;
+		err = fd < 0 ? -fd : 0;
+		if (!err) {
+			/* The object takes its own copy of the fd. */
+			err = -bpf_map__reuse_fd(slots, fd);
+			close(fd);
+		}
+		if (!err && setup)
+			err = -setup(obj);
+		if (!err)
+			err = -bpf_object__load(obj);
+		if (!err) {
+			*objp = obj;
+			*tag = tags[i];
+			return 0;
+		}
 		bpf_object__close(obj);
-		return err;
 	}
-	*objp = obj;
-	return 0;
+	return err;
 }
 
 /* The object and its globals' mapping (g may be NULL) gone. */
