@@ -84,15 +84,17 @@ struct kbt_types_globals {
  * use array, hash, and ringbuf maps").
  *
  * Each CPU has its own window and answers (cpu[], a cache line each), so
- * that programs running on both CPUs at once share no written line.
+ * that programs running on both CPUs at once share no written line; a
+ * program on CPU c uses cpu[c % KBB_CPUS], so bench-bpf and test-bpf pin
+ * the threads that run them.
  */
 #define KBB_KEYS		65536	/* a power of two */
 #define KBB_RUN			4096	/* keys per test_run */
-#define KBB_CPUS		8	/* a power of two */
-#define KBB_NO_FILTER		(-2)	/* hot_*: acquire found no filter */
+#define KBB_CPUS		8	/* cpu[] slots, a power of two */
+#define KBB_NO_FILTER		(-2)	/* error: acquire found no filter */
 
 struct kbb_cpu {
-	__u32 first;		/* of the window, a multiple of the run */
+	__u32 first;		/* of the window, a multiple of KBB_RUN */
 	__u32 hits;		/* out: keys found (may be present) */
 	__s32 error;		/* out: a negative return, or 0 */
 	__u32 pad;
