@@ -43,6 +43,24 @@ __bpf_kfunc void bpf_kbloom_release(struct kbloom_filter *f)
 	kbloom_dev_put(container_of(f, struct kbloom_dev, filter));
 }
 
+/*
+ * A reference a BPF map keeps as a kptr (bpf_kptr_xchg()) is dropped
+ * through this when the map, or the element holding it, goes.  void *,
+ * not the filter: the kernel calls it through void (*)(void *), and kCFI
+ * checks an indirect call against the type it calls through; the BTF
+ * check of the destructor (btf_check_dtor_kfuncs()) takes any pointer.
+ * Its caller may be any context bpf_kbloom_release() allows.  6.1 calls
+ * it for every slot of a map it frees, the empty ones too, with NULL
+ * (bpf_map_free_kptrs()); 6.12 only for the slots that hold a reference.
+ */
+__bpf_kfunc void bpf_kbloom_release_dtor(void *f)
+{
+	if (f)
+		bpf_kbloom_release(f);
+}
+
+CFI_NOSEAL(bpf_kbloom_release_dtor);
+
 __bpf_kfunc int bpf_kbloom_check(struct kbloom_filter *f, const void *key,
 				 u32 key__sz)
 {
@@ -83,6 +101,29 @@ static const struct btf_kfunc_id_set kbloom_write_set = {
 	.owner = THIS_MODULE,
 	.set = &kbloom_write_kfuncs,
 };
+
+BTF_ID_LIST(kbloom_dtor_ids)
+BTF_ID(struct, kbloom_filter)
+BTF_ID(func, bpf_kbloom_release_dtor)
+
+/*
+ * The destructor makes struct kbloom_filter a type a map may hold a
+ * referenced kptr to: without it the kernel refuses such a map (-ENOENT
+ * from btf_find_dtor_kfunc() at its creation).  The kernel copies the
+ * table.  A module may register destructors only once.
+ */
+static int kbloom_bpf_register_dtor(void)
+{
+	const struct btf_id_dtor_kfunc dtors[] = {
+		{
+			.btf_id = kbloom_dtor_ids[0],
+			.kfunc_btf_id = kbloom_dtor_ids[1],
+		},
+	};
+
+	return register_btf_id_dtor_kfuncs(dtors, ARRAY_SIZE(dtors),
+					   THIS_MODULE);
+}
 
 /*
  * One program type for each kfunc hook a kernel may have.  The kernel
@@ -158,6 +199,7 @@ void kbloom_bpf_register(void)
 {
 	DECLARE_BITMAP(refused, ARRAY_SIZE(kbloom_kfunc_hooks)) = { 0 };
 	unsigned int taken;
+	int err;
 
 	/*
 	 * Without the module's own BTF the kernel registers nothing and says
@@ -173,10 +215,16 @@ void kbloom_bpf_register(void)
 	 * The module works without kfuncs: a kernel that takes none of them
 	 * costs BPF programs their access, never the module its load.
 	 */
-	if (!taken)
+	if (!taken) {
 		pr_warn("no BPF program type took kbloom's kfuncs\n");
-	else
-		pr_info("kfuncs registered for %u BPF program hooks\n", taken);
+		return;
+	}
+	pr_info("kfuncs registered for %u BPF program hooks\n", taken);
+	/* Programs still acquire per run without it: log, load on. */
+	err = kbloom_bpf_register_dtor();
+	if (err)
+		pr_warn("no destructor registered (%d): BPF maps cannot keep filter references as kptrs\n",
+			err);
 }
 
 #else

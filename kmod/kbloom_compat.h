@@ -33,9 +33,14 @@
 #include "kbloom_probes.h"
 
 #include <linux/btf_ids.h>
+#include <linux/cfi.h>
 #include <linux/device.h>
 #include <linux/file.h>
 #include <linux/mm.h>
+#include <linux/stringify.h>
+#ifdef CONFIG_X86
+#include <asm/ibt.h>
+#endif
 
 /* struct fd lost .file in 6.12, which brought the fd_file() accessor. */
 #ifndef fd_file
@@ -86,6 +91,26 @@ static inline void vm_flags_clear(struct vm_area_struct *vma,
  */
 #ifndef __bpf_kfunc
 #define __bpf_kfunc	noinline
+#endif
+
+/*
+ * CFI_NOSEAL() keeps the ENDBR of a function that the kernel calls only
+ * through an address it looked up by name (a kptr's destructor), which
+ * objtool would otherwise seal under IBT.  6.12's <linux/cfi.h> has it;
+ * 6.1's has not, but its objtool honours the same IBT_NOSEAL() mark
+ * (empty without IBT).
+ */
+#ifndef CFI_NOSEAL
+#if defined(IBT_NOSEAL) && IS_ENABLED(CONFIG_X86_KERNEL_IBT)
+#define CFI_NOSEAL(fn)	asm(IBT_NOSEAL(__stringify(fn)))
+#else
+/*
+ * Nothing to keep.  The one function kbloom marks is a destructor, so
+ * check that it has the type the kernel calls it through.
+ */
+#define CFI_NOSEAL(fn)	\
+	static_assert(__builtin_types_compatible_p(typeof(fn), void (void *)))
+#endif
 #endif
 
 #endif /* KBLOOM_PROBED */

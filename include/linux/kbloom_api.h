@@ -121,8 +121,38 @@ int kbloom_filter_add_keys(struct kbloom_filter *f,
  * filter an acquire returned), answering as kbloom_filter_check() and
  * _add().  The verifier proves that key__sz bytes at key are readable (a
  * constant, or a bounded register); a program it cannot prove that of is
- * rejected at load.  A program holds a filter for one run at most (the
- * verifier makes it release what it acquired); across runs, keep the id.
+ * rejected at load.  A program holds an acquired filter for one run at
+ * most (the verifier makes it release or store what it acquired).
+ *
+ * Across runs, a map may keep the reference: struct kbloom_filter has a
+ * destructor kfunc (bpf_kbloom_release_dtor(), called by the kernel, not
+ * by programs), so a map value may hold a referenced kptr to it, moved
+ * in and out with bpf_kptr_xchg().  The field's tag is "kptr_ref"
+ * (libbpf's __kptr_ref) on 6.1 and 6.2, "kptr" (__kptr) from 6.3.  A
+ * wrong tag still makes a map, but the verifier refuses the program's
+ * bpf_kptr_xchg(): 6.1 reads "kptr" as an unreferenced kptr, 6.12 drops
+ * the field of a tag it does not know.  The tag must be in the BTF the
+ * map is created with: clang 14 leaves it out of an object's BTF.
+ * A program that checks per packet with no write to a line other CPUs
+ * write keeps one slot per CPU (BPF_MAP_TYPE_PERCPU_ARRAY), per packet:
+ *
+ *	f = bpf_kptr_xchg(&slot->f, NULL);
+ *	if (!f)
+ *		f = bpf_kbloom_acquire(id);	(NULL: no such filter)
+ *	ret = bpf_kbloom_check(f, key, len);
+ *	if (ret < 0)
+ *		bpf_kbloom_release(f);		(-ENODEV: destroyed, drop it)
+ *	else if ((f = bpf_kptr_xchg(&slot->f, f)))
+ *		bpf_kbloom_release(f);		(a preempting program's)
+ *
+ * After the filter is destroyed, its node, sysfs directory, name and id
+ * go at once, as with any reference; checks through the slot's reference
+ * return -ENODEV, and its memory stays until the program drops the
+ * reference or the map (or its element) is freed, when the destructor
+ * drops it.  A map whose value type holds this kptr pins the kbloom
+ * module for as long as the map exists, whatever it holds: rmmod kbloom
+ * fails with EAGAIN until it is freed.  A slot caches the filter of one
+ * id: a program that changes the id it checks must empty the slot.
  *
  * The module needs BTF for this (the build says whether it made some);
  * without it the module loads, logs that the kfuncs are not available,
@@ -145,6 +175,7 @@ int kbloom_filter_add_keys(struct kbloom_filter *f,
 struct kbloom_filter *bpf_kbloom_acquire(u32 id);
 struct kbloom_filter *bpf_kbloom_acquire_name(const char *name, u32 name__sz);
 void bpf_kbloom_release(struct kbloom_filter *f);
+void bpf_kbloom_release_dtor(void *f);
 int bpf_kbloom_check(struct kbloom_filter *f, const void *key, u32 key__sz);
 int bpf_kbloom_add(struct kbloom_filter *f, const void *key, u32 key__sz);
 

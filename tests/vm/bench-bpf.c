@@ -13,6 +13,15 @@
  * little, the ratios do.  Both filters' false-positive rates are measured
  * on 2^20 keys never added, beside what their formulas say.
  *
+ * The hot path: an XDP program checks one key per packet.  Per packet,
+ * kbloom-acquire-each acquires, checks and releases (atomics on the
+ * filter's reference count, a line every CPU writes), kbloom-kptr-percpu
+ * keeps a reference in a per-CPU map slot and exchanges it out and back
+ * (only its CPU's line), and bpf-map-peek-each peeks the bloom map (no
+ * reference at all); KBB_RUN packets per test_run.  Each runs on one
+ * vCPU, then on two at once on the one filter (a thread pinned to each
+ * CPU, started together): checks per second summed over both.
+ *
  * Usage: bench-bpf [N [REPEATS]]   (default 1000000 keys at most, 9)
  * Prints a table, the ratios, PASS:/FAIL: lines for its sanity checks and
  * a "BENCHJSON: {...}" line per measurement (where = vm); without BTF one
@@ -20,6 +29,7 @@
  */
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
@@ -39,23 +49,42 @@
 #define BB_ABSENT	(16 * KBB_KEYS)
 #define BB_BATCH	4096	/* keys per ADD ioctl */
 
-enum { ROW_KFUNC, ROW_MAP, ROW_NONE, ROW_COUNT };
+enum {
+	ROW_KFUNC, ROW_MAP, ROW_NONE,
+	ROW_HOT_ACQUIRE, ROW_HOT_KPTR, ROW_HOT_PEEK, ROW_COUNT
+};
 
 static struct {
-	const char *impl, *prog;
+	const char *impl, *prog, *call;
 	double ns[BB_MAX_REPEATS];
 	double median;
+	/* hot rows: wall ns per check with both CPUs running it */
+	double ns2[BB_MAX_REPEATS];
+	double median2;
 	uint64_t fp_hits;
 	double fp_theory;
+	long found;		/* of the timed queries, in one pass */
 	int fd;
 } rows[ROW_COUNT] = {
-	[ROW_KFUNC] = { "kbloom-kfunc", "check_kfunc" },
-	[ROW_MAP] = { "bpf-map-peek", "check_map" },
-	[ROW_NONE] = { "bpf-loop-only", "check_none" },
+	[ROW_KFUNC] = { "kbloom-kfunc", "check_kfunc", "bpf_kbloom_check()" },
+	[ROW_MAP] = { "bpf-map-peek", "check_map", "bpf_map_peek_elem()" },
+	[ROW_NONE] = { "bpf-loop-only", "check_none", "(the loop alone)" },
+	[ROW_HOT_ACQUIRE] = { "kbloom-acquire-each", "hot_acquire",
+			      "acquire+check+release" },
+	[ROW_HOT_KPTR] = { "kbloom-kptr-percpu", "hot_kptr",
+			   "kptr_xchg+check+xchg" },
+	[ROW_HOT_PEEK] = { "bpf-map-peek-each", "hot_peek",
+			   "bpf_map_peek_elem()" },
 };
+
+static bool hot_row(int r)
+{
+	return r >= ROW_HOT_ACQUIRE;
+}
 
 static int failures;
 static struct kbb_globals *g;
+static struct bpf_bloom_shape bloom_shape;
 
 static void check(int ok, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -75,6 +104,18 @@ static void check(int ok, const char *name, const char *fmt, ...)
 		failures++;
 	}
 	fflush(stdout);
+}
+
+/* Before the load: the bloom map of bloom_shape's size and hashes. */
+static int bloom_setup(struct bpf_object *obj)
+{
+	struct bpf_map *bloom = bpf_object__find_map_by_name(obj, "bloom");
+	int err;
+
+	if (!bloom)
+		return -ENOENT;
+	err = bpf_map__set_max_entries(bloom, bloom_shape.max_entries);
+	return err ? err : bpf_map__set_map_extra(bloom, bloom_shape.k);
 }
 
 static void *xcalloc(size_t n, size_t size)
@@ -113,27 +154,104 @@ static double median(const double *v, int n)
 }
 
 /*
- * Runs prog over g->keys[0, count) (count a multiple of KBB_RUN); the keys
- * found, or -errno (a kfunc's error included).
+ * Runs program fd over g->keys[0, count) (count a multiple of KBB_RUN)
+ * from a thread pinned to cpu; the keys found, or -errno (a kfunc's error
+ * included).
  */
-static long run_windows(int fd, uint32_t count)
+static long run_windows(int fd, uint32_t count, int cpu)
 {
+	struct kbb_cpu *c = &g->cpu[cpu];
 	uint8_t pkt[KBT_PKT_BYTES] = { 0 };
 	uint64_t hits = 0;
 	uint32_t first;
 	long ret;
 
 	for (first = 0; first < count; first += KBB_RUN) {
-		g->first = first;
-		g->error = 0;
+		c->first = first;
+		c->error = 0;
 		ret = kb_run_pkt(fd, pkt, sizeof(pkt), 1);
 		if (ret != XDP_PASS)
 			return ret < 0 ? ret : -EIO;
-		if (g->error)
-			return g->error;
-		hits += g->hits;
+		if (c->error)
+			return c->error == KBB_NO_FILTER ? -ENOENT : c->error;
+		hits += c->hits;
 	}
 	return hits;
+}
+
+/* One thread of a two-CPU run: BB_PASSES over the queries on its CPU. */
+struct duo {
+	int row, cpu;
+	pthread_barrier_t *start;
+	long found, err;
+	uint64_t t_end;
+};
+
+static void *duo_run(void *arg)
+{
+	struct duo *d = arg;
+	int p;
+
+	if (kb_pin_to(d->cpu))
+		d->err = -errno;
+	pthread_barrier_wait(d->start);
+	for (p = 0; p < BB_PASSES && !d->err; p++) {
+		long ret = run_windows(rows[d->row].fd, KBB_KEYS, d->cpu);
+
+		if (ret < 0)
+			d->err = ret;
+		else
+			d->found += ret;
+	}
+	d->t_end = now_ns();
+	return NULL;
+}
+
+/*
+ * Row r on CPUs 0 and 1 at once: the wall time from the common start to
+ * the later end, per check of both; checks failed on sanity into *msg.
+ */
+static double run_duo(int r, char *msg, size_t size)
+{
+	struct duo d[2];
+	pthread_t t[2];
+	pthread_barrier_t start;
+	uint64_t t0, end = 0;
+	int i, made = 0;
+
+	pthread_barrier_init(&start, NULL, 3);
+	for (i = 0; i < 2; i++) {
+		d[i] = (struct duo){ .row = r, .cpu = i, .start = &start };
+		if (pthread_create(&t[i], NULL, duo_run, &d[i]))
+			break;
+		made++;
+	}
+	if (made < 2) {
+		/* Nobody may stay stuck at the barrier. */
+		snprintf(msg, size, "pthread_create failed");
+		for (i = 0; i < made; i++)
+			pthread_cancel(t[i]);
+		for (i = 0; i < made; i++)
+			pthread_join(t[i], NULL);
+		pthread_barrier_destroy(&start);
+		return 0;
+	}
+	pthread_barrier_wait(&start);
+	t0 = now_ns();
+	for (i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		if (d[i].t_end > end)
+			end = d[i].t_end;
+		if (d[i].err && !msg[0])
+			snprintf(msg, size, "%s on CPU %d: %s", rows[r].impl,
+				 i, strerror(-d[i].err));
+		else if (d[i].found != BB_PASSES * rows[r].found && !msg[0])
+			snprintf(msg, size, "%s on CPU %d found %ld keys in "
+				 "%d passes, %ld a pass alone", rows[r].impl,
+				 i, d[i].found, BB_PASSES, rows[r].found);
+	}
+	pthread_barrier_destroy(&start);
+	return (double)(end - t0) / (2.0 * BB_PASSES * KBB_KEYS);
 }
 
 /*
@@ -281,19 +399,26 @@ static bool fp_fair(double measured, double theory, uint64_t q)
 	return fabs(measured - theory) <= slack;
 }
 
+/*
+ * threads 2: the two-CPU figures, whose ns_per_op is wall time per check
+ * of both (1e9 / checks_per_s).
+ */
 static void json_row(int r, uint64_t n, uint64_t bits, uint32_t k,
-		     int repeats, bool with_fp)
+		     int repeats, bool with_fp, int threads)
 {
+	const double *ns = threads == 2 ? rows[r].ns2 : rows[r].ns;
+	double med = threads == 2 ? rows[r].median2 : rows[r].median;
 	int i;
 
 	printf("BENCHJSON: {\"impl\":\"%s\",\"where\":\"vm\",\"op\":\"check\","
 	       "\"from\":\"bpf\",\"n\":%llu,\"key_bytes\":%d,"
 	       "\"bits_per_key\":%.4f,\"bits_per_key_target\":%d,\"k\":%u,"
-	       "\"batch\":1,\"ns_per_op\":%.3f,\"ns_repeats\":[",
+	       "\"batch\":1,\"threads\":%d,"
+	       "\"checks_per_s\":%.0f,\"ns_per_op\":%.3f,\"ns_repeats\":[",
 	       rows[r].impl, (unsigned long long)n, KBT_KEY_BYTES,
-	       (double)bits / n, BB_BITS_PER_KEY, k, rows[r].median);
+	       (double)bits / n, BB_BITS_PER_KEY, k, threads, 1e9 / med, med);
 	for (i = 0; i < repeats; i++)
-		printf("%s%.3f", i ? "," : "", rows[r].ns[i]);
+		printf("%s%.3f", i ? "," : "", ns[i]);
 	if (with_fp)
 		printf("],\"fp_measured\":%.6f,\"fp_theory\":%.6f,",
 		       (double)rows[r].fp_hits / BB_ABSENT, rows[r].fp_theory);
@@ -309,11 +434,11 @@ int main(int argc, char **argv)
 	int repeats = argc > 2 ? atoi(argv[2]) : 9;
 	struct bpf_bloom_shape shape;
 	struct kbloom_info info;
-	struct bpf_object *obj;
-	struct bpf_map *bloom;
-	uint64_t bits, n, i, fill_t0;
-	const char *why;
-	int fd, r, j, err;
+	const char *why, *variant = "";
+	struct bpf_object *obj = NULL;
+	uint64_t bits, n, i, fill_t0, acquires;
+	char msg[256], label[64];
+	int fd, r, j, err, cpus;
 	long ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -328,12 +453,19 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	kb_libbpf_init();
+	/* run_windows() of main uses g->cpu[0]. */
+	if (kb_pin_to(0)) {
+		check(0, "pin", "CPU 0: %s", strerror(errno));
+		return 1;
+	}
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	/* The largest power of two of bits that holds max_n keys at 10. */
 	for (bits = 1ULL << 10; bits * 2 <= max_n * BB_BITS_PER_KEY; bits *= 2)
 		;
 	n = bits / BB_BITS_PER_KEY;
 	bpf_bloom_shape(&shape, n, BB_BITS_PER_KEY);
+	bloom_shape = shape;
 	if (shape.bits != bits) {
 		check(0, "shape", "the bloom map would get %llu bits, not %llu",
 		      (unsigned long long)shape.bits,
@@ -346,21 +478,15 @@ int main(int argc, char **argv)
 		check(0, "device-create", "%s", strerror(-fd));
 		return 1;
 	}
-	obj = KB_OPEN(bench);
-	bloom = obj ? bpf_object__find_map_by_name(obj, "bloom") : NULL;
-	err = bloom ? bpf_map__set_max_entries(bloom, shape.max_entries) : -1;
-	if (!err)
-		err = bpf_map__set_map_extra(bloom, shape.k);
-	if (!err)
-		err = bpf_object__load(obj);
+	err = -kb_load_bench(&obj, bloom_setup, &variant);
 	if (!err) {
 		g = kb_globals(obj, sizeof(*g));
 		if (!g)
 			err = -errno;
 	}
 	if (err) {
-		check(0, "load", "bench.bpf.o: %s: %s", strerror(err < 0 ?
-		      -err : EINVAL), kb_libbpf_last());
+		check(0, "load", "bench.bpf.o: %s: %s",
+		      strerror(err < 0 ? -err : EINVAL), kb_libbpf_last());
 		device_destroy();
 		return 1;
 	}
@@ -382,6 +508,7 @@ int main(int argc, char **argv)
 	       "max_entries %u, k %u\n", (unsigned long long)info.nblocks,
 	       (unsigned long long)info.bits, info.k, shape.max_entries,
 	       shape.k);
+	printf("  the kptr slots' tag: %s\n", variant);
 
 	fill_t0 = now_ns();
 	err = device_fill(fd, n);
@@ -393,7 +520,7 @@ int main(int argc, char **argv)
 		uint32_t m = n - i < KBB_KEYS ? n - i : KBB_KEYS;
 
 		ret = run_windows(kb_prog_fd(obj, "fill_map"),
-				  load_keys(1, i, m));
+				  load_keys(1, i, m), 0);
 		if (ret < 0)
 			err = ret;
 	}
@@ -403,15 +530,18 @@ int main(int argc, char **argv)
 	}
 	printf("  filled both in %.1f s\n", (now_ns() - fill_t0) / 1e9);
 
-	/* Every added key is found by both. */
-	for (r = 0; r < ROW_NONE; r++) {
+	/* Every added key is found through every path. */
+	acquires = g->cpu[0].acquires;
+	for (r = 0; r < ROW_COUNT; r++) {
 		uint64_t found = 0;
 
+		if (r == ROW_NONE)
+			continue;
 		for (i = 0; i < n; i += KBB_KEYS) {
 			uint32_t m = n - i < KBB_KEYS ? n - i : KBB_KEYS;
 			uint32_t padded = load_keys(1, i, m);
 
-			ret = run_windows(rows[r].fd, padded);
+			ret = run_windows(rows[r].fd, padded, 0);
 			if (ret < 0)
 				break;
 			/*
@@ -421,18 +551,25 @@ int main(int argc, char **argv)
 			 */
 			found += ret - (padded - m);
 		}
-		check(ret >= 0 && found == n, r == ROW_KFUNC ?
-		      "kfunc-no-false-negatives" : "map-no-false-negatives",
+		snprintf(msg, sizeof(msg), "%s-no-false-negatives",
+			 r == ROW_KFUNC ? "kfunc" : r == ROW_MAP ? "map" :
+			 rows[r].impl);
+		check(ret >= 0 && found == n, msg,
 		      "%s found %llu of %llu added keys (%s)", rows[r].impl,
 		      (unsigned long long)found, (unsigned long long)n,
 		      ret < 0 ? strerror(-ret) : "no error");
 	}
+	/* The point of the slot: one acquire for all those packets. */
+	acquires = g->cpu[0].acquires - acquires;
+	check(acquires == 1, "kptr-one-acquire", "hot_kptr acquired %llu "
+	      "times for %llu packets on one CPU, want once",
+	      (unsigned long long)acquires, (unsigned long long)n);
 
 	/* False positives on BB_ABSENT keys no one added. */
 	for (i = 0; i < BB_ABSENT; i += KBB_KEYS) {
 		load_keys(2, i, KBB_KEYS);
 		for (r = 0; r < ROW_NONE; r++) {
-			ret = run_windows(rows[r].fd, KBB_KEYS);
+			ret = run_windows(rows[r].fd, KBB_KEYS, 0);
 			if (ret >= 0)
 				rows[r].fp_hits += ret;
 		}
@@ -443,6 +580,10 @@ int main(int argc, char **argv)
 				      shape.k);
 
 	load_queries(n);
+	/* What each path finds of the queries, for the two-CPU runs. */
+	for (r = 0; r < ROW_COUNT; r++)
+		rows[r].found = run_windows(rows[r].fd, KBB_KEYS, 0);
+	msg[0] = 0;
 	for (r = 0; r < repeats; r++) {
 		for (j = 0; j < ROW_COUNT; j++) {
 			/* Rotate the order so no one always goes first. */
@@ -450,7 +591,7 @@ int main(int argc, char **argv)
 			uint64_t t0 = now_ns();
 
 			for (p = 0; p < BB_PASSES; p++) {
-				ret = run_windows(rows[row].fd, KBB_KEYS);
+				ret = run_windows(rows[row].fd, KBB_KEYS, 0);
 				if (ret < 0) {
 					check(0, "timed-run", "%s: %s",
 					      rows[row].impl, strerror(-ret));
@@ -460,19 +601,27 @@ int main(int argc, char **argv)
 			rows[row].ns[r] = (double)(now_ns() - t0) /
 					  (BB_PASSES * KBB_KEYS);
 		}
+		for (j = 0; j < ROW_COUNT && cpus >= 2; j++) {
+			int row = ROW_HOT_ACQUIRE +
+				  (j + r) % (ROW_COUNT - ROW_HOT_ACQUIRE);
+
+			if (j < ROW_COUNT - ROW_HOT_ACQUIRE)
+				rows[row].ns2[r] = run_duo(row, msg,
+							   sizeof(msg));
+		}
 		printf("  repeat %d/%d done\n", r + 1, repeats);
 	}
-	for (r = 0; r < ROW_COUNT; r++)
+	for (r = 0; r < ROW_COUNT; r++) {
 		rows[r].median = median(rows[r].ns, repeats);
+		rows[r].median2 = median(rows[r].ns2, repeats);
+	}
 
 	printf("\nMedian ns per check from a BPF program in the VM (qemu: "
 	       "only the ratios below mean anything)\n");
 	printf(" %-14s %-22s %10s %12s %12s\n", "impl", "call", "ns/check",
 	       "fp measured", "fp formula");
-	for (r = 0; r < ROW_COUNT; r++) {
-		printf(" %-14s %-22s %10.1f", rows[r].impl,
-		       r == ROW_KFUNC ? "bpf_kbloom_check()" : r == ROW_MAP ?
-		       "bpf_map_peek_elem()" : "(the loop alone)",
+	for (r = 0; r < ROW_HOT_ACQUIRE; r++) {
+		printf(" %-14s %-22s %10.1f", rows[r].impl, rows[r].call,
 		       rows[r].median);
 		if (r != ROW_NONE)
 			printf(" %11.4f%% %11.4f%%",
@@ -494,6 +643,44 @@ int main(int argc, char **argv)
 	       rows[ROW_KFUNC].fp_hits : 0.0);
 	printf("\n");
 
+	printf("Hot path: one check per packet, %d packets per test_run; "
+	       "million checks per second (medians)\n", KBB_RUN);
+	printf(" %-20s %-22s %10s %14s %14s\n", "impl", "per packet",
+	       "ns/check", "1 vCPU", "2 vCPUs (sum)");
+	for (r = ROW_HOT_ACQUIRE; r < ROW_COUNT; r++) {
+		printf(" %-20s %-22s %10.1f %14.3f", rows[r].impl,
+		       rows[r].call, rows[r].median, 1e3 / rows[r].median);
+		if (cpus >= 2)
+			printf(" %14.3f", 1e3 / rows[r].median2);
+		printf("\n");
+	}
+	/* Ratios of checks per second: the inverse ratio of the times. */
+	printf("\nHot-path ratios in the VM (checks per second)\n");
+	printf("   %-50s %8.2fx\n", "1 vCPU: kptr-percpu / acquire-each",
+	       rows[ROW_HOT_ACQUIRE].median / rows[ROW_HOT_KPTR].median);
+	printf("   %-50s %8.2fx\n", "1 vCPU: kptr-percpu / bpf-map-peek-each",
+	       rows[ROW_HOT_PEEK].median / rows[ROW_HOT_KPTR].median);
+	if (cpus >= 2) {
+		printf("   %-50s %8.2fx\n",
+		       "2 vCPUs: kptr-percpu / acquire-each",
+		       rows[ROW_HOT_ACQUIRE].median2 /
+		       rows[ROW_HOT_KPTR].median2);
+		printf("   %-50s %8.2fx\n",
+		       "2 vCPUs: kptr-percpu / bpf-map-peek-each",
+		       rows[ROW_HOT_PEEK].median2 / rows[ROW_HOT_KPTR].median2);
+		for (r = ROW_HOT_ACQUIRE; r < ROW_COUNT; r++) {
+			snprintf(label, sizeof(label), "2 vCPUs / 1 vCPU: %s",
+				 rows[r].impl);
+			printf("   %-50s %8.2fx\n", label,
+			       rows[r].median / rows[r].median2);
+		}
+		check(!msg[0], "two-cpus-answers", "%s", msg);
+	} else {
+		printf("SKIP: bench-bpf/two-cpus: %d CPU online, the two-CPU "
+		       "rows need 2\n", cpus);
+	}
+	printf("\n");
+
 	check(fp_fair((double)rows[ROW_KFUNC].fp_hits / BB_ABSENT,
 		      rows[ROW_KFUNC].fp_theory, BB_ABSENT), "kfunc-fp-rate",
 	      "kbloom: %llu false positives in %d absent keys, the filter's "
@@ -505,9 +692,14 @@ int main(int argc, char **argv)
 	      "bpf map: %llu false positives in %d absent keys, the standard "
 	      "formula says %.4f%%", (unsigned long long)
 	      rows[ROW_MAP].fp_hits, BB_ABSENT, 100 * rows[ROW_MAP].fp_theory);
-	for (r = 0; r < ROW_COUNT; r++)
-		json_row(r, n, bits, r == ROW_KFUNC ? info.k : shape.k,
-			 repeats, r != ROW_NONE);
+	for (r = 0; r < ROW_COUNT; r++) {
+		uint32_t k = r == ROW_KFUNC || r == ROW_HOT_ACQUIRE ||
+			     r == ROW_HOT_KPTR ? info.k : shape.k;
+
+		json_row(r, n, bits, k, repeats, r < ROW_NONE, 1);
+		if (hot_row(r) && cpus >= 2)
+			json_row(r, n, bits, k, repeats, false, 2);
+	}
 
 	bpf_object__close(obj);
 	close(fd);

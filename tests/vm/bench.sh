@@ -8,8 +8,9 @@
 # rows (where = vm) for the host to collect.  Then kbloom-vmbench window: a
 # window filter's batched checks with and without continuous rotations.
 # Then bench-bpf: a check from a BPF program, kbloom's kfunc against
-# bpf_map_peek_elem() on a BPF bloom map of the same keys and bits (SKIP
-# without BTF).  Then kbloom-vmthreads: ADD throughput of 1, 2 and 4
+# bpf_map_peek_elem() on a BPF bloom map of the same keys and bits, and
+# the hot path per packet (acquire each time, a per-CPU kptr, the map) on
+# one vCPU and on two at once (SKIP without BTF).  Then kbloom-vmthreads: ADD throughput of 1, 2 and 4
 # processes on one filter, and its PASS/FAIL lines.
 set -u
 n=${1:-1000000}

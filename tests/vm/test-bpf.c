@@ -1147,22 +1147,12 @@ static unsigned int life_setup;	/* odd while main sets up a new filter */
 
 static int life_cpus;		/* CPUs the runners are spread over */
 
-/* Runs the calling thread on cpu alone. */
-static void pin_to(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 static void *run_loop(void *arg)
 {
 	struct runner *r = arg;
 
 	if (life_cpus > 1)
-		pin_to(r->alone ? 1 : 0);
+		kb_pin_to(r->alone ? 1 : 0);
 	while (!__atomic_load_n(&life_stop, __ATOMIC_ACQUIRE)) {
 		int gone = __atomic_load_n(&life_destroyed, __ATOMIC_ACQUIRE);
 		unsigned int s0 = __atomic_load_n(&life_setup, __ATOMIC_ACQUIRE);
@@ -1337,7 +1327,7 @@ static const char *lifetime_case(const struct vt_type *t)
 	if (sched_getaffinity(0, sizeof(cpus), &cpus))
 		CPU_ZERO(&cpus);
 	if (life_cpus > 1)
-		pin_to(0);
+		kb_pin_to(0);
 	for (i = 0; i < n; i++) {
 		if (pthread_create(&r[i].thread, NULL, run_loop, &r[i]))
 			break;
@@ -1466,6 +1456,322 @@ static const char *module_unpinned(void)
 		       (unsigned long long)refcnt_start);
 }
 
+/* ---- a reference kept in a map ---- */
+
+/*
+ * bpf/bench.bpf.c's hot_kptr keeps a reference to the filter of
+ * g.filter_id in its CPU's slot of a per-CPU array (the pattern of
+ * kbloom_api.h's end), with the kptr tag this kernel takes.
+ * Its window here is KBB_RUN copies of life_filter()'s key.
+ */
+struct hot {
+	struct bpf_object *obj;
+	struct kbb_globals *g;
+	int prog;
+};
+
+static const char *hot_open(struct hot *h, uint32_t id)
+{
+	const char *why = kb_btf_missing(), *variant;
+	uint8_t key[KBT_KEY_BYTES];
+	int err, i;
+
+	if (why)
+		return vt_skip("%s", why);
+	memset(h, 0, sizeof(*h));
+	err = kb_load_bench(&h->obj, NULL, &variant);
+	if (err)
+		return vt_fail("load bench.bpf.o: %s: %s",
+			       vt_errno_name(err), kb_libbpf_last());
+	h->g = kb_globals(h->obj, sizeof(*h->g));
+	h->prog = kb_prog_fd(h->obj, "hot_kptr");
+	if (!h->g || h->prog < 0) {
+		bpf_object__close(h->obj);
+		return vt_fail("bench object: no globals or no hot_kptr");
+	}
+	kb_key(key, 7, 0);
+	for (i = 0; i < KBB_RUN; i++)
+		memcpy(h->g->keys[i], key, KBT_KEY_BYTES);
+	h->g->filter_id = id;
+	return NULL;
+}
+
+static void hot_close(struct hot *h)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (h->g)
+		munmap(h->g, (sizeof(*h->g) + page - 1) / page * page);
+	if (h->obj)
+		bpf_object__close(h->obj);
+	h->obj = NULL;
+	h->g = NULL;
+}
+
+/*
+ * One run of hot_kptr on cpu: the keys found (KBB_RUN while the
+ * filter lives), or its error: -ENODEV from a check through a reference
+ * to a destroyed filter, KBB_NO_FILTER when the acquire found none.
+ */
+static long hot_run(struct hot *h, int cpu)
+{
+	struct kbb_cpu *c = &h->g->cpu[cpu];
+	uint8_t pkt[KBT_PKT_BYTES] = { 0 };
+	long ret;
+
+	if (kb_pin_to(cpu))
+		return -errno;
+	c->first = 0;
+	c->error = 0;
+	ret = kb_run_pkt(h->prog, pkt, sizeof(pkt), 1);
+	if (ret < 0)
+		return ret;
+	if (ret != XDP_PASS)
+		return -EIO;
+	return c->error ? c->error : (long)c->hits;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/*
+ * The runs on each CPU store a reference in its slot; the program
+ * acquires once per CPU, not per run.  Then the filter is destroyed
+ * while the map holds them: its node and sysfs directory go and its name
+ * is free at once, its memory stays until the map is freed, when the
+ * destructor drops the references.
+ */
+static const char *kptr_map_holds(void)
+{
+	const struct vt_type *t = &vt_types[0];
+	int cpus = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1, cpu, fd;
+	uint64_t bytes0, held;
+	const char *msg = NULL;
+	struct hot h;
+	uint32_t id;
+	long ret;
+
+	vt_destroy(NAME);
+	EXPECT_OK(vt_read_u64_file(VT_SYSFS "/total_bytes", &bytes0));
+	EXPECT_NULL(life_filter(t, &id));
+	msg = hot_open(&h, id);
+	if (msg)
+		return vt_done(-1, NAME, msg);
+	for (cpu = 0; cpu < cpus && !msg; cpu++) {
+		uint64_t acq0 = h.g->cpu[cpu].acquires;
+		int i;
+
+		for (i = 0; i < 3 && !msg; i++) {
+			ret = hot_run(&h, cpu);
+			if (ret != KBB_RUN)
+				msg = vt_fail("CPU %d, run %d: %ld, want %d "
+					      "found", cpu, i, ret,
+					      KBB_RUN);
+		}
+		if (!msg && h.g->cpu[cpu].acquires - acq0 != 1)
+			msg = vt_fail("CPU %d: %llu acquires in 3 runs of %d "
+				      "packets, want 1", cpu,
+				      (unsigned long long)
+				      (h.g->cpu[cpu].acquires - acq0),
+				      KBB_RUN);
+	}
+	if (msg) {
+		hot_close(&h);
+		return vt_done(-1, NAME, msg);
+	}
+	if (vt_destroy(NAME))
+		msg = vt_fail("destroy: %s", vt_errno_name(errno));
+	else if (exists("/dev/kbloom/" NAME) || exists(VT_SYSFS "/" NAME))
+		msg = vt_fail("/dev/kbloom/%s or its sysfs directory stayed "
+			      "after the destroy", NAME);
+	else if (vt_read_u64_file(VT_SYSFS "/total_bytes", &held) ||
+		 held <= bytes0)
+		msg = vt_fail("total_bytes %llu with the map holding the "
+			      "destroyed filter, %llu without it",
+			      (unsigned long long)held,
+			      (unsigned long long)bytes0);
+	if (!msg) {
+		/* The name is free: a new filter takes it meanwhile. */
+		fd = vt_fresh(NAME, t->type, 1000, 0, 0, SEED);
+		if (fd < 0)
+			msg = vt_fail("create %s again while the map holds "
+				      "the old one: %s", NAME,
+				      vt_errno_name(errno));
+		else
+			msg = vt_done(fd, NAME, NULL);
+	}
+	hot_close(&h);
+	if (msg)
+		return msg;
+	msg = total_bytes_back(bytes0, "after the map was freed");
+	if (!msg)
+		printf("  %s/kptr-map-holds: %llu bytes held by %d CPU "
+		       "slot(s) after the destroy, freed with the map\n",
+		       SUITE, (unsigned long long)(held - bytes0), cpus);
+	return msg;
+}
+
+/*
+ * A check through the slot's reference after the destroy gets -ENODEV;
+ * the program drops the reference, which frees the filter with the map
+ * still there, and acquires by id from then on: nothing while the id is
+ * dead, a new filter once the id names one.
+ */
+static const char *kptr_enodev_drops(void)
+{
+	const struct vt_type *t = &vt_types[0];
+	uint64_t bytes0, acq0, drops0;
+	const char *msg = NULL;
+	struct kbb_cpu *c;
+	struct hot h;
+	uint32_t id;
+	long ret;
+
+	vt_destroy(NAME);
+	EXPECT_OK(vt_read_u64_file(VT_SYSFS "/total_bytes", &bytes0));
+	EXPECT_NULL(life_filter(t, &id));
+	msg = hot_open(&h, id);
+	if (msg)
+		return vt_done(-1, NAME, msg);
+	c = &h.g->cpu[0];
+	ret = hot_run(&h, 0);
+	if (ret != KBB_RUN)
+		msg = vt_fail("alive: %ld, want %d found", ret, KBB_RUN);
+	else if (vt_destroy(NAME))
+		msg = vt_fail("destroy: %s", vt_errno_name(errno));
+	if (msg) {
+		hot_close(&h);
+		return vt_done(-1, NAME, msg);
+	}
+	acq0 = c->acquires;
+	drops0 = c->drops;
+	ret = hot_run(&h, 0);
+	if (ret != -ENODEV || c->drops - drops0 != 1)
+		msg = vt_fail("destroyed: %ld and %llu drops, want ENODEV and "
+			      "1", ret, (unsigned long long)(c->drops - drops0));
+	if (!msg)
+		msg = total_bytes_back(bytes0, "after the program dropped "
+				       "its reference");
+	if (!msg) {
+		ret = hot_run(&h, 0);
+		if (ret != KBB_NO_FILTER || c->acquires != acq0)
+			msg = vt_fail("the dead id: %ld, %llu acquires, want "
+				      "no filter and none", ret,
+				      (unsigned long long)(c->acquires - acq0));
+	}
+	if (!msg)
+		msg = life_filter(t, &id);
+	if (!msg) {
+		h.g->filter_id = id;
+		ret = hot_run(&h, 0);
+		if (ret != KBB_RUN || c->acquires - acq0 != 1)
+			msg = vt_fail("a new id: %ld, %llu acquires, want %d "
+				      "found and 1", ret, (unsigned long long)
+				      (c->acquires - acq0), KBB_RUN);
+	}
+	hot_close(&h);
+	msg = vt_done(-1, NAME, msg);
+	return msg ? msg : total_bytes_back(bytes0, "after the last destroy");
+}
+
+/*
+ * Last of all (after module-unpinned): a map whose values hold kbloom's
+ * kptr pins the module while it exists, programs or not, so that its
+ * destructor cannot go before it: rmmod is refused (EAGAIN) with the map
+ * alone holding a reference, and works once the map is freed.  kbloom is
+ * loaded again for the harness, as test-kapi.sh does.
+ */
+static const char *kptr_map_pins_module(void)
+{
+	const char *ko = getenv("KBLOOM_VM_MODULE") ?: "/kbloom.ko";
+	const char *args = getenv("KBLOOM_INSMOD_ARGS") ?: "";
+	uint64_t bytes0, now = 0, held;
+	const char *msg = NULL;
+	struct hot h;
+	uint32_t id;
+	int map, kofd, i, err;
+	long ret;
+
+	if (!exists(ko))
+		return vt_skip("no %s to load kbloom again from", ko);
+	vt_destroy(NAME);
+	EXPECT_OK(vt_read_u64_file(VT_SYSFS "/total_bytes", &bytes0));
+	EXPECT_NULL(life_filter(&vt_types[0], &id));
+	msg = hot_open(&h, id);
+	if (msg)
+		return vt_done(-1, NAME, msg);
+	ret = hot_run(&h, 0);
+	map = dup(bpf_map__fd(bpf_object__find_map_by_name(h.obj, "slots")));
+	hot_close(&h);
+	if (ret != KBB_RUN || map < 0) {
+		if (map >= 0)
+			close(map);
+		return vt_done(-1, NAME, vt_fail("run: %ld, map %d", ret,
+						 map));
+	}
+	/* Only the map's reference keeps the filter now. */
+	if (vt_destroy(NAME))
+		msg = vt_fail("destroy: %s", vt_errno_name(errno));
+	/*
+	 * The programs' module references go with them, after RCU: wait
+	 * until the count has stood still for a second.  What stays is the
+	 * map's (one on 6.1, two on 6.12).
+	 */
+	for (i = 0, held = 0; i < 100 && !msg; i++) {
+		EXPECT_OK(read_refcnt(&now));
+		if (now == held && now > refcnt_start)
+			break;
+		held = now;
+		usleep(1000000);
+	}
+	if (!msg && now <= refcnt_start)
+		msg = vt_fail("kbloom refcnt %llu with the map alone, no more "
+			      "than before", (unsigned long long)now);
+	err = syscall(SYS_delete_module, "kbloom", O_NONBLOCK) ? errno : 0;
+	if (!msg && (!err || !exists("/sys/module/kbloom")))
+		msg = vt_fail("rmmod with a map holding a reference: %s",
+			      err ? "module gone" : "succeeded");
+	else if (!msg && err != EAGAIN)
+		msg = vt_fail("rmmod with a map holding a reference: %s, "
+			      "want EAGAIN", vt_errno_name(err));
+	close(map);
+	if (msg)
+		return msg;
+	printf("  %s/kptr-map-pins-module: refcnt %llu with the map alone "
+	       "(%llu before), rmmod refused\n", SUITE,
+	       (unsigned long long)now, (unsigned long long)refcnt_start);
+	msg = total_bytes_back(bytes0, "after the map was freed");
+	for (i = 0; i < 1000 && !msg; i++) {
+		EXPECT_OK(read_refcnt(&now));
+		if (now == refcnt_start)
+			break;
+		usleep(10000);
+	}
+	if (!msg && now != refcnt_start)
+		msg = vt_fail("kbloom refcnt %llu 10 s after the map was "
+			      "freed, %llu before", (unsigned long long)now,
+			      (unsigned long long)refcnt_start);
+	if (msg)
+		return msg;
+	if (syscall(SYS_delete_module, "kbloom", O_NONBLOCK))
+		msg = vt_fail("rmmod after the map was freed: %s",
+			      vt_errno_name(errno));
+	kofd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (kofd < 0 || syscall(SYS_finit_module, kofd, args, 0)) {
+		err = errno;
+		if (!msg)
+			msg = vt_fail("insmod %s %s: %s", ko, args,
+				      vt_errno_name(err));
+	}
+	if (kofd >= 0)
+		close(kofd);
+	return msg;
+}
+
 /* ---- the run ---- */
 
 typedef const char *(*typed_fn)(const struct vt_type *t);
@@ -1512,7 +1818,10 @@ int main(int argc, char **argv)
 		vt_report(SUITE, full, reject_case(&rejections[i]));
 	}
 	prog_type_cases();
+	vt_report(SUITE, "kptr-map-holds", kptr_map_holds());
+	vt_report(SUITE, "kptr-enodev-drops", kptr_enodev_drops());
 	vt_report(SUITE, "module-unpinned", module_unpinned());
+	vt_report(SUITE, "kptr-map-pins-module", kptr_map_pins_module());
 	vt_summary(SUITE);
 	return vt_failed ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #define KBLOOM_TEST_BPF_LOADER_H
 
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <sys/mman.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "test_shared.h"
@@ -38,8 +40,10 @@ static char kb_libbpf_said[2048];
 static int kb_libbpf_print(enum libbpf_print_level level, const char *fmt,
 			   va_list ap)
 {
+	/* A verifier log comes as one message, its reason at the end. */
+	static char line[65536];
 	size_t have = strlen(kb_libbpf_said), room;
-	char line[512];
+	const char *tail = line;
 	int n;
 
 	if (level == LIBBPF_DEBUG)
@@ -49,17 +53,19 @@ static int kb_libbpf_print(enum libbpf_print_level level, const char *fmt,
 		return n;
 	n = strlen(line);
 	room = sizeof(kb_libbpf_said) - 1;
+	if ((size_t)n > room) {
+		tail = line + n - room;
+		n = room;
+	}
 	if (have + n > room) {
 		/* Keep the newest: drop from the front. */
 		size_t drop = have + n - room;
 
-		if (drop > have)
-			drop = have;
 		memmove(kb_libbpf_said, kb_libbpf_said + drop, have - drop + 1);
 		have -= drop;
 	}
-	snprintf(kb_libbpf_said + have, sizeof(kb_libbpf_said) - have, "%s",
-		 line);
+	memcpy(kb_libbpf_said + have, tail, n);
+	kb_libbpf_said[have + n] = 0;
 	return n;
 }
 
@@ -183,6 +189,91 @@ static inline int kb_load_test(struct bpf_object **objp,
 	return 0;
 }
 
+/*
+ * bench.bpf.c's map "slots" made here, its value a struct kbb_slot whose
+ * pointer to struct kbloom_filter carries the kptr tag tag; a map fd, or
+ * -errno.  Made here because clang 14 (Debian 12's) keeps a btf_type_tag
+ * in its debug info but leaves it out of the object's BTF, where the
+ * kernel looks for it.
+ */
+static inline int kb_slot_map(const char *tag)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	struct btf *btf = btf__new_empty();
+	int u32, filter, tagged, ptr, slot, fd = -EINVAL, err;
+
+	if (!btf)
+		return -errno;
+	u32 = btf__add_int(btf, "unsigned int", 4, 0);
+	filter = btf__add_struct(btf, "kbloom_filter", 0);
+	tagged = btf__add_type_tag(btf, tag, filter);
+	ptr = btf__add_ptr(btf, tagged);
+	slot = btf__add_struct(btf, "kbb_slot", 8);
+	err = slot < 0 ? slot : btf__add_field(btf, "f", ptr, 0, 0);
+	if (!err && (u32 < 0 || filter < 0 || tagged < 0 || ptr < 0))
+		err = -EINVAL;
+	if (!err)
+		err = btf__load_into_kernel(btf);
+	if (!err) {
+		opts.btf_fd = btf__fd(btf);
+		opts.btf_key_type_id = u32;
+		opts.btf_value_type_id = slot;
+		fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "slots", 4, 8, 1,
+				    &opts);
+		err = fd < 0 ? -errno : 0;
+	}
+	btf__free(btf);
+	return err ? err : fd;
+}
+
+/*
+ * The embedded bench object (bpf/bench.bpf.c) loaded into *objp, its
+ * "slots" made by kb_slot_map() with the kptr tag this kernel takes (in
+ * *tag).  The tag is found by trying, not from the kernel's version:
+ * "kptr", a referenced kptr since 6.3, then "kptr_ref", what 6.1 (to
+ * 6.2) calls one.  A kernel that reads the tag otherwise still makes the
+ * map (6.1 takes "kptr" for an unreferenced kptr, 6.12 drops an unknown
+ * tag's field), and its verifier refuses hot_kptr's bpf_kptr_xchg(), so
+ * the try is the whole load.  setup (may be NULL) runs on each opened
+ * object before its load (to size the bloom map).  0, or the errno of the
+ * last try, with kb_libbpf_last() saying more; nothing stays open then.
+ */
+static inline int kb_load_bench(struct bpf_object **objp,
+				int (*setup)(struct bpf_object *obj),
+				const char **tag)
+{
+	static const char *const tags[] = { "kptr", "kptr_ref" };
+	struct bpf_object *obj;
+	struct bpf_map *slots;
+	int err = EINVAL, fd, i;
+
+	kb_libbpf_said[0] = 0;
+	for (i = 0; i < 2; i++) {
+		obj = KB_OPEN(bench);
+		if (!obj)
+			return errno;
+		slots = bpf_object__find_map_by_name(obj, "slots");
+		fd = slots ? kb_slot_map(tags[i]) : -ENOENT;
+		err = fd < 0 ? -fd : 0;
+		if (!err) {
+			/* The object takes its own copy of the fd. */
+			err = -bpf_map__reuse_fd(slots, fd);
+			close(fd);
+		}
+		if (!err && setup)
+			err = -setup(obj);
+		if (!err)
+			err = -bpf_object__load(obj);
+		if (!err) {
+			*objp = obj;
+			*tag = tags[i];
+			return 0;
+		}
+		bpf_object__close(obj);
+	}
+	return err;
+}
+
 /* The object and its globals' mapping (g may be NULL) gone. */
 static inline void kb_close_test(struct bpf_object *obj,
 				 struct kbt_globals *g)
@@ -222,6 +313,16 @@ static inline long kb_run_ctx(int prog_fd, void *ctx, uint32_t len)
 	if (bpf_prog_test_run_opts(prog_fd, &opts))
 		return -errno;
 	return (int32_t)opts.retval;
+}
+
+/* Runs the calling thread on cpu alone (a program it runs, too). */
+static inline int kb_pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
 }
 
 static inline uint64_t kb_mix(uint64_t x)

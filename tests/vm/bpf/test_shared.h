@@ -82,15 +82,31 @@ struct kbt_types_globals {
  * not SYSCALL ones: those are sleepable, and sleepable programs may not
  * use a bloom filter map (6.1's verifier: "Sleepable programs can only
  * use array, hash, and ringbuf maps").
+ *
+ * Each CPU has its own window and answers (cpu[], a cache line each), so
+ * that programs running on both CPUs at once share no written line; a
+ * program on CPU c uses cpu[c % KBB_CPUS], so bench-bpf and test-bpf pin
+ * the threads that run them.
  */
 #define KBB_KEYS		65536	/* a power of two */
 #define KBB_RUN			4096	/* keys per test_run */
+#define KBB_CPUS		8	/* cpu[] slots, a power of two */
+#define KBB_NO_FILTER		(-2)	/* error: acquire found no filter */
 
-struct kbb_globals {
-	__u32 filter_id;
+struct kbb_cpu {
 	__u32 first;		/* of the window, a multiple of KBB_RUN */
 	__u32 hits;		/* out: keys found (may be present) */
 	__s32 error;		/* out: a negative return, or 0 */
+	__u32 pad;
+	__u64 acquires;		/* out, counted up: hot_kptr's acquires */
+	__u64 drops;		/* out, counted up: references it dropped */
+	__u64 pad2[4];
+} __attribute__((aligned(64)));
+
+struct kbb_globals {
+	__u32 filter_id;
+	__u32 pad[15];
+	struct kbb_cpu cpu[KBB_CPUS];
 	__u8 keys[KBB_KEYS][KBT_KEY_BYTES];
 };
 
