@@ -687,6 +687,9 @@ static const struct rejection rejections[] = {
 	  "ptr_or_null_kbloom_filter" },
 	{ "trace_add", { "calling kernel function bpf_kbloom_add is not "
 			 "allowed" }, NULL },
+	{ "kptr_leak", { "Unreleased reference" }, NULL },
+	{ "kptr_use_after_put", { "must point to scalar, or struct with "
+				  "scalar" }, "scalar" },
 };
 
 /*
@@ -769,6 +772,34 @@ static const char *log_tail(const char *log)
 	return line;
 }
 
+/*
+ * obj's "slots" made as a map of referenced kptrs, with the tag with
+ * which this kernel loads bench.bpf.c's hot_kptr: so that a kptr_*
+ * program is refused for its own mistake, not for a field the verifier
+ * does not take as a kptr.  NULL, or why not.
+ */
+static const char *kptr_slots(struct bpf_object *obj)
+{
+	struct bpf_object *bench = NULL;
+	const char *tag = NULL;
+	int err, fd;
+
+	err = kb_load_bench(&bench, NULL, &tag);
+	if (err)
+		return vt_fail("load bench.bpf.o for its kptr tag: %s: %s",
+			       vt_errno_name(err), kb_libbpf_last());
+	bpf_object__close(bench);
+	fd = kb_slot_map(tag);
+	if (fd < 0)
+		return vt_fail("slot map with tag %s: %s", tag,
+			       vt_errno_name(-fd));
+	err = bpf_map__reuse_fd(bpf_object__find_map_by_name(obj, "slots"),
+				fd);
+	close(fd);
+	return err ? vt_fail("reuse the slot map: %s", vt_errno_name(-err))
+		   : NULL;
+}
+
 static const char *reject_case(const struct rejection *r)
 {
 	static char log[1 << 20];
@@ -800,6 +831,13 @@ static const char *reject_case(const struct rejection *r)
 	}
 	obj = KB_OPEN(reject);
 	EXPECT(obj, "open reject.bpf.o: %s", vt_errno_name(errno));
+	if (!strncmp(r->name, "kptr_", 5)) {
+		msg = kptr_slots(obj);
+		if (msg) {
+			bpf_object__close(obj);
+			return msg;
+		}
+	}
 	err = load_one(obj, r->name, log, sizeof(log));
 	if (!err)
 		msg = vt_fail("the verifier accepted it");

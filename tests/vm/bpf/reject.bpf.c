@@ -16,6 +16,21 @@ char _license[] SEC("license") = "GPL";
 
 struct kbt_reject_globals g;
 
+/*
+ * A slot for a kept reference, as bench.bpf.c's: test-bpf makes the map
+ * with kb_slot_map() (loader.h), whose BTF tags f as a referenced kptr.
+ */
+struct kbr_slot {
+	__u64 f;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct kbr_slot);
+	__uint(max_entries, 1);
+} slots SEC(".maps");
+
 /* A key size read from a global: nothing bounds it. */
 SEC("?xdp")
 int size_unbounded(struct xdp_md *ctx)
@@ -92,6 +107,53 @@ int null_unchecked(struct xdp_md *ctx)
 	if (f)
 		bpf_kbloom_release(f);
 	return ret == 1 ? XDP_DROP : XDP_PASS;
+}
+
+/*
+ * A reference taken out of its slot is neither put back nor released on
+ * the path that checks (bench.bpf.c's hot_kptr puts it back).
+ */
+SEC("?xdp")
+int kptr_leak(struct xdp_md *ctx)
+{
+	__u8 key[KBT_KEY_BYTES] = {};
+	struct kbloom_filter *f;
+	struct kbr_slot *s;
+	__u32 zero = 0;
+
+	s = bpf_map_lookup_elem(&slots, &zero);
+	if (!s)
+		return XDP_ABORTED;
+	f = bpf_kptr_xchg(&s->f, NULL);
+	if (!f)
+		return XDP_PASS;
+	return bpf_kbloom_check(f, key, sizeof(key)) == 1 ? XDP_DROP
+							    : XDP_PASS;
+}
+
+/*
+ * A check through the pointer after it went back into the slot: the map
+ * owns that reference now, and another packet may take and drop it.
+ */
+SEC("?xdp")
+int kptr_use_after_put(struct xdp_md *ctx)
+{
+	__u8 key[KBT_KEY_BYTES] = {};
+	struct kbloom_filter *f, *old;
+	struct kbr_slot *s;
+	__u32 zero = 0;
+
+	s = bpf_map_lookup_elem(&slots, &zero);
+	if (!s)
+		return XDP_ABORTED;
+	f = bpf_kbloom_acquire(g.filter_id);
+	if (!f)
+		return XDP_ABORTED;
+	old = bpf_kptr_xchg(&s->f, f);
+	if (old)
+		bpf_kbloom_release(old);
+	return bpf_kbloom_check(f, key, sizeof(key)) == 1 ? XDP_DROP
+							    : XDP_PASS;
 }
 
 /* add is not registered for tracing (test.bpf.c's trace_check loads). */
