@@ -235,6 +235,23 @@ static const char *rejection_done(const char *name, struct rejection *r,
 	return vt_done(r->fd, name, msg);
 }
 
+/*
+ * The end of a case whose last write completed r's image: the filter holds
+ * exactly that image now.
+ */
+static const char *loaded_done(const char *name, struct rejection *r)
+{
+	size_t back_len;
+	uint8_t *back = vt_read_image(r->fd, 65536, &back_len);
+	const char *msg = NULL;
+
+	if (!back || back_len != r->len || !vt_image_same(back, r->img, r->len))
+		msg = vt_fail("image not loaded");
+	free(back);
+	free(r->img);
+	return vt_done(r->fd, name, msg);
+}
+
 /* A write of the whole image at once, on a fresh file; -1 and errno. */
 static int write_whole(const char *name, const uint8_t *img, size_t len)
 {
@@ -346,8 +363,6 @@ static const char *reject_image_header_only(const struct vt_type *t)
 /* A byte past a complete image: the image loaded, the byte refused. */
 static const char *reject_image_byte_after_end(const struct vt_type *t)
 {
-	uint8_t *back;
-	size_t back_len;
 	struct rejection r;
 	const char *msg = rejection_setup("img-after", t, &r);
 	int fd;
@@ -361,12 +376,7 @@ static const char *reject_image_byte_after_end(const struct vt_type *t)
 	       vt_errno_name(errno));
 	EXPECT_ERRNO(write(fd, "x", 1), EMSGSIZE);
 	EXPECT_OK(close(fd));
-	back = vt_read_image(r.fd, 65536, &back_len);
-	EXPECT(back && back_len == r.len && vt_image_same(back, r.img, r.len),
-	       "image not loaded");
-	free(back);
-	free(r.img);
-	return vt_done(r.fd, "img-after", NULL);
+	return loaded_done("img-after", &r);
 }
 
 static const char *reject_write_offset(const struct vt_type *t)
@@ -433,8 +443,7 @@ static int close_in_child(int fd)
  */
 static const char *close_dup_midway(const struct vt_type *t)
 {
-	uint8_t *back;
-	size_t half, back_len;
+	size_t half;
 	struct rejection r;
 	const char *msg = rejection_setup("img-dup", t, &r);
 	int fd, dup_fd, err;
@@ -456,12 +465,7 @@ static const char *close_dup_midway(const struct vt_type *t)
 	EXPECT(write(fd, r.img + half, r.len - half) == (ssize_t)(r.len - half),
 	       "write of the rest: %s", vt_errno_name(errno));
 	EXPECT_OK(close(fd));
-	back = vt_read_image(r.fd, 65536, &back_len);
-	EXPECT(back && back_len == r.len && vt_image_same(back, r.img, r.len),
-	       "image not loaded");
-	free(back);
-	free(r.img);
-	return vt_done(r.fd, "img-dup", NULL);
+	return loaded_done("img-dup", &r);
 }
 
 /* The last close after a dup's still reports the truncated image. */
@@ -521,8 +525,7 @@ static const char *reject_pwrite_keeps_offset(const struct vt_type *t)
  */
 static const char *reject_write_then_rewind(const struct vt_type *t)
 {
-	uint8_t *bad, *back;
-	size_t back_len;
+	uint8_t *bad;
 	struct rejection r;
 	const char *msg = rejection_setup("img-wrew", t, &r);
 	off_t at;
@@ -547,13 +550,8 @@ static const char *reject_write_then_rewind(const struct vt_type *t)
 	EXPECT(write(fd, r.img, r.len) == (ssize_t)r.len, "write after "
 	       "rewinding: %s", vt_errno_name(errno));
 	EXPECT_OK(close(fd));
-	back = vt_read_image(r.fd, 65536, &back_len);
-	EXPECT(back && back_len == r.len && vt_image_same(back, r.img, r.len),
-	       "image not loaded");
-	free(back);
 	free(bad);
-	free(r.img);
-	return vt_done(r.fd, "img-wrew", NULL);
+	return loaded_done("img-wrew", &r);
 }
 
 static const char *reject_read_bad_pointer(const struct vt_type *t)
