@@ -478,7 +478,7 @@ int main(int argc, char **argv)
 		check(0, "device-create", "%s", strerror(-fd));
 		return 1;
 	}
-	err = -kb_load_bench(&obj, bloom_setup, &variant);
+	err = -kb_load_bench(&obj, bloom_setup, &variant, NULL);
 	if (!err) {
 		g = kb_globals(obj, sizeof(*g));
 		if (!g)

@@ -784,7 +784,7 @@ static const char *kptr_slots(struct bpf_object *obj)
 	const char *tag = NULL;
 	int err, fd;
 
-	err = kb_load_bench(&bench, NULL, &tag);
+	err = kb_load_bench(&bench, NULL, &tag, "hot_kptr");
 	if (err)
 		return vt_fail("load bench.bpf.o for its kptr tag: %s: %s",
 			       vt_errno_name(err), kb_libbpf_last());
@@ -1517,7 +1517,7 @@ static const char *hot_open(struct hot *h, uint32_t id)
 	if (why)
 		return vt_skip("%s", why);
 	memset(h, 0, sizeof(*h));
-	err = kb_load_bench(&h->obj, NULL, &variant);
+	err = kb_load_bench(&h->obj, NULL, &variant, "hot_kptr");
 	if (err)
 		return vt_fail("load bench.bpf.o: %s: %s",
 			       vt_errno_name(err), kb_libbpf_last());
