@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Every VM test, run inside the VM by `make test-vm`:
-#   sh scripts/vm-run tests/vm/run-all.sh [--timeout S] [NAME...]
+#   sh scripts/vm-run tests/vm/run-all.sh [--timeout S] [[!]NAME...]
 # The tests are /tests/test-*.sh (tests/vm/*.sh) and /usr/bin/test-* (the
-# static programs from tests/vm/*.c); NAME patterns pick a subset.  Their
+# static programs from tests/vm/*.c); NAME patterns pick a subset, and
+# !NAME patterns leave tests out (make check splits a suite in two so:
+# the named tests, and all but them).  Their
 # PASS:/FAIL: lines pass through; a test that reports nothing itself is
 # judged by its exit status.  Each test starts with no filters: whatever
 # the previous one left is destroyed.  Exits non-zero if anything failed.
@@ -18,18 +20,30 @@ fi
 tests_dir=${KBLOOM_VM_TESTS:-/tests}
 work=$(mktemp -d "${TMPDIR:-/tmp}/run-all.XXXXXX") || exit 2
 
+# wanted NAME PATTERN...: NAME matches no !PATTERN, and one PATTERN if
+# there are any.
 wanted() {
-	[ $# -eq 1 ] && return 0
 	name=$1
 	shift
+	picked=all
 	for pattern in "$@"; do
 		# Patterns are globs on purpose.
 		# shellcheck disable=SC2254
-		case $name in
-		$pattern) return 0 ;;
+		case $pattern in
+		!*)
+			case $name in
+			${pattern#!}) return 1 ;;
+			esac
+			;;
+		*)
+			[ "$picked" = all ] && picked=no
+			case $name in
+			$pattern) picked=yes ;;
+			esac
+			;;
 		esac
 	done
-	return 1
+	[ "$picked" != no ]
 }
 
 # Filters are the devices of class kbloom, one directory each.
