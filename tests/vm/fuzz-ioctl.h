@@ -110,7 +110,6 @@ struct fz_map {
 	uint64_t off;		/* in pages, from the mapping's start */
 	uint64_t map_pages;	/* the whole filter's mapping, in pages */
 	uint64_t last_seq;	/* sequence never falls */
-	bool split;		/* more than one vma: mremap may say EFAULT */
 	bool dead;		/* KBLOOM_MAP_DEAD seen: must stay */
 };
 
