@@ -33,10 +33,14 @@ check() {
 	fi
 }
 
+# readf FILE: its first line; nothing, and a failure, if it cannot be
+# read.  The shell's read, not cat: no program to start, which costs most
+# where the tests call it most, on the debug kernel under TCG.
+readf() {
+	read -r readf_v 2>/dev/null <"$1" && echo "$readf_v"
+}
+
 # sysfs FILTER ATTR: one statistic of a filter; nothing if it is gone.
-# The shell's read, not cat: no program to start, which costs most where
-# the tests call it most, on the debug kernel under TCG.
 sysfs() {
-	read -r sysfs_v 2>/dev/null <"/sys/class/kbloom/$1/$2" &&
-		echo "$sysfs_v"
+	readf "/sys/class/kbloom/$1/$2"
 }

@@ -76,9 +76,10 @@ kb_other() {
 	echo "$2"
 }
 
-# The numbers of kb_numbers, as scripts/vm-initramfs writes them.
+# The numbers of kb_numbers, as scripts/vm-initramfs writes them; the
+# last line is how many (read once, when first needed).
 kb_numbers_file=${KBLOOM_NUMBERS:-/tests/numbers}
-kb_numbers_max=2000000
+kb_numbers_max=
 
 # The sourcing test sets kb_suite; each case may set kb_why first.
 KBLOOMCTL=${KBLOOMCTL:-kbloomctl}
@@ -231,16 +232,20 @@ kb_keys() {
 }
 
 # kb_numbers FIRST COUNT: the numbers FIRST..FIRST+COUNT-1, one per line.
-# Cut from the 1..2,000,000 that scripts/vm-initramfs writes to
-# /tests/numbers where they lie in it: busybox seq prints through
-# floating point, which qemu's TCG emulates, and takes ~15 s a million
-# there; tail and head take it at the speed of memchr.
+# Cut from the 1..N that scripts/vm-initramfs writes to /tests/numbers
+# where they lie in it: busybox seq prints through floating point, which
+# qemu's TCG emulates, and takes ~15 s a million there; tail and head take
+# it at the speed of memchr.
 kb_numbers() {
 	kb_last=$(($1 + $2 - 1))
+	if [ -z "$kb_numbers_max" ]; then
+		kb_numbers_max=0
+		[ -f "$kb_numbers_file" ] &&
+			kb_numbers_max=$(tail -n 1 "$kb_numbers_file")
+	fi
 	if [ "$2" -le 0 ]; then
 		return 0
-	elif [ -f "$kb_numbers_file" ] && [ "$1" -ge 1 ] &&
-		[ "$kb_last" -le "$kb_numbers_max" ]; then
+	elif [ "$1" -ge 1 ] && [ "$kb_last" -le "$kb_numbers_max" ]; then
 		tail -n "+$1" "$kb_numbers_file" | head -n "$2"
 	else
 		seq "$1" "$kb_last"

@@ -67,11 +67,11 @@ trap 'if [ -d "$params" ]; then
 # The shell's read, not cat, for the files read most: no program to
 # start, which is most of this test's time on the debug kernel under TCG.
 refcnt() {
-	read -r refcnt_v </sys/module/kbloom/refcnt && echo "$refcnt_v"
+	readf /sys/module/kbloom/refcnt
 }
 
 total_bytes() {
-	read -r total_v <"$class/total_bytes" && echo "$total_v"
+	readf "$class/total_bytes"
 }
 
 # kapi CMD...: one command to the companion; $res is its answer (a line).
@@ -346,7 +346,7 @@ for type in $kb_types; do
 	# where freeing is not allowed).
 	d=$fname-d
 	bytes0=$(total_bytes)
-	filters0=$(cat "$class/total_filters")
+	filters0=$(readf "$class/total_filters")
 	kbloomctl create -q "$d" --capacity 100000 $flag
 	added "$first_add" | kbloomctl add -q "$d"
 	kapi hold "$d"
@@ -355,9 +355,9 @@ for type in $kb_types; do
 	kbloomctl destroy -q "$d"
 	[ "$bytes1" -gt "$bytes0" ] &&
 		[ "$(total_bytes)" -eq "$bytes1" ] &&
-		[ "$(cat "$class/total_filters")" -eq "$filters0" ]
+		[ "$(readf "$class/total_filters")" -eq "$filters0" ]
 	verdict $? "$type/destroyed-memory-kept" \
-		"total_bytes $bytes0 -> $bytes1 -> $(total_bytes), total_filters $filters0 -> $(cat "$class/total_filters")"
+		"total_bytes $bytes0 -> $bytes1 -> $(total_bytes), total_filters $filters0 -> $(readf "$class/total_filters")"
 	# The name and the id are free again at once.
 	kapi hold-id "$id"
 	check "$type/destroyed-id-free" "$res" has ret=-$ENOENT

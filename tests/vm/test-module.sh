@@ -66,8 +66,8 @@ check unload-removes-nodes "nodes left after rmmod" \
 	  ! -e /sys/class/kbloom ]
 insmod "$ko"
 check reload-starts-empty "filters survived a reload" \
-	[ "$(cat /sys/class/kbloom/total_filters)" = 0 -a \
-	  "$(cat /sys/class/kbloom/total_bytes)" = 0 ]
+	[ "$(readf /sys/class/kbloom/total_filters)" = 0 -a \
+	  "$(readf /sys/class/kbloom/total_bytes)" = 0 ]
 
 # --- destroy and rmmod while rotations are pending ------------------------
 # Windows rotating every 10 ms (the shortest period) on filters whose
@@ -95,7 +95,7 @@ for round in 1 2 3; do
 	insmod "$ko"
 done
 check reload-after-rotations "filters survived a reload" \
-	[ "$(cat /sys/class/kbloom/total_filters)" = 0 ]
+	[ "$(readf /sys/class/kbloom/total_filters)" = 0 ]
 
 # --- the default filter ----------------------------------------------------
 reload default_capacity=1000000 default_fp=1%
@@ -137,5 +137,5 @@ if loaded; then
 fi
 insmod "$ko"
 check plain-load-no-default "a default filter without default_capacity" \
-	[ "$(cat /sys/class/kbloom/total_filters)" = 0 ]
+	[ "$(readf /sys/class/kbloom/total_filters)" = 0 ]
 exit $status
