@@ -285,7 +285,8 @@ struct around {
 
 /*
  * The chance of a "maybe" for a key never added, read before and after a
- * check; ok when no rotation and no rewrite came between the readings.
+ * check; ok when no rotation and no rewrite came between the readings
+ * and the reading did not fall.
  */
 struct bracket {
 	double lo, hi;
