@@ -29,11 +29,13 @@
  * in fuzz/kapi.c and fuzz/bpf.c.
  *
  * Usage: fuzz-ioctl [-s SEED] [-p PROCS] [-n OPS] [-t SECONDS] [-m MIN_OPS]
- *                   [-H HANG_SECONDS] [-F] [-N SUITE] [-K KO]
+ *                   [-H HANG_SECONDS] [-F] [-N SUITE] [-K KO] [-B]
  * OPS is per process; the run also stops after SECONDS.  Everything a worker
  * does follows from SEED and its index, so a failure can be replayed.  KO
  * is the companion module, /kmod/kbloom_kapi_test.ko by default ("" for
- * none: its operations are then skipped, and said so).
+ * none: its operations are then skipped, and said so).  -B leaves the BPF
+ * kfuncs out, for a kernel built without BPF (make check's debug kernel),
+ * where they would otherwise be a SKIP.
  * Prints per-operation counts with the errnos seen, then PASS:/FAIL: lines.
  */
 #include <getopt.h>
@@ -351,7 +353,7 @@ static uint64_t total_ops(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: fuzz-ioctl [-s SEED] [-p PROCS] [-n OPS] [-t SECONDS] [-m MIN_OPS] [-H HANG_SECONDS] [-F] [-N SUITE] [-K KO]\n");
+	fprintf(stderr, "usage: fuzz-ioctl [-s SEED] [-p PROCS] [-n OPS] [-t SECONDS] [-m MIN_OPS] [-H HANG_SECONDS] [-F] [-N SUITE] [-K KO] [-B]\n");
 	exit(2);
 }
 
@@ -364,7 +366,7 @@ int main(int argc, char **argv)
 	bool fault = false, hung = false;
 	int c, p, ctl, good_fds[MAX_PROCS], kind, failed = 0, alive, shared_fd;
 
-	while ((c = getopt(argc, argv, "s:p:n:t:m:H:FN:K:")) != -1) {
+	while ((c = getopt(argc, argv, "s:p:n:t:m:H:FN:K:B")) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'p': nprocs = atoi(optarg); break;
@@ -375,6 +377,7 @@ int main(int argc, char **argv)
 		case 'F': fault = true; break;
 		case 'N': suite = optarg; break;
 		case 'K': ko = optarg; break;
+		case 'B': kf_bpf_off = true; break;
 		default: usage();
 		}
 	}

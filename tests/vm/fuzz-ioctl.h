@@ -324,7 +324,7 @@ uint32_t kf_sysfs_id(struct worker *w, enum op op, const char *name);
 uint32_t kf_random_id(struct worker *w);
 
 /* fuzz/bpf.c, for fz_kernel_*(): what the run has of BPF, and why not. */
-extern bool kf_bpf, kf_bpf_failed;
+extern bool kf_bpf, kf_bpf_failed, kf_bpf_off;
 extern const char *kf_bpf_why;
 uint64_t kf_bpf_init(const char *suite);
 void kf_bpf_setup(struct worker *w);

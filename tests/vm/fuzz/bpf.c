@@ -27,8 +27,11 @@
 #define KF_BPF_GOOD_MAX	8000	/* keys a worker adds through tc_learn */
 #define KF_BPF_SET	0x6b660000ULL	/* + worker: its BPF keys' set */
 
-/* What the run has (set before fork()), and why not. */
-bool kf_bpf, kf_bpf_failed;
+/*
+ * What the run has (set before fork()), and why not; kf_bpf_off (-B)
+ * leaves BPF out of the run, for a kernel built without it.
+ */
+bool kf_bpf, kf_bpf_failed, kf_bpf_off;
 const char *kf_bpf_why = "";
 
 /*
@@ -387,7 +390,8 @@ uint64_t kf_bpf_init(const char *suite)
 	uint64_t t0 = 0;
 	int e;
 
-	kf_bpf_why = kb_btf_missing();
+	kf_bpf_why = kf_bpf_off ? "left out of this run (-B)" :
+		     kb_btf_missing();
 	if (!kf_bpf_why) {
 		kb_libbpf_init();
 		t0 = st_now_ms();

@@ -1376,7 +1376,7 @@ int fz_kernel_finish(const char *suite, const struct wstats *stats,
 		failed += kf_verdict(suite, "bpf", !s.bpf_runs ||
 				     !s.bpf_good_added ? "too little done" :
 				     NULL, detail);
-	} else if (!kf_bpf_failed) {
+	} else if (!kf_bpf_failed && !kf_bpf_off) {
 		printf("SKIP: %s/bpf: %s\n", suite, kf_bpf_why);
 	}
 	return failed;
