@@ -28,6 +28,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
@@ -75,13 +76,37 @@ static void kbloom_window_due(struct kbloom_filter *f)
 		queue_work(kbloom_window_wq, &kd->win.count_work);
 }
 
-/* Caller holds rotate_lock; not after destroy. */
-static void kbloom_window_arm(struct kbloom_dev *kd, u64 delay_ms)
+/*
+ * Milliseconds to jiffies, rounded up as msecs_to_jiffies() rounds, for
+ * any period up to KBLOOM_ROTATE_MS_MAX (2^31 ms; HZ is at most a few
+ * thousand, so ms * HZ stays far below 2^64).  msecs_to_jiffies() takes
+ * an unsigned int and reads 2^31 ms and more as "forever"
+ * (MAX_JIFFY_OFFSET): a window made with the largest period was armed
+ * 2^62 jiffies out and never rotated by time.
+ */
+static u64 kbloom_ms_to_jiffies64(u64 ms)
+{
+	return div_u64(ms * HZ + MSEC_PER_SEC - 1, MSEC_PER_SEC);
+}
+
+/*
+ * Caller holds rotate_lock; not after destroy.  A delay a timer cannot
+ * hold (32-bit jiffies end at MAX_JIFFY_OFFSET, about 12 days at HZ
+ * 1000) waits as long as it can, and the timer's work waits again for
+ * the rest; so does a timer the wheel fires early because it reaches
+ * beyond its last level (about 12 days at HZ 1000, 49 at HZ 250).
+ */
+static void kbloom_window_arm_jiffies(struct kbloom_dev *kd, u64 delay)
 {
 	lockdep_assert_held(&kd->win.rotate_lock);
 	if (kd->win.rotate_ms && !kd->win.stopping)
 		mod_delayed_work(kbloom_window_wq, &kd->win.timer,
-				 msecs_to_jiffies(delay_ms));
+				 min_t(u64, delay, MAX_JIFFY_OFFSET));
+}
+
+static void kbloom_window_arm(struct kbloom_dev *kd, u64 delay_ms)
+{
+	kbloom_window_arm_jiffies(kd, kbloom_ms_to_jiffies64(delay_ms));
 }
 
 /*
@@ -129,13 +154,24 @@ int kbloom_window_rotate_now(struct kbloom_dev *kd)
 	return err;
 }
 
+/*
+ * The period is counted from the last rotation of any kind (or the
+ * start, or an image's time): a timer that fired before its end (see
+ * kbloom_window_arm_jiffies()) waits again for the rest.
+ */
 static void kbloom_window_timer_fn(struct work_struct *work)
 {
 	struct kbloom_dev *kd = container_of(to_delayed_work(work),
 					     struct kbloom_dev, win.timer);
+	u64 due, now;
 
 	mutex_lock(&kd->win.rotate_lock);
-	kbloom_window_rotate_locked(kd);
+	due = kd->win.last + kbloom_ms_to_jiffies64(kd->win.rotate_ms);
+	now = get_jiffies_64();
+	if (time_before64(now, due))
+		kbloom_window_arm_jiffies(kd, due - now);
+	else
+		kbloom_window_rotate_locked(kd);
 	mutex_unlock(&kd->win.rotate_lock);
 }
 
@@ -282,7 +318,8 @@ void kbloom_window_loaded(struct kbloom_dev *kd, u64 elapsed_ms)
 	WRITE_ONCE(kd->map->rotations, w->rotations);
 	if (rotate_ms) {
 		elapsed_ms = min(elapsed_ms, rotate_ms);
-		kd->win.last = get_jiffies_64() - msecs_to_jiffies(elapsed_ms);
+		kd->win.last = get_jiffies_64() -
+			       kbloom_ms_to_jiffies64(elapsed_ms);
 		kbloom_window_arm(kd, rotate_ms - elapsed_ms);
 	}
 	if (kd->win.rotate_every && !kd->win.stopping &&
@@ -303,7 +340,7 @@ u64 kbloom_window_next_ms(struct kbloom_dev *kd)
 	expires = READ_ONCE(kd->win.timer.timer.expires);
 	if (!time_after(expires, now))
 		return 0;
-	return jiffies_to_msecs(expires - now);
+	return jiffies64_to_msecs(expires - now);
 }
 
 void kbloom_window_fill_info(struct kbloom_dev *kd,

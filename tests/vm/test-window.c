@@ -677,6 +677,82 @@ static const char *rotate_by_time(void)
 	return vt_done(fd, "win-time", NULL);
 }
 
+/*
+ * The longest periods the header allows, up to KBLOOM_ROTATE_MS_MAX
+ * (2^31 ms, 24.8 days): the timer stands a whole period out, in GET_WINDOW
+ * and in sysfs, after ROTATE by hand, and after an image whose time it
+ * goes on from.  msecs_to_jiffies() reads 2^31 ms as "forever", which
+ * once armed such a window 2^62 jiffies out: next_rotation_ms then read
+ * 2^32 less a few ms, and it never rotated by time.
+ */
+static const char *longest_periods(void)
+{
+	static const uint64_t periods[] = {
+		KBLOOM_ROTATE_MS_MAX - 1, KBLOOM_ROTATE_MS_MAX,
+	};
+	/* Slack below: the time the calls take under TCG, generously. */
+	const uint64_t slack = 60000;
+	struct kbloom_window_info wi;
+	uint64_t period, v, elapsed;
+	uint8_t *img;
+	size_t len, i;
+	int a, b;
+
+	for (i = 0; i < ARRAY_SIZE(periods); i++) {
+		period = periods[i];
+		a = win_fresh("win-long-a", G, 1 << 16, 4, period, 0);
+		EXPECT(a >= 0, "create at %llu ms: %s",
+		       (unsigned long long)period, vt_errno_name(errno));
+		EXPECT_OK(win_info(a, &wi));
+		EXPECT(wi.rotate_ms == period && !wi.rotations &&
+		       wi.next_rotation_ms > period - slack &&
+		       wi.next_rotation_ms <= period + 10,
+		       "period %llu ms: rotations %llu, next in %llu ms",
+		       (unsigned long long)period,
+		       (unsigned long long)wi.rotations,
+		       (unsigned long long)wi.next_rotation_ms);
+		EXPECT_OK(vt_sysfs_u64("win-long-a", "next_rotation_ms", &v));
+		EXPECT(v > period - slack && v <= period + 10,
+		       "period %llu ms: sysfs next_rotation_ms %llu",
+		       (unsigned long long)period, (unsigned long long)v);
+		/* By hand: a whole period again, from now. */
+		EXPECT_OK(rotate(a));
+		EXPECT_OK(win_info(a, &wi));
+		EXPECT(wi.rotations == 1 &&
+		       wi.next_rotation_ms > period - slack &&
+		       wi.next_rotation_ms <= period + 10,
+		       "period %llu ms: after ROTATE next in %llu ms",
+		       (unsigned long long)period,
+		       (unsigned long long)wi.next_rotation_ms);
+		/* An image's time since its last rotation counts down. */
+		img = vt_read_image(a, 4096, &len);
+		EXPECT(img, "read: %s", vt_errno_name(errno));
+		elapsed = le64(img + WOFF(elapsed_ms));
+		b = win_fresh("win-long-b", G, 1 << 16, 4, period, 0);
+		if (b < 0 || vt_write_image(b, img, len, 1000) ||
+		    win_info(b, &wi)) {
+			free(img);
+			close(b);
+			vt_destroy("win-long-b");
+			return vt_done(a, "win-long-a", "image into a window "
+				       "of the same period failed");
+		}
+		free(img);
+		close(b);
+		vt_destroy("win-long-b");
+		EXPECT(elapsed < slack && wi.rotations == 1 &&
+		       wi.next_rotation_ms > period - elapsed - slack &&
+		       wi.next_rotation_ms <= period - elapsed + 10,
+		       "period %llu ms: image elapsed %llu, next in %llu ms",
+		       (unsigned long long)period,
+		       (unsigned long long)elapsed,
+		       (unsigned long long)wi.next_rotation_ms);
+		close(a);
+		vt_destroy("win-long-a");
+	}
+	return NULL;
+}
+
 /* CLEAR empties every generation, keeps settings, schedule, rotations. */
 static const char *clear_keeps_schedule(void)
 {
@@ -1515,6 +1591,7 @@ static const struct vt_case cases[] = {
 	VT_CASE(guarantee_by_hand),
 	VT_CASE(rotate_by_count),
 	VT_CASE(rotate_by_time),
+	VT_CASE(longest_periods),
 	VT_CASE(clear_keeps_schedule),
 	VT_CASE(merge_by_age),
 	VT_CASE(intersect_by_age),
