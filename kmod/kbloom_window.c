@@ -110,6 +110,17 @@ static void kbloom_window_arm(struct kbloom_dev *kd, u64 delay_ms)
 }
 
 /*
+ * When the timer's next rotation is due: a period after the last
+ * rotation of any kind (or the start, or an image's time).  Caller holds
+ * rotate_lock, which every writer of last and of the timer holds.
+ */
+static u64 kbloom_window_due_at(struct kbloom_dev *kd)
+{
+	lockdep_assert_held(&kd->win.rotate_lock);
+	return kd->win.last + kbloom_ms_to_jiffies64(kd->win.rotate_ms);
+}
+
+/*
  * One rotation, holding rotate_lock.  The timer is re-armed from when the
  * retired plane is empty, which is after its keys left live: so rotations
  * by time are at least rotate_ms apart, which the guarantee needs.
@@ -155,8 +166,7 @@ int kbloom_window_rotate_now(struct kbloom_dev *kd)
 }
 
 /*
- * The period is counted from the last rotation of any kind (or the
- * start, or an image's time): a timer that fired before its end (see
+ * A timer that fired before the period's end (see
  * kbloom_window_arm_jiffies()) waits again for the rest.
  */
 static void kbloom_window_timer_fn(struct work_struct *work)
@@ -166,7 +176,7 @@ static void kbloom_window_timer_fn(struct work_struct *work)
 	u64 due, now;
 
 	mutex_lock(&kd->win.rotate_lock);
-	due = kd->win.last + kbloom_ms_to_jiffies64(kd->win.rotate_ms);
+	due = kbloom_window_due_at(kd);
 	now = get_jiffies_64();
 	if (time_before64(now, due))
 		kbloom_window_arm_jiffies(kd, due - now);
@@ -329,18 +339,21 @@ void kbloom_window_loaded(struct kbloom_dev *kd, u64 elapsed_ms)
 
 /*
  * Until the timer's next rotation: 0 without a timer, and while one is
- * running (the work is no longer pending) or overdue.
+ * running (the work is no longer pending) or overdue.  Counted from when
+ * it is due, as the timer's work counts, not from the timer's expiry: a
+ * wait the timer takes in two parts reads whole.  Caller holds
+ * rotate_lock.
  */
 u64 kbloom_window_next_ms(struct kbloom_dev *kd)
 {
-	unsigned long expires, now = jiffies;
+	u64 due, now = get_jiffies_64();
 
 	if (!kd->win.rotate_ms || !delayed_work_pending(&kd->win.timer))
 		return 0;
-	expires = READ_ONCE(kd->win.timer.timer.expires);
-	if (!time_after(expires, now))
+	due = kbloom_window_due_at(kd);
+	if (!time_after64(due, now))
 		return 0;
-	return jiffies64_to_msecs(expires - now);
+	return jiffies64_to_msecs(due - now);
 }
 
 void kbloom_window_fill_info(struct kbloom_dev *kd,
