@@ -269,8 +269,17 @@ void do_bpf_load(struct worker *w)
 	 * for want of memory ("Error loading vmlinux BTF" first); ENOSPC,
 	 * shmem's answer when it cannot allocate the inode of the shared
 	 * anonymous mapping libbpf keeps a map's contents in ("failed to
-	 * alloc map 'test.bss' content buffer").
+	 * alloc map 'test.bss' content buffer").  And EINVAL when the
+	 * kfunc externs could not be resolved because the modules' BTF
+	 * could not be read for want of memory ("failed to get BTF object #N
+	 * FD: -12", then "not found in kernel or module BTFs"): libbpf 1.1's
+	 * bpf_object__resolve_externs() returns EINVAL for any failure there.
+	 * Counted as the ENOMEM it was, and only with both in libbpf's
+	 * words, so any other EINVAL still fails.
 	 */
+	if (w->fault && e == EINVAL && strstr(kb_libbpf_said, ": -12\n") &&
+	    strstr(kb_libbpf_said, "not found in kernel or module BTFs"))
+		e = ENOMEM;
 	outcome(w, OP_bpf_load, e, w->fault ? ALLOW(0, ESRCH, ENOSPC) :
 		ALLOW(0), what);
 	if (e)
