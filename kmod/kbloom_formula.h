@@ -55,4 +55,13 @@ u64 kbloom_fp_model_ppb16(const struct kbloom_fp_model *m, u64 n,
 u64 kbloom_fp_model_window_ppb16(const struct kbloom_fp_model *m, u64 n,
 				 u64 keyblocks, u32 live);
 
+/*
+ * kbloom_geometry_from_rate_gen() for a target in ppb with 16 fractional
+ * bits (1 .. KBLOOM_PPB16_ONE - 1): the same errors, and fp_target_ppb
+ * gets the target rounded up to whole ppb.
+ */
+int kbloom_geometry_from_rate_ppb16(struct kbloom_geometry *geo, u32 type,
+				    u32 generations, u64 capacity,
+				    u64 target_ppb16);
+
 #endif /* KBLOOM_FORMULA_H */

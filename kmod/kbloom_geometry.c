@@ -160,16 +160,22 @@ static void geometry_set(struct kbloom_geometry *geo,
 	geo->plane_order = sz->plane_order;
 }
 
-int kbloom_geometry_from_rate_gen(struct kbloom_geometry *geo, u32 type,
-				  u32 generations, u64 capacity, u32 fp_ppb)
+/*
+ * Sizing for a target in ppb with 16 fractional bits, so a chain's later
+ * sub-filters (kbloom_chain.c) can ask for less than 1 ppb; the public
+ * calls take whole ppb.  fp_target_ppb records the target rounded up.
+ */
+int kbloom_geometry_from_rate_ppb16(struct kbloom_geometry *geo, u32 type,
+				    u32 generations, u64 capacity,
+				    u64 target_ppb16)
 {
 	struct sizing sz;
 	u64 best_units = 0, design;
 	u32 k, best = 0;
 
 	geometry_reset(geo);
-	if (!type_valid(type, generations) || !capacity ||
-	    fp_ppb < KBLOOM_MIN_FP_PPB || fp_ppb >= KBLOOM_PPB)
+	if (!type_valid(type, generations) || !capacity || !target_ppb16 ||
+	    target_ppb16 >= KBLOOM_PPB16_ONE)
 		return -EINVAL;
 	design = keys_per_generation(capacity, generations);
 	if (check_add_overflow(design, design / KBLOOM_SIZING_SLACK, &design))
@@ -180,7 +186,7 @@ int kbloom_geometry_from_rate_gen(struct kbloom_geometry *geo, u32 type,
 		u64 units;
 
 		sizing_set_k(&sz, k);
-		units = fewest_units(&sz, design, (u64)fp_ppb << 16);
+		units = fewest_units(&sz, design, target_ppb16);
 		if (units && (!best_units || units < best_units)) {
 			best_units = units;
 			best = k;
@@ -190,8 +196,19 @@ int kbloom_geometry_from_rate_gen(struct kbloom_geometry *geo, u32 type,
 		return -E2BIG;
 
 	geometry_set(geo, &sz, best_units, best, capacity);
-	geo->fp_target_ppb = fp_ppb;
+	geo->fp_target_ppb = (u32)((target_ppb16 + 0xffff) >> 16);
 	return 0;
+}
+
+int kbloom_geometry_from_rate_gen(struct kbloom_geometry *geo, u32 type,
+				  u32 generations, u64 capacity, u32 fp_ppb)
+{
+	if (fp_ppb < KBLOOM_MIN_FP_PPB || fp_ppb >= KBLOOM_PPB) {
+		geometry_reset(geo);
+		return -EINVAL;
+	}
+	return kbloom_geometry_from_rate_ppb16(geo, type, generations,
+					       capacity, (u64)fp_ppb << 16);
 }
 
 int kbloom_geometry_from_bits_gen(struct kbloom_geometry *geo, u32 type,
