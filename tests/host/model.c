@@ -72,6 +72,37 @@ double model_fp_scheme_cells(double lambda, unsigned int k,
 	return poisson_mix(lambda, all_set[cache_slot(cells)][k], LOADS);
 }
 
+/* Sum over Binomial(n, 1/blocks) loads i of f(i), from the mode outwards. */
+static double binomial_mix(double n, double blocks, const double *f, int nf)
+{
+	double q = 1 / blocks, odds = q / (1 - q);
+	int mode = (int)((n + 1) * q), i;
+	double pm, p, s = 0;
+
+	if (blocks <= 1)
+		return n < nf ? f[(int)n] : 1;
+	pm = exp(lgamma(n + 1) - lgamma(mode + 1.0) - lgamma(n - mode + 1) +
+		 mode * log(q) + (n - mode) * log1p(-q));
+	for (i = mode, p = pm; i <= n && i < nf && p > 1e-300; i++) {
+		s += p * f[i];
+		p *= (n - i) / (i + 1) * odds;
+	}
+	for (i = mode - 1, p = mode ? pm * mode / (n - mode + 1) / odds : 0;
+	     i >= 0 && p > 1e-300; i--) {
+		s += p * f[i];
+		p *= i / (n - i + 1) / odds;
+	}
+	return s;
+}
+
+double model_fp_scheme_blocks(double n, double blocks, unsigned int k,
+			      unsigned int cells)
+{
+	if (!all_set[cache_slot(cells)][k])
+		build_occupancy(k, cells);
+	return binomial_mix(n, blocks, all_set[cache_slot(cells)][k], LOADS);
+}
+
 double model_fp_scheme(double lambda, unsigned int k)
 {
 	return model_fp_scheme_cells(lambda, k, MODEL_CELLS_BITS);

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later */
+/*
+ * Scalable filters: a chain of sub-filters that grows for users who cannot
+ * know their key count (Almeida, Baquero, Preguica and Hutchison,
+ * "Scalable Bloom Filters", 2007).  Sub-filter i is an ordinary core
+ * filter (kbloom_core.h) of the chain's type, designed for
+ * capacity * expansion^i keys at a rate of fp / ((i + 1) * (i + 2)), with
+ * a seed of its own.  A key is added to the newest sub-filter unless one
+ * of the chain already holds it; a check answers "maybe" when any
+ * sub-filter does.  When the newest has taken its capacity of new keys,
+ * the caller grows the chain by one sub-filter (kbloom_chain_grow()).
+ *
+ * The bound: while every sub-filter holds at most its capacity, the
+ * chain's false-positive rate is at most fp, however many sub-filters it
+ * has.  kbloom_chain.c proves it.
+ *
+ * Concurrency: as the core's.  Adds, lookups and checks run lock-free
+ * beside one grower (the caller serialises growers, and growth against
+ * free); a reader sees the sub-filters published before it began, and a
+ * key whose add completed before a check began is found, because the
+ * sub-filter it went to stays in the chain.  An add that read the chain
+ * before a growth published the next sub-filter goes to the one that was
+ * newest, past its capacity: the bound then holds for the keys actually
+ * held (kbloom_chain_rate_ppb16() of the counts), not the schedule.
+ */
+#ifndef KBLOOM_CHAIN_H
+#define KBLOOM_CHAIN_H
+
+#include "kbloom_core.h"
+
+/* expansion: each sub-filter's capacity over the one before. */
+#define KBLOOM_EXPANSION_MIN		1
+#define KBLOOM_EXPANSION_MAX		16
+/*
+ * Sub-filters of a chain at most: with expansion 1, 1024 times the first
+ * capacity (a check then probes up to 1024 blocks).  Larger expansions
+ * end sooner, where capacity * expansion^i would pass 2^64 - 1.
+ */
+#define KBLOOM_CHAIN_MAX_SUBS		1024
+
+struct kbloom_chain_params {
+	u64 capacity;		/* sub-filter 0's keys, >= 1 */
+	u64 seed;		/* sub-filter 0's; the others derive theirs */
+	u32 type;		/* KBLOOM_TYPE_BITS or KBLOOM_TYPE_COUNTING */
+	u32 fp_ppb;		/* the whole chain's bound, 1 .. PPB - 1 */
+	u32 expansion;		/* KBLOOM_EXPANSION_MIN .. _MAX */
+};
+
+/* 0, or -EINVAL for a type, rate, capacity or expansion out of range. */
+int kbloom_chain_params_validate(const struct kbloom_chain_params *cp);
+/*
+ * How many sub-filters the schedule of cp can have: up to
+ * KBLOOM_CHAIN_MAX_SUBS, fewer where a capacity would overflow u64.  The
+ * memory caps and the core's KBLOOM_MAX_BLOCKS may end it sooner
+ * (kbloom_chain_sub_geometry() says -E2BIG there).
+ */
+u32 kbloom_chain_max_subs(const struct kbloom_chain_params *cp);
+/* Sub-filter index's design rate in ppb << 16: fp << 16 / ((i+1)(i+2)). */
+u64 kbloom_chain_sub_target_ppb16(u32 fp_ppb, u32 index);
+/* Sub-filter index's seed: seed itself for 0, a bijective mix else. */
+u64 kbloom_chain_sub_seed(u64 seed, u32 index);
+/*
+ * Sub-filter index's geometry: its capacity, rate and seed by the
+ * schedule.  -EINVAL for bad params; -E2BIG past the schedule's end
+ * (index >= kbloom_chain_max_subs()) or when the core cannot build the
+ * sub-filter (over KBLOOM_MAX_BLOCKS, or a rate no k reaches).
+ */
+int kbloom_chain_sub_geometry(struct kbloom_geometry *geo,
+			      const struct kbloom_chain_params *cp, u32 index);
+
+/*
+ * The exact model of a chain's rate, a sub-filter at a time: start from
+ * KBLOOM_CHAIN_PASS_ONE, the chance 1 (scaled by 2^62) that an absent key
+ * passes no sub-filter, and fold in each sub-filter with the keys it
+ * holds; kbloom_chain_rate_ppb16() turns what is left into the rate, in
+ * ppb << 16.  Sub-filters have seeds of their own, so a query's answers
+ * from them are independent and the chain's rate is 1 - prod(1 - f_i).
+ */
+#define KBLOOM_CHAIN_PASS_ONE		BIT_ULL(62)
+u64 kbloom_chain_pass62(u64 pass62, const struct kbloom_geometry *geo,
+			u64 keys);
+u64 kbloom_chain_rate_ppb16(u64 pass62);
+
+struct kbloom_chain_sub {
+	struct kbloom_filter f;
+	/* Keys this sub-filter took that set a new cell: its load. */
+	atomic64_t keys;
+};
+
+struct kbloom_chain {
+	struct kbloom_chain_params params;
+	/* max_subs slots, the first nsubs in use, oldest first */
+	struct kbloom_chain_sub **subs;
+	/* published with a release, after the sub-filter it counts */
+	u32 nsubs;
+	u32 max_subs;
+};
+
+/*
+ * init builds sub-filter 0; grow adds the next one, or says -E2BIG at the
+ * schedule's end (kbloom_chain_sub_geometry()) and -ENOMEM, and then
+ * changes nothing.  Both allocate and may sleep: process context.  free
+ * takes the chain from a caller that made sure no one else uses it.
+ */
+int kbloom_chain_init(struct kbloom_chain *c,
+		      const struct kbloom_chain_params *cp);
+int kbloom_chain_grow(struct kbloom_chain *c);
+void kbloom_chain_free(struct kbloom_chain *c);
+
+/* The sub-filters now in the chain (at least 1 after init). */
+static inline u32 kbloom_chain_subs(const struct kbloom_chain *c)
+{
+	/* Pairs with the release that publishes a grown sub-filter. */
+	return smp_load_acquire(&c->nsubs);
+}
+
+/* The newest sub-filter has taken its capacity: time to grow. */
+bool kbloom_chain_full(const struct kbloom_chain *c);
+
+/*
+ * add returns true when the key was new to the chain: no sub-filter held
+ * it, and it set a cell of the newest (counted there).  lookup counts
+ * nothing; its batch form sets bit i of results (n bits, zeroed here)
+ * for key i, as the core's does.  Any context the core's calls allow.
+ */
+bool kbloom_chain_add(struct kbloom_chain *c, const void *key, u32 len);
+bool kbloom_chain_lookup(const struct kbloom_chain *c, const void *key,
+			 u32 len);
+u32 kbloom_chain_lookup_batch(const struct kbloom_chain *c,
+			      const struct kbloom_key *keys, u32 n,
+			      unsigned long *results);
+
+/* The rate the exact model gives for the keys the sub-filters hold now. */
+u64 kbloom_chain_model_ppb16(const struct kbloom_chain *c);
+/* Memory of all sub-filters' cells, in bytes. */
+u64 kbloom_chain_bytes(const struct kbloom_chain *c);
+
+#endif /* KBLOOM_CHAIN_H */

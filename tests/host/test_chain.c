@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scalable filters (kmod/kbloom_chain.c) with the keys the unit suite
+ * cannot afford: chains grown to 1, 10, 100 and 1,000 times their first
+ * capacity, with expansion 1, 2 and 4, for targets of 1 % and 0.1 %, of
+ * every type a chain takes.  Each never forgets a key, and its measured
+ * false-positive rate is at most the target and is the exact model's for
+ * the chain (1 - prod(1 - f_i) over its sub-filters, by model.h's
+ * independent float model of the scheme), both within max(5 sigma, 2 %).
+ * Bad parameters are refused with EINVAL, and growth ends with E2BIG
+ * where the schedule does.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include "harness.h"
+#include "model.h"
+#include "../../kmod/kbloom_chain.h"
+#include "../../kmod/kbloom_formula.h"
+
+#define SUITE "chain"
+
+/* Sub-filter 0's capacity: small, so that 1,000 times it is 100,000 keys. */
+#define CAPACITY	100
+/*
+ * Keys a point measures with: replicas of (1000 / growth) chains, so each
+ * point holds 100,000 keys in all and a 1x point is not one small filter
+ * whose own fill decides its rate.
+ */
+#define KEYS_PER_POINT	(1000 * CAPACITY)
+/*
+ * Absent keys queried per point, over its replicas: 400,000, or fewer
+ * where that would take over 20 M sub-filter probes (1,000 sub-filters
+ * of expansion 1 get 20,000), so the program stays within half a minute of
+ * CPU; the tests' sigma is of the queries made.
+ */
+#define QUERIES		400000
+#define QUERY_PROBES	20000000
+
+/* Key i of replica r: distinct over every replica and the queries. */
+static u64 key_of(u32 r, u64 i)
+{
+	return mix64((u64)r << 40 | i);
+}
+
+/* Keys added through the chain; grows it whenever the newest is full. */
+static int feed(struct kbloom_chain *c, u32 r, u64 n)
+{
+	u64 i;
+
+	for (i = 0; i < n; i++) {
+		u64 v = key_of(r, i);
+
+		if (kbloom_chain_add(c, &v, sizeof(v)) && kbloom_chain_full(c)) {
+			int ret = kbloom_chain_grow(c);
+
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The chain's rate by the host's float model of each sub-filter: exact,
+ * for its keys in its blocks (binomial loads), or with Poisson loads, the
+ * model the core's integer code computes.
+ */
+static double chain_model(const struct kbloom_chain *c,
+			  const struct kbloom_test_type *t, bool poisson)
+{
+	double pass = 1;
+	u32 i;
+
+	for (i = 0; i < kbloom_chain_subs(c); i++) {
+		const struct kbloom_geometry *g = &c->subs[i]->f.geo;
+		u64 keys = (u64)atomic64_read(&c->subs[i]->keys);
+
+		pass *= 1 - (poisson ?
+			     type_model_fp(t, (double)keys / g->nblocks, g->k,
+					   1) :
+			     model_fp_scheme_blocks(keys, g->nblocks, g->k,
+						    kbloom_test_block_cells(t)));
+	}
+	return 1 - pass;
+}
+
+/*
+ * The rate of this very chain: each sub-filter's chance that a query's k
+ * probes all find set cells, from the cells it holds (the core's fp_now),
+ * combined over the sub-filters.  What the chain's expected rate (the
+ * models above) says of chains in general, this says of the one queried,
+ * so only the queries' sampling separates it from the measured rate.
+ */
+static double chain_realized(const struct kbloom_chain *c)
+{
+	double pass = 1;
+	u32 i;
+
+	for (i = 0; i < kbloom_chain_subs(c); i++) {
+		struct kbloom_cell_stats cs;
+
+		kbloom_scan_cells(&c->subs[i]->f, &cs);
+		pass *= 1 - (double)cs.fp_now_ppb / KBLOOM_PPB;
+	}
+	return 1 - pass;
+}
+
+struct point {
+	double measured, realized, model, poisson, core_model;
+	u64 queries, missed, members;
+	u32 subs;
+	double bytes_per_key;
+};
+
+static int measure(const struct kbloom_test_type *t, u32 expansion,
+		   u32 fp_ppb, u32 growth, struct point *pt)
+{
+	const u32 replicas = 1000 / growth;
+	const u64 per = (u64)growth * CAPACITY;
+	struct kbloom_key keys[64];
+	u64 vals[64], hits = 0, bytes = 0, queries = 0;
+	double realized = 0, model = 0, poisson = 0, core = 0;
+	u32 r;
+
+	*pt = (struct point){ 0 };
+	for (r = 0; r < replicas; r++) {
+		struct kbloom_chain_params cp = {
+			.capacity = CAPACITY, .seed = 1000 + r,
+			.type = t->type, .fp_ppb = fp_ppb,
+			.expansion = expansion,
+		};
+		struct kbloom_chain c;
+		u64 i, j;
+		int ret;
+
+		ret = kbloom_chain_init(&c, &cp);
+		if (!ret)
+			ret = feed(&c, r, per);
+		if (ret) {
+			if (!c.subs)
+				return ret;
+			kbloom_chain_free(&c);
+			return ret;
+		}
+		/* Every key added, then absent ones, by the batch path. */
+		pt->subs = kbloom_chain_subs(&c);
+		queries = QUERIES / replicas;
+		if (queries * pt->subs * replicas > QUERY_PROBES)
+			queries = QUERY_PROBES / pt->subs / replicas;
+		for (i = 0; i < per + queries; i += 64) {
+			u32 m = per + queries - i < 64 ? per + queries - i : 64;
+			u32 in = i < per ? (per - i < m ? per - i : m) : 0;
+			u64 added = in == 64 ? ~0ULL : (1ULL << in) - 1;
+			unsigned long found;
+
+			for (j = 0; j < m; j++) {
+				vals[j] = key_of(r, i + j < per ? i + j :
+					  (1ULL << 39) + i + j - per);
+				keys[j].data = &vals[j];
+				keys[j].len = 8;
+			}
+			kbloom_chain_lookup_batch(&c, keys, m, &found);
+			pt->members += in;
+			pt->missed += in - hweight64(found & added);
+			hits += hweight64(found & ~added);
+		}
+		realized += chain_realized(&c);
+		model += chain_model(&c, t, false);
+		poisson += chain_model(&c, t, true);
+		core += (double)kbloom_chain_model_ppb16(&c) /
+			KBLOOM_PPB16_ONE;
+		bytes += kbloom_chain_bytes(&c);
+		kbloom_chain_free(&c);
+	}
+	pt->queries = queries * replicas;
+	pt->measured = (double)hits / pt->queries;
+	pt->realized = realized / replicas;
+	pt->model = model / replicas;
+	pt->poisson = poisson / replicas;
+	pt->core_model = core / replicas;
+	pt->bytes_per_key = (double)bytes / ((double)per * replicas);
+	return 0;
+}
+
+static void test_accuracy(const struct kbloom_test_type *t)
+{
+	static const u32 expansions[] = { 1, 2, 4 };
+	static const u32 rates[] = { 10000000, 1000000 };
+	static const u32 growths[] = { 1, 10, 100, 1000 };
+	size_t e, p, g;
+
+	for (e = 0; e < ARRAY_SIZE(expansions); e++)
+	for (p = 0; p < ARRAY_SIZE(rates); p++)
+	for (g = 0; g < ARRAY_SIZE(growths); g++) {
+		double target = (double)rates[p] / KBLOOM_PPB, sigma, tol;
+		const char *name;
+		struct point pt;
+		int ret;
+
+		name = typed_name("e%u_fp%uppm_%ux", t, expansions[e],
+				  rates[p] / 1000, growths[g]);
+		ret = measure(t, expansions[e], rates[p], growths[g], &pt);
+		if (ret) {
+			fail(SUITE, name, "growth failed: %d", ret);
+			continue;
+		}
+		sigma = sqrt(pt.realized * (1 - pt.realized) / pt.queries);
+		tol = fmax(5 * sigma, 0.02 * pt.realized);
+		printf("# %s: %u sub-filters, %.2f bytes/key, %llu queries: measured %.5f%%, these chains' cells %.5f%%, expected %.5f%% (Poisson loads %.5f%%, the core %.5f%%), target %.3f%%\n",
+		       name, pt.subs, pt.bytes_per_key,
+		       (unsigned long long)pt.queries, 100 * pt.measured,
+		       100 * pt.realized, 100 * pt.model, 100 * pt.poisson,
+		       100 * pt.core_model, 100 * target);
+		if (!expect(pt.missed == 0, SUITE, name,
+			    "%llu of %llu added keys reported absent",
+			    (unsigned long long)pt.missed,
+			    (unsigned long long)pt.members))
+			continue;
+		if (!expect(pt.measured <= target + fmax(5 * sigma,
+							 0.02 * target),
+			    SUITE, typed_name("e%u_fp%uppm_%ux_bound", t,
+					      expansions[e], rates[p] / 1000,
+					      growths[g]),
+			    "measured %.5f%% over the target %.3f%%",
+			    100 * pt.measured, 100 * target))
+			continue;
+		expect(fabs(pt.measured - pt.realized) <= tol &&
+		       fabs(pt.core_model - pt.poisson) <= 0.002 * pt.poisson,
+		       SUITE, typed_name("e%u_fp%uppm_%ux_model", t,
+					 expansions[e], rates[p] / 1000,
+					 growths[g]),
+		       "measured %.5f%%, by the chains' cells %.5f%%; with Poisson loads %.5f%%, by the core %.5f%%",
+		       100 * pt.measured, 100 * pt.realized, 100 * pt.poisson,
+		       100 * pt.core_model);
+	}
+}
+
+/* Bad parameters, each alone, and the schedule's ends. */
+static void test_rejections(void)
+{
+	static const struct {
+		const char *name;
+		struct kbloom_chain_params cp;
+	} bad[] = {
+		{ "type_window", { 100, 0, KBLOOM_TYPE_WINDOW, 10000000, 2 } },
+		{ "type_unknown", { 100, 0, KBLOOM_TYPE_WINDOW + 1, 10000000,
+				    2 } },
+		{ "capacity_0", { 0, 0, KBLOOM_TYPE_BITS, 10000000, 2 } },
+		{ "fp_0", { 100, 0, KBLOOM_TYPE_BITS, 0, 2 } },
+		{ "fp_1", { 100, 0, KBLOOM_TYPE_BITS, KBLOOM_PPB, 2 } },
+		{ "expansion_0", { 100, 0, KBLOOM_TYPE_BITS, 10000000, 0 } },
+		{ "expansion_17", { 100, 0, KBLOOM_TYPE_BITS, 10000000,
+				    KBLOOM_EXPANSION_MAX + 1 } },
+	};
+	static const struct {
+		u64 capacity;
+		u32 expansion, max_subs;
+	} ends[] = {
+		{ 1, 1, KBLOOM_CHAIN_MAX_SUBS },
+		{ 1, 2, 64 },		/* 2^63 is the last capacity */
+		{ 1, 16, 16 },		/* 16^15 = 2^60 */
+		{ 1ULL << 40, 16, 6 },	/* 2^60 again */
+	};
+	struct kbloom_chain_params cp = {
+		.capacity = 100, .type = KBLOOM_TYPE_BITS, .fp_ppb = 1,
+		.expansion = 1,
+	};
+	struct kbloom_geometry geo;
+	struct kbloom_chain c;
+	char name[64];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(name, sizeof(name), "rejects/%s", bad[i].name);
+		expect(kbloom_chain_init(&c, &bad[i].cp) == -EINVAL &&
+		       !c.subs &&
+		       kbloom_chain_sub_geometry(&geo, &bad[i].cp, 0) ==
+		       -EINVAL && !geo.nblocks &&
+		       !kbloom_chain_max_subs(&bad[i].cp), SUITE, name,
+		       "not refused with EINVAL");
+	}
+	for (i = 0; i < ARRAY_SIZE(ends); i++) {
+		struct kbloom_chain_params e = {
+			.capacity = ends[i].capacity,
+			.type = KBLOOM_TYPE_BITS, .fp_ppb = 10000000,
+			.expansion = ends[i].expansion,
+		};
+		u32 n = kbloom_chain_max_subs(&e);
+
+		snprintf(name, sizeof(name), "max_subs/%llu_e%u",
+			 (unsigned long long)ends[i].capacity,
+			 ends[i].expansion);
+		expect(n == ends[i].max_subs &&
+		       kbloom_chain_sub_geometry(&geo, &e, n) == -E2BIG,
+		       SUITE, name, "%u sub-filters, not %u, or no E2BIG past them",
+		       n, ends[i].max_subs);
+	}
+	/*
+	 * A chain of 1 ppb: the target of sub-filter 255 is
+	 * 65536 / (256 * 257) < 1 in ppb << 16, and growth stops there.
+	 */
+	ret = kbloom_chain_init(&c, &cp);
+	expect(!ret && kbloom_chain_sub_geometry(&geo, &cp, 254) == 0 &&
+	       kbloom_chain_sub_geometry(&geo, &cp, 255) == -E2BIG, SUITE,
+	       "rejects/rate_below_reach", "init %d; sub-filter 255 sized", ret);
+	if (!ret) {
+		u32 grown = 0;
+
+		while (grown < 300 && !(ret = kbloom_chain_grow(&c)))
+			grown++;
+		expect(ret == -E2BIG && kbloom_chain_subs(&c) == 255 &&
+		       grown == 254, SUITE, "rejects/grow_past_the_end",
+		       "grew %u times, then %d with %u sub-filters", grown, ret,
+		       kbloom_chain_subs(&c));
+		kbloom_chain_free(&c);
+	}
+}
+
+/* The schedule's rates sum below the target at any length. */
+static void test_schedule_bound(void)
+{
+	static const u32 rates[] = { 1, 999, 1000000, 10000000, 999999999 };
+	size_t p;
+
+	for (p = 0; p < ARRAY_SIZE(rates); p++) {
+		u64 sum = 0, bound = (u64)rates[p] << 16;
+		char name[64];
+		u32 i;
+
+		for (i = 0; i < KBLOOM_CHAIN_MAX_SUBS; i++)
+			sum += kbloom_chain_sub_target_ppb16(rates[p], i);
+		snprintf(name, sizeof(name), "schedule_sum_below_target/%u",
+			 rates[p]);
+		expect(sum < bound, SUITE, name,
+		       "targets of %u sub-filters sum to %llu >= %llu",
+		       KBLOOM_CHAIN_MAX_SUBS, (unsigned long long)sum,
+		       (unsigned long long)bound);
+	}
+}
+
+int main(void)
+{
+	const struct kbloom_test_type *t;
+
+	test_rejections();
+	test_schedule_bound();
+	/* A window is refused (test_rejections()); the others grow. */
+	for_each_host_type(t)
+		if (t->type != KBLOOM_TYPE_WINDOW)
+			test_accuracy(t);
+	return harness_exit();
+}
