@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kbloom_chain.h"
 #include "kbloomctl.h"
 
 /* The standard (unblocked) Bloom filter's optimum, for comparison. */
@@ -146,6 +147,77 @@ static int print_table(uint32_t type, uint32_t generations)
 	return EXIT_OK;
 }
 
+/* A scalable filter's growth: what it uses at 1, 10, 100 and 1000 times. */
+static int print_chain(const struct kbl_spec *spec, uint32_t expansion,
+		       bool json)
+{
+	static const uint64_t times[] = { 1, 10, 100, 1000 };
+	struct chain_growth g[4];
+	char a[32], b[32];
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		int ret = chain_growth(&g[i], spec->type, spec->capacity,
+				       spec->fp_ppb, expansion, times[i]);
+
+		if (ret == -EINVAL)
+			return fail("these values are out of range");
+		if (ret)
+			g[i].subs = 0;
+	}
+	if (!g[0].subs)
+		return fail("that filter would exceed the largest kbloom can hold (2^31 blocks, 128 GiB)");
+	if (json) {
+		printf("{\"expansion\":%u", expansion);
+		json_text("type", kbl_type_name(spec->type));
+		json_u64("capacity", spec->capacity);
+		json_u64("fp_target_ppb", spec->fp_ppb);
+		printf(",\"growth\":[");
+		for (i = 0; i < 4 && g[i].subs; i++) {
+			printf("%s{\"times\":%llu", i ? "," : "",
+			       (unsigned long long)g[i].times);
+			json_u64("keys", g[i].keys);
+			json_u64("sub_filters", g[i].subs);
+			json_u64("bytes", g[i].bytes);
+			printf(",\"bytes_per_key\":%.4f",
+			       (double)g[i].bytes / g[i].keys);
+			json_u64("fp_ppb", g[i].fp_ppb);
+			printf("}");
+		}
+		printf("]}\n");
+		return EXIT_OK;
+	}
+	if (expansion == 1)
+		table_row("type", "%s, scalable: every sub-filter holds as many keys as the first",
+			  kbl_type_name(spec->type));
+	else
+		table_row("type", "%s, scalable: each next sub-filter holds %u times the last",
+			  kbl_type_name(spec->type), expansion);
+	table_row("capacity", "%" PRIu64 " keys in the first sub-filter",
+		  spec->capacity);
+	table_row("target fp", "%s for the whole filter, however far it grows",
+		  fmt_ppb(spec->fp_ppb, a, sizeof(a)));
+	printf("\n%-7s %14s %12s %12s %10s %12s\n", "growth", "keys",
+	       "sub-filters", "memory", "bytes/key", "fp");
+	for (i = 0; i < 4; i++) {
+		if (!g[i].subs) {
+			printf("%-7s cannot grow that far: a sub-filter would exceed what kbloom can hold, or a rate it can reach\n",
+			       i == 1 ? "10x" : i == 2 ? "100x" : "1000x");
+			break;
+		}
+		printf("%-7s %14" PRIu64 " %12u %12s %10.2f %12s\n",
+		       i == 0 ? "1x" : i == 1 ? "10x" : i == 2 ? "100x" :
+		       "1000x", g[i].keys, g[i].subs,
+		       fmt_bytes(g[i].bytes, a, sizeof(a)),
+		       (double)g[i].bytes / g[i].keys,
+		       fmt_ppb(g[i].fp_ppb, b, sizeof(b)));
+	}
+	printf("\nEach sub-filter i (from 0) is sized for fp / ((i + 1) (i + 2)) at its\n"
+	       "capacity, so the rates add up to less than fp at any size; memory and fp are\n"
+	       "those of the filter holding exactly that many keys.\n");
+	return EXIT_OK;
+}
+
 /*
  * size N RATE: getopt would take "-1" for an unknown option.  A negative
  * N or RATE is found first, by its place among the arguments that are not
@@ -156,8 +228,9 @@ static int negative_positional(const struct command *cmd, int argc,
 			       char **argv)
 {
 	static const char *const with_value[] = {
-		"-n", "-p", "-c", "-b", "-k", "-g", "--capacity", "--fp",
+		"-n", "-p", "-c", "-b", "-k", "-g", "-e", "--capacity", "--fp",
 		"--bits-per-key", "--bits", "--k", "--generations",
+		"--expansion",
 	};
 	int i, place = 0;
 	size_t j;
@@ -190,6 +263,8 @@ static const char size_usage[] =
 "       kbloomctl size --capacity N (--bits-per-key C | --bits B) [--k K]\n"
 "                      [--counting | --generations G]\n"
 "       kbloomctl size --table [--counting | --generations G]\n"
+"       kbloomctl size --capacity N --fp RATE --expansion E [--counting]\n"
+"                      [--json]\n"
 "\n"
 "The sizing calculator: bits per key, k, memory and the expected\n"
 "false-positive rate of a filter, computed by the module's own sizing code\n"
@@ -205,6 +280,11 @@ static const char size_usage[] =
 "                        the window and the rate of one generation.  A cell\n"
 "                        has a bit per generation and one spare, rounded up\n"
 "                        to a power of two: G = 3, 7, 15, 31 or 63 wastes none\n"
+"  -e, --expansion E     a scalable filter, which grows as keys come: N is\n"
+"                        the capacity of its first sub-filter, each next one\n"
+"                        holds E times the last (1-16), and RATE holds for\n"
+"                        the whole chain at any size; it prints what the\n"
+"                        filter uses at 1, 10, 100 and 1000 times N keys\n"
 "  -n, --capacity N      keys (1000, 10k, 1M, 1e6)\n"
 "  -p, --fp RATE         target false-positive rate: 1%, 0.01 or 1e-3\n"
 "  -c, --bits-per-key C  a budget of bits per key instead of a rate\n"
@@ -218,7 +298,8 @@ static const char size_usage[] =
 "  kbloomctl size 100M 0.1%\n"
 "  kbloomctl size --capacity 1M --bits-per-key 10\n"
 "  kbloomctl size 1M 1% --counting\n"
-"  kbloomctl size 1M 0.1% --generations 6\n";
+"  kbloomctl size 1M 0.1% --generations 6\n"
+"  kbloomctl size 1M 1% --expansion 2\n";
 
 static int run_size(int argc, char **argv)
 {
@@ -232,18 +313,20 @@ static int run_size(int argc, char **argv)
 		{ "table", no_argument, NULL, 't' },
 		{ "counting", no_argument, NULL, 'C' },
 		{ "generations", required_argument, NULL, 'g' },
+		{ "expansion", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct command *cmd = &cmd_size;
 	struct kbl_spec spec = { 0 };
 	bool json = false, table = false;
+	uint32_t expansion = 0;
 	struct sizing s;
 	int c, ret;
 
 	ret = negative_positional(cmd, argc, argv);
 	if (ret)
 		return ret;
-	while ((c = parse_options(cmd, argc, argv, ":n:p:c:b:k:jtCg:",
+	while ((c = parse_options(cmd, argc, argv, ":n:p:c:b:k:jtCg:e:",
 				  opts)) != -1) {
 		ret = size_option(cmd, &spec, c);
 		if (ret == 1)
@@ -264,12 +347,23 @@ static int run_size(int argc, char **argv)
 		case 't':
 			table = true;
 			break;
+		case 'e':
+			if (!parse_u32(optarg, KBLOOM_EXPANSION_MIN,
+				       KBLOOM_EXPANSION_MAX, &expansion))
+				return usage_error(cmd, "invalid --expansion '%s': give 1 to %d, the capacity of each next sub-filter over the last",
+						   optarg,
+						   KBLOOM_EXPANSION_MAX);
+			break;
 		default:
 			return EXIT_ERR;
 		}
 	}
 	if (window_finish(cmd, &spec, 0))
 		return EXIT_ERR;
+	if (expansion && (table || spec.generations))
+		return usage_error(cmd, table ?
+				   "--table takes no --expansion" :
+				   "a window filter cannot grow: give --generations or --expansion, not both");
 	if (table) {
 		if (optind != argc || spec.capacity || spec.fp_ppb ||
 		    spec.bits_per_key || spec.bits)
@@ -298,6 +392,10 @@ static int run_size(int argc, char **argv)
 		return usage_error(cmd, "give exactly one of a rate (--fp), --bits-per-key or --bits");
 	if (spec.fp_ppb && spec.k)
 		return usage_error(cmd, "--k cannot be combined with a rate (k is chosen for the rate)");
+	if (expansion && !spec.fp_ppb)
+		return usage_error(cmd, "--expansion needs a rate (--fp): each sub-filter is sized for a rate of its own");
+	if (expansion)
+		return print_chain(&spec, expansion, json);
 
 	ret = sizing_from_spec(&s, &spec);
 	if (ret == -E2BIG)

@@ -4,6 +4,7 @@
  * compiled into kbloomctl, so `size`, `create` and `demo` print exactly the
  * numbers the module will use, never a second implementation of them.
  */
+#include "kbloom_chain.h"
 #include "kbloom_core.h"
 #include "kbloomctl.h"
 
@@ -104,4 +105,37 @@ uint64_t filter_cells(uint64_t nblocks, uint32_t type, uint32_t generations)
 	if (type == KBLOOM_TYPE_WINDOW)
 		return nblocks * KBLOOM_BLOCK_BITS >> plane_order_of(generations);
 	return nblocks * kbloom_block_cells(type);
+}
+
+int chain_growth(struct chain_growth *g, uint32_t type, uint64_t capacity,
+		 uint32_t fp_ppb, uint32_t expansion, uint64_t times)
+{
+	const struct kbloom_chain_params cp = {
+		.capacity = capacity, .type = type, .fp_ppb = fp_ppb,
+		.expansion = expansion,
+	};
+	uint64_t left, pass62 = KBLOOM_CHAIN_PASS_ONE;
+	uint32_t i;
+
+	*g = (struct chain_growth){ .times = times };
+	if (kbloom_chain_params_validate(&cp) || !times)
+		return -EINVAL;
+	if (__builtin_mul_overflow(capacity, times, &g->keys))
+		return -E2BIG;
+	/* Sub-filters fill in order: all full but the newest. */
+	for (i = 0, left = g->keys; left; i++) {
+		struct kbloom_geometry geo;
+		uint64_t held;
+		int ret = kbloom_chain_sub_geometry(&geo, &cp, i);
+
+		if (ret)
+			return ret;
+		held = left < geo.capacity ? left : geo.capacity;
+		pass62 = kbloom_chain_pass62(pass62, &geo, held);
+		g->bytes += kbloom_geometry_bytes(&geo);
+		left -= held;
+	}
+	g->subs = i;
+	g->fp_ppb = (uint32_t)((kbloom_chain_rate_ppb16(pass62) + 0xffff) >> 16);
+	return 0;
 }

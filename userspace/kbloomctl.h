@@ -241,6 +241,22 @@ int sizing_from_rate(struct sizing *s, uint32_t type, uint32_t generations,
  */
 int sizing_from_spec(struct sizing *s, const struct kbl_spec *spec);
 /*
+ * A scalable filter (kmod/kbloom_chain.h) grown to hold times * capacity
+ * keys, its sub-filters filled in order: how many, their memory, and the
+ * chain's rate then by the exact model (rounded up).  0, -EINVAL for
+ * parameters out of range, -E2BIG where the chain cannot grow that far.
+ */
+struct chain_growth {
+	uint64_t times;
+	uint64_t keys;
+	uint64_t bytes;
+	uint32_t subs;
+	uint32_t fp_ppb;
+};
+
+int chain_growth(struct chain_growth *g, uint32_t type, uint64_t capacity,
+		 uint32_t fp_ppb, uint32_t expansion, uint64_t times);
+/*
  * Cells of a filter: 512 bits or 128 counters per 64-byte block, or a
  * window's 512 masks per key block of 2^plane_order blocks.
  */

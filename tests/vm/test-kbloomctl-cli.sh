@@ -185,6 +185,45 @@ kb_why="counting $bits_counting bits, bits $bits_bits"
 	[ "$bits_counting" -lt $((bits_bits * 47 / 10)) ]
 kb_ok size-counting-memory
 
+# A scalable filter's sizes, for the types that grow: four points, 1 to
+# 1000 times the first capacity; with expansion 2, 1, 4, 7 and 10
+# sub-filters (1 + 2 + ... + 2^(i-1) >= the keys); every rate under the
+# target and the memory rising with the keys.
+# shellcheck disable=SC2086
+for t in $kb_types; do
+	[ "$t" = window ] && continue
+	kb_type "$t"
+	kb_ctl size --json 1M 1% --expansion 2 $kb_opt
+	kb_why="$out"
+	subs=$(echo "$out" | grep -o '"sub_filters":[0-9]*' | cut -d: -f2 |
+		tr '\n' ' ')
+	fps=$(echo "$out" | grep -o '"fp_ppb":[0-9]*' | cut -d: -f2)
+	bytes=$(echo "$out" | grep -o '"bytes":[0-9]*' | cut -d: -f2)
+	ok=1
+	for f in $fps; do [ "$f" -lt 10000000 ] || ok=0; done
+	prev=0
+	for b in $bytes; do [ "$b" -gt "$prev" ] || ok=0; prev=$b; done
+	[ "$rc" -eq 0 ] && [ "$subs" = "1 4 7 10 " ] && [ "$ok" -eq 1 ] &&
+		[ "$(kb_json_string type)" = "$t" ]
+	kb_ok "size-expansion/$t"
+	kb_expect "size-expansion-human/$t" 0 "$(kb_lines \
+		"type            $t, scalable" "1000x       1000000000" \
+		"fp / ((i + 1) (i + 2))")" size 1M 1% -e 2 $kb_opt
+done
+kb_expect size-expansion-1 0 "every sub-filter holds as many keys as the first" \
+	size 1k 1% --expansion 1
+kb_expect size-expansion-0 2 "invalid --expansion '0': give 1 to 16" \
+	size 1M 1% --expansion 0
+kb_expect size-expansion-17 2 "invalid --expansion '17': give 1 to 16" \
+	size 1M 1% --expansion 17
+kb_expect size-expansion-window 2 "a window filter cannot grow" \
+	size 1M 1% --expansion 2 --generations 3
+kb_expect size-expansion-no-rate 2 "--expansion needs a rate (--fp)" \
+	size 1M --bits-per-key 10 --expansion 2
+kb_expect size-expansion-table 2 "--table takes no --expansion" \
+	size --table --expansion 2
+kb_expect size-expansion-too-big 2 "largest kbloom can hold" \
+	size 1e12 1e-9 --expansion 16
 kb_expect size-too-big 2 "largest kbloom can hold" size 1e15 1e-9
 kb_expect size-k-with-rate 2 "--k cannot be combined with a rate" \
 	size 1M 1% --k 3
