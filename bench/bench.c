@@ -36,6 +36,7 @@
 #include "peer_bpf.h"
 #include "peer_kbloom.h"
 #include "peer_libbloom.h"
+#include "scale.h"
 #include "window.h"
 
 #ifndef BENCH_CFLAGS
@@ -58,6 +59,7 @@ struct plan {
 	u64 callgrind_n;	/* 0: no callgrind */
 	u64 window_sizes[2];	/* window keys of the window filter rows */
 	int nwindow;
+	u64 scale_first;	/* first capacity of the timed chains */
 };
 
 static const u32 key_sizes[] = { 8, 16 };
@@ -78,6 +80,7 @@ static const struct plan full_plan = {
 	.callgrind_n = 100000,
 	.window_sizes = { 1000000, 10000000 },
 	.nwindow = 2,
+	.scale_first = 100000,
 };
 
 static const struct plan quick_plan = {
@@ -95,6 +98,7 @@ static const struct plan quick_plan = {
 	.sweep_absent = 200000,
 	.window_sizes = { 100000, 1000000 },
 	.nwindow = 2,
+	.scale_first = 10000,
 };
 
 static bool bpf_usable = true;
@@ -758,6 +762,9 @@ int main(int argc, char **argv)
 		for (s = 0; s < plan.nwindow; s++)
 			window_run(plan.window_sizes[s], plan.repeats,
 				   plan.quick);
+		scale_memory_table();
+		scale_run(plan.scale_first, 10, plan.repeats);
+		scale_run(plan.scale_first, 100, plan.repeats);
 	}
 	if (plan.callgrind_n && !only_sizes && !only_window) {
 		printf("== callgrind: %llu operations per workload\n",

@@ -139,6 +139,32 @@ int kbloom_chain_sub_geometry(struct kbloom_geometry *geo,
 	return 0;
 }
 
+int kbloom_chain_plan(const struct kbloom_chain_params *cp, u64 keys,
+		      u32 *subs, u64 *bytes, u64 *rate_ppb16)
+{
+	u64 pass62 = KBLOOM_CHAIN_PASS_ONE;
+	u32 i;
+
+	*subs = 0;
+	*bytes = 0;
+	*rate_ppb16 = 0;
+	for (i = 0; !i || keys; i++) {
+		struct kbloom_geometry geo;
+		u64 held;
+		int ret = kbloom_chain_sub_geometry(&geo, cp, i);
+
+		if (ret)
+			return ret;
+		held = min_t(u64, keys, geo.capacity);
+		pass62 = kbloom_chain_pass62(pass62, &geo, held);
+		*bytes += kbloom_geometry_bytes(&geo);
+		keys -= held;
+	}
+	*subs = i;
+	*rate_ppb16 = kbloom_chain_rate_ppb16(pass62);
+	return 0;
+}
+
 /* 2^78 / 10^9 rounded down: ppb << 16 to a fraction of 2^62, << 32. */
 #define KBLOOM_PPB16_TO_2_94	302231454903657ULL
 

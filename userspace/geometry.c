@@ -114,28 +114,18 @@ int chain_growth(struct chain_growth *g, uint32_t type, uint64_t capacity,
 		.capacity = capacity, .type = type, .fp_ppb = fp_ppb,
 		.expansion = expansion,
 	};
-	uint64_t left, pass62 = KBLOOM_CHAIN_PASS_ONE;
-	uint32_t i;
+	u64 rate16, bytes;
+	u32 subs;
+	int ret;
 
 	*g = (struct chain_growth){ .times = times };
 	if (kbloom_chain_params_validate(&cp) || !times)
 		return -EINVAL;
 	if (__builtin_mul_overflow(capacity, times, &g->keys))
 		return -E2BIG;
-	/* Sub-filters fill in order: all full but the newest. */
-	for (i = 0, left = g->keys; left; i++) {
-		struct kbloom_geometry geo;
-		uint64_t held;
-		int ret = kbloom_chain_sub_geometry(&geo, &cp, i);
-
-		if (ret)
-			return ret;
-		held = left < geo.capacity ? left : geo.capacity;
-		pass62 = kbloom_chain_pass62(pass62, &geo, held);
-		g->bytes += kbloom_geometry_bytes(&geo);
-		left -= held;
-	}
-	g->subs = i;
-	g->fp_ppb = (uint32_t)((kbloom_chain_rate_ppb16(pass62) + 0xffff) >> 16);
-	return 0;
+	ret = kbloom_chain_plan(&cp, g->keys, &subs, &bytes, &rate16);
+	g->subs = subs;
+	g->bytes = bytes;
+	g->fp_ppb = (uint32_t)((rate16 + 0xffff) >> 16);
+	return ret;
 }
