@@ -680,7 +680,7 @@ int main(int argc, char **argv)
 	struct plan plan = full_plan;
 	struct key_set added, absent, fresh;
 	u64 t0 = bench_now_ns();
-	bool only_sizes = false, only_window = false;
+	bool only_sizes = false, only_window = false, only_scale = false;
 	double before8 = before_arg("KBLOOM_BENCH_BEFORE_CHECK_10M_NS");
 	double before16 = before_arg("KBLOOM_BENCH_BEFORE_CHECK_10M_16B_NS");
 	u64 sizes[3];
@@ -695,6 +695,8 @@ int main(int argc, char **argv)
 			plan = quick_plan;
 		} else if (!strcmp(argv[i], "--window")) {
 			only_window = true;
+		} else if (!strcmp(argv[i], "--scale")) {
+			only_scale = true;
 		} else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
 			only_sizes = true;
 			if (nsizes < 3)
@@ -715,7 +717,7 @@ int main(int argc, char **argv)
 			before16 = strtod(argv[++i], NULL);
 		} else {
 			fprintf(stderr, "usage: %s [--quick] [--n N]... "
-				"[--window] [--jsonl PATH] [--plot-data DIR] "
+				"[--window | --scale] [--jsonl PATH] [--plot-data DIR] "
 				"[--work DIR] [--before-check-10m NS] "
 				"[--before-check-10m-16b NS]\n", argv[0]);
 			return 2;
@@ -729,7 +731,8 @@ int main(int argc, char **argv)
 	report_set_before_check_10m(8, before8);
 	report_set_before_check_10m(16, before16);
 
-	for (k = 0; k < ARRAY_SIZE(key_sizes) && !only_window; k++) {
+	for (k = 0; k < ARRAY_SIZE(key_sizes) && !only_window && !only_scale;
+	     k++) {
 		u64 nmax = 0, nfresh = 0;
 		u64 nabsent = bench_max(plan.queries_max / 2,
 					plan.sweep_absent);
@@ -758,15 +761,16 @@ int main(int argc, char **argv)
 		keys_free(&fresh);
 	}
 	if (!only_sizes) {
-		window_memory_table();
-		for (s = 0; s < plan.nwindow; s++)
+		if (!only_scale)
+			window_memory_table();
+		for (s = 0; s < plan.nwindow && !only_scale; s++)
 			window_run(plan.window_sizes[s], plan.repeats,
 				   plan.quick);
 		scale_memory_table();
 		scale_run(plan.scale_first, 10, plan.repeats);
 		scale_run(plan.scale_first, 100, plan.repeats);
 	}
-	if (plan.callgrind_n && !only_sizes && !only_window) {
+	if (plan.callgrind_n && !only_sizes && !only_window && !only_scale) {
 		printf("== callgrind: %llu operations per workload\n",
 		       (unsigned long long)plan.callgrind_n);
 		fflush(stdout);

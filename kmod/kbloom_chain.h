@@ -82,13 +82,13 @@ u64 kbloom_chain_pass62(u64 pass62, const struct kbloom_geometry *geo,
 u64 kbloom_chain_rate_ppb16(u64 pass62);
 
 /*
- * The chain of cp holding keys keys, its sub-filters filled in order (all
+ * The chain of cp holding n keys, its sub-filters filled in order (all
  * full but the newest, and at least sub-filter 0): how many sub-filters,
  * their bytes, and the exact model's rate then, in ppb << 16.  0, or
  * kbloom_chain_sub_geometry()'s errors where it cannot grow that far.
  * It sizes every sub-filter: process context.
  */
-int kbloom_chain_plan(const struct kbloom_chain_params *cp, u64 keys,
+int kbloom_chain_plan(const struct kbloom_chain_params *cp, u64 n,
 		      u32 *subs, u64 *bytes, u64 *rate_ppb16);
 
 struct kbloom_chain_sub {

@@ -862,6 +862,36 @@ bool kbloom_check(struct kbloom_filter *f, const void *key, u32 len)
 	return maybe;
 }
 
+bool kbloom_lookup_hash(const struct kbloom_filter *f, u64 h)
+{
+	return probe(f, h, KBLOOM_OP_CHECK);
+}
+
+bool kbloom_add_hash(struct kbloom_filter *f, u64 h)
+{
+	bool set_new = cells_add(f, h);
+
+	count_add(f, set_new);
+	return set_new;
+}
+
+unsigned long kbloom_lookup_hashes(const struct kbloom_filter *f,
+				   const u64 *h, u32 n)
+{
+	u64 *blocks[BITS_PER_LONG];
+	unsigned long found = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		blocks[i] = block_of(f, h[i]);
+		prefetch(blocks[i]);
+	}
+	for (i = 0; i < n; i++)
+		found |= (unsigned long)probe_block(f, blocks[i], h[i],
+						    KBLOOM_OP_CHECK) << i;
+	return found;
+}
+
 int kbloom_delete_supported(const struct kbloom_filter *f)
 {
 	return f->geo.type == KBLOOM_TYPE_COUNTING ? 0 : -EOPNOTSUPP;

@@ -393,6 +393,18 @@ bool kbloom_check(struct kbloom_filter *f, const void *key, u32 len);
  */
 bool kbloom_lookup(const struct kbloom_filter *f, const void *key, u32 len);
 bool kbloom_delete(struct kbloom_filter *f, const void *key, u32 len);
+/*
+ * The same for a key's hash computed by the caller (kbloom_hash() gives
+ * f's own): a scalable filter (kbloom_chain.c) hashes a key once and
+ * derives each sub-filter's hash from it.  Bits and counting filters only
+ * (a window counts its adds per plane, which these do not).  lookup_hashes
+ * probes n <= BITS_PER_LONG hashes, their blocks all prefetched first,
+ * and sets bit i of its answer for hash i that may be present.
+ */
+bool kbloom_lookup_hash(const struct kbloom_filter *f, u64 h);
+bool kbloom_add_hash(struct kbloom_filter *f, u64 h);
+unsigned long kbloom_lookup_hashes(const struct kbloom_filter *f,
+				   const u64 *h, u32 n);
 /* 0 when f's cells are counters, else -EOPNOTSUPP. */
 int kbloom_delete_supported(const struct kbloom_filter *f);
 
