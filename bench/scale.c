@@ -95,14 +95,13 @@ void scale_memory_table(void)
 	fflush(stdout);
 }
 
-/* Adds every key, growing the chain whenever its newest is full. */
+/* Adds every key, growing the chain whenever an add finds it full. */
 static int chain_fill(struct kbloom_chain *c, const struct key_set *ks)
 {
 	u64 i;
 
 	for (i = 0; i < ks->n; i++)
-		if (kbloom_chain_add(c, key_at(ks, i), ks->kb) &&
-		    kbloom_chain_full(c)) {
+		while (kbloom_chain_add(c, key_at(ks, i), ks->kb) == -EAGAIN) {
 			int ret = kbloom_chain_grow(c);
 
 			if (ret)

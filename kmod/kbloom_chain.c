@@ -37,9 +37,10 @@
  * needs no independence, that has a chance of at most
  *   sum over i < N of t_i  <=  fp * sum over i < N of (1/(i+1) - 1/(i+2))
  *                           =  fp * (1 - 1/(N + 1))  <  fp
- * for a chain of N sub-filters, whatever N.  A sub-filter taken past its
- * capacity (adds racing a growth, or a growth that failed) can exceed t_i;
- * kbloom_chain_model_ppb16() gives the rate of what the chain holds.
+ * for a chain of N sub-filters, whatever N.  An add never takes a
+ * sub-filter past its capacity by more than the adds racing it, each of
+ * which read the count below capacity (kbloom_chain_add()), and sizing
+ * leaves 1/128 of the capacity for them.
  */
 #include "kbloom_chain.h"
 #include "kbloom_formula.h"
@@ -293,19 +294,22 @@ static __always_inline u64 key_hash(const struct kbloom_chain *c,
 	return kbloom_hash(&c->subs[0]->f, key, len);
 }
 
-bool kbloom_chain_add(struct kbloom_chain *c, const void *key, u32 len)
+int kbloom_chain_add(struct kbloom_chain *c, const void *key, u32 len)
 {
 	u32 i, n = kbloom_chain_subs(c);
 	struct kbloom_chain_sub *newest = c->subs[n - 1];
-	u64 h = key_hash(c, key, len);
+	u64 h = key_hash(c, key, len), hn;
 
 	for (i = 0; i < n - 1; i++)
 		if (kbloom_lookup_hash(&c->subs[i]->f, sub_hash(c, i, h)))
-			return false;
-	if (!kbloom_add_hash(&newest->f, sub_hash(c, n - 1, h)))
-		return false;
+			return 0;
+	hn = sub_hash(c, n - 1, h);
+	if ((u64)atomic64_read(&newest->keys) >= newest->f.geo.capacity)
+		return kbloom_lookup_hash(&newest->f, hn) ? 0 : -EAGAIN;
+	if (!kbloom_add_hash(&newest->f, hn))
+		return 0;
 	atomic64_inc(&newest->keys);
-	return true;
+	return 1;
 }
 
 /*

@@ -14,14 +14,19 @@
  * chain's false-positive rate is at most fp, however many sub-filters it
  * has.  kbloom_chain.c proves it.
  *
+ * A sub-filter never takes more than its capacity of new keys: an add of
+ * a new key to a full chain fails with -EAGAIN and changes nothing, and
+ * the caller grows the chain (or has it grown) and adds again.  Adds
+ * racing each other may each find the count just under capacity, so the
+ * newest can pass it by the number of concurrent adders; sizing designs
+ * every sub-filter for 1/128 more keys than its capacity, which covers
+ * them while the capacity is at least 128 times the adders.
+ *
  * Concurrency: as the core's.  Adds, lookups and checks run lock-free
  * beside one grower (the caller serialises growers, and growth against
  * free); a reader sees the sub-filters published before it began, and a
  * key whose add completed before a check began is found, because the
- * sub-filter it went to stays in the chain.  An add that read the chain
- * before a growth published the next sub-filter goes to the one that was
- * newest, past its capacity: the bound then holds for the keys actually
- * held (kbloom_chain_rate_ppb16() of the counts), not the schedule.
+ * sub-filter it went to stays in the chain.
  */
 #ifndef KBLOOM_CHAIN_H
 #define KBLOOM_CHAIN_H
@@ -128,12 +133,14 @@ static inline u32 kbloom_chain_subs(const struct kbloom_chain *c)
 bool kbloom_chain_full(const struct kbloom_chain *c);
 
 /*
- * add returns true when the key was new to the chain: no sub-filter held
- * it, and it set a cell of the newest (counted there).  lookup counts
+ * add returns 1 when the key was new to the chain: no sub-filter held it,
+ * and it set a cell of the newest (counted there); 0 when the chain
+ * already answered "maybe" for it; -EAGAIN when it is new and the newest
+ * sub-filter is full (kbloom_chain_full()): nothing changed.  lookup counts
  * nothing; its batch form sets bit i of results (n bits, zeroed here)
  * for key i, as the core's does.  Any context the core's calls allow.
  */
-bool kbloom_chain_add(struct kbloom_chain *c, const void *key, u32 len);
+int kbloom_chain_add(struct kbloom_chain *c, const void *key, u32 len);
 bool kbloom_chain_lookup(const struct kbloom_chain *c, const void *key,
 			 u32 len);
 u32 kbloom_chain_lookup_batch(const struct kbloom_chain *c,

@@ -12,6 +12,8 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include "harness.h"
 #include "model.h"
@@ -43,7 +45,7 @@ static u64 key_of(u32 r, u64 i)
 	return mix64((u64)r << 40 | i);
 }
 
-/* Keys added through the chain; grows it whenever the newest is full. */
+/* Keys added through the chain, grown whenever an add finds it full. */
 static int feed(struct kbloom_chain *c, u32 r, u64 n)
 {
 	u64 i;
@@ -51,7 +53,7 @@ static int feed(struct kbloom_chain *c, u32 r, u64 n)
 	for (i = 0; i < n; i++) {
 		u64 v = key_of(r, i);
 
-		if (kbloom_chain_add(c, &v, sizeof(v)) && kbloom_chain_full(c)) {
+		while (kbloom_chain_add(c, &v, sizeof(v)) == -EAGAIN) {
 			int ret = kbloom_chain_grow(c);
 
 			if (ret)
@@ -236,6 +238,157 @@ static void test_accuracy(const struct kbloom_test_type *t)
 	}
 }
 
+/*
+ * Writers, readers and a grower at once, with ground truth: two writers
+ * add keys of their own, each publishing how many of its adds have
+ * returned; a grower grows the chain whenever its newest is full; two
+ * readers take a writer's published count and check keys below it, one
+ * at a time and in batches, and every one must be found (its add
+ * completed before the check began).  The chain grows at least 10 times
+ * meanwhile; a writer whose add finds the chain full waits for the
+ * grower, and no sub-filter ends past its capacity by more than the one
+ * add that may race another.
+ */
+#define TORTURE_KEYS	300000	/* per writer: capacity 256 doubles 10 times */
+
+struct torture {
+	struct kbloom_chain c;
+	u64 done[2];		/* adds returned, per writer (release) */
+	int stop;		/* writers finished (release) */
+	u64 missed, checked, grows, waits, over;
+	int grow_err;
+};
+
+static u64 torture_key(u32 w, u64 i)
+{
+	return mix64((u64)(w + 1) << 48 | i);
+}
+
+static void *torture_writer(void *arg)
+{
+	struct torture *tt = ((void **)arg)[0];
+	u32 w = (u32)(uintptr_t)((void **)arg)[1];
+	u64 i;
+
+	for (i = 0; i < TORTURE_KEYS; i++) {
+		u64 v = torture_key(w, i);
+
+		/* A full chain: the grower's turn. */
+		while (kbloom_chain_add(&tt->c, &v, sizeof(v)) == -EAGAIN) {
+			__atomic_add_fetch(&tt->waits, 1, __ATOMIC_RELAXED);
+			sched_yield();
+		}
+		__atomic_store_n(&tt->done[w], i + 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void *torture_grower(void *arg)
+{
+	struct torture *tt = arg;
+
+	while (!__atomic_load_n(&tt->stop, __ATOMIC_ACQUIRE)) {
+		if (!kbloom_chain_full(&tt->c)) {
+			sched_yield();
+			continue;
+		}
+		tt->grow_err = kbloom_chain_grow(&tt->c);
+		if (tt->grow_err)
+			break;
+		tt->grows++;
+	}
+	return NULL;
+}
+
+static void *torture_reader(void *arg)
+{
+	struct torture *tt = arg;
+	struct rng r = { (uintptr_t)arg };
+	u64 missed = 0, checked = 0;
+
+	while (!__atomic_load_n(&tt->stop, __ATOMIC_ACQUIRE)) {
+		struct kbloom_key keys[64];
+		u64 vals[64];
+		unsigned long found;
+		u32 w = rng_next(&r) & 1, j;
+		u64 done = __atomic_load_n(&tt->done[w], __ATOMIC_ACQUIRE);
+
+		if (!done)
+			continue;
+		for (j = 0; j < 64; j++) {
+			vals[j] = torture_key(w, rng_next(&r) % done);
+			keys[j].data = &vals[j];
+			keys[j].len = 8;
+		}
+		missed += !kbloom_chain_lookup(&tt->c, &vals[0], 8);
+		kbloom_chain_lookup_batch(&tt->c, keys, 64, &found);
+		missed += 64 - hweight64(found);
+		checked += 65;
+	}
+	__atomic_add_fetch(&tt->missed, missed, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&tt->checked, checked, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void test_concurrent_growth(const struct kbloom_test_type *t)
+{
+	struct kbloom_chain_params cp = {
+		.capacity = 256, .seed = 5, .type = t->type,
+		.fp_ppb = 10000000, .expansion = 2,
+	};
+	struct torture *tt = calloc(1, sizeof(*tt));
+	void *wargs[2][2] = { { tt, (void *)0 }, { tt, (void *)1 } };
+	pthread_t writers[2], readers[2], grower;
+	u64 end_missed = 0, i;
+	u32 w;
+
+	if (kbloom_chain_init(&tt->c, &cp)) {
+		fail(SUITE, typed_name("concurrent_growth", t), "init failed");
+		free(tt);
+		return;
+	}
+	pthread_create(&grower, NULL, torture_grower, tt);
+	for (w = 0; w < 2; w++) {
+		pthread_create(&readers[w], NULL, torture_reader, tt);
+		pthread_create(&writers[w], NULL, torture_writer, wargs[w]);
+	}
+	for (w = 0; w < 2; w++)
+		pthread_join(writers[w], NULL);
+	__atomic_store_n(&tt->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(grower, NULL);
+	for (w = 0; w < 2; w++)
+		pthread_join(readers[w], NULL);
+	for (w = 0; w < 2; w++)
+		for (i = 0; i < TORTURE_KEYS; i++) {
+			u64 v = torture_key(w, i);
+
+			end_missed += !kbloom_chain_lookup(&tt->c, &v, 8);
+		}
+	/* Two writers: one may pass a full count while the other adds. */
+	for (w = 0; w < kbloom_chain_subs(&tt->c); w++) {
+		const struct kbloom_chain_sub *sub = tt->c.subs[w];
+		u64 keys = (u64)atomic64_read(&sub->keys);
+
+		if (keys > sub->f.geo.capacity + 1)
+			tt->over++;
+	}
+	expect(!tt->missed && !end_missed && !tt->grow_err && !tt->over &&
+	       tt->grows >= 10 && tt->checked > 0, SUITE,
+	       typed_name("concurrent_growth", t),
+	       "%llu of %llu checks during the adds and %llu after missed a key; %llu growths (error %d); %llu sub-filters past capacity",
+	       (unsigned long long)tt->missed,
+	       (unsigned long long)tt->checked,
+	       (unsigned long long)end_missed,
+	       (unsigned long long)tt->grows, tt->grow_err,
+	       (unsigned long long)tt->over);
+	printf("# concurrent_growth/%s: %llu checks during the adds, %llu growths, %u sub-filters, %llu adds waited for a growth\n",
+	       t->name, (unsigned long long)tt->checked,
+	       (unsigned long long)tt->grows, kbloom_chain_subs(&tt->c),
+	       (unsigned long long)tt->waits);
+	kbloom_chain_free(&tt->c);
+	free(tt);
+}
+
 /* Bad parameters, each alone, and the schedule's ends. */
 static void test_rejections(void)
 {
@@ -347,8 +500,11 @@ int main(void)
 	test_rejections();
 	test_schedule_bound();
 	/* A window is refused (test_rejections()); the others grow. */
-	for_each_host_type(t)
-		if (t->type != KBLOOM_TYPE_WINDOW)
-			test_accuracy(t);
+	for_each_host_type(t) {
+		if (t->type == KBLOOM_TYPE_WINDOW)
+			continue;
+		test_concurrent_growth(t);
+		test_accuracy(t);
+	}
 	return harness_exit();
 }
