@@ -169,18 +169,25 @@ int kbloom_chain_plan(const struct kbloom_chain_params *cp, u64 n,
 /* 2^78 / 10^9 rounded down: ppb << 16 to a fraction of 2^62, << 32. */
 #define KBLOOM_PPB16_TO_2_94	302231454903657ULL
 
+/* pass62 times the chance 1 - f of missing one more sub-filter. */
+static u64 pass62_fold(u64 pass62, u64 f_ppb16)
+{
+	u64 f62 = min_t(u64, mul_u64_u64_shr(min_t(u64, f_ppb16,
+						   KBLOOM_PPB16_ONE),
+					     KBLOOM_PPB16_TO_2_94, 32),
+			KBLOOM_CHAIN_PASS_ONE);
+
+	return mul_u64_u64_shr(pass62, KBLOOM_CHAIN_PASS_ONE - f62, 62);
+}
+
 u64 kbloom_chain_pass62(u64 pass62, const struct kbloom_geometry *geo,
 			u64 keys)
 {
 	struct kbloom_fp_model m;
-	u64 f16, f62;
 
 	kbloom_fp_model_init_cells(&m, geo->k, kbloom_cells_order(geo->type));
-	f16 = min_t(u64, kbloom_fp_model_ppb16(&m, keys, geo->nblocks),
-		    KBLOOM_PPB16_ONE);
-	f62 = min_t(u64, mul_u64_u64_shr(f16, KBLOOM_PPB16_TO_2_94, 32),
-		    KBLOOM_CHAIN_PASS_ONE);
-	return mul_u64_u64_shr(pass62, KBLOOM_CHAIN_PASS_ONE - f62, 62);
+	return pass62_fold(pass62, kbloom_fp_model_ppb16(&m, keys,
+							 geo->nblocks));
 }
 
 u64 kbloom_chain_rate_ppb16(u64 pass62)
@@ -392,4 +399,37 @@ u64 kbloom_chain_bytes(const struct kbloom_chain *c)
 	for (i = 0; i < n; i++)
 		bytes += kbloom_geometry_bytes(&c->subs[i]->f.geo);
 	return bytes;
+}
+
+void kbloom_chain_sub_stats(const struct kbloom_chain *c, u32 index,
+			    struct kbloom_chain_sub_stats *st)
+{
+	const struct kbloom_chain_sub *sub = c->subs[index];
+	struct kbloom_cell_stats cs;
+
+	kbloom_scan_cells(&sub->f, &cs);
+	*st = (struct kbloom_chain_sub_stats){
+		.capacity = sub->f.geo.capacity,
+		.keys = (u64)atomic64_read(&sub->keys),
+		.est_keys = cs.est_keys,
+		.bytes = kbloom_geometry_bytes(&sub->f.geo),
+		.fill_ppb = cs.fill_ppb,
+		.fp_now_ppb = cs.fp_now_ppb,
+		.fp_target_ppb = sub->f.geo.fp_target_ppb,
+		.k = sub->f.geo.k,
+	};
+}
+
+u32 kbloom_chain_fp_now_ppb(const struct kbloom_chain *c)
+{
+	u32 i, n = kbloom_chain_subs(c);
+	u64 pass62 = KBLOOM_CHAIN_PASS_ONE;
+
+	for (i = 0; i < n; i++) {
+		struct kbloom_cell_stats cs;
+
+		kbloom_scan_cells(&c->subs[i]->f, &cs);
+		pass62 = pass62_fold(pass62, (u64)cs.fp_now_ppb << 16);
+	}
+	return (u32)(kbloom_chain_rate_ppb16(pass62) >> 16);
 }

@@ -152,4 +152,26 @@ u64 kbloom_chain_model_ppb16(const struct kbloom_chain *c);
 /* Memory of all sub-filters' cells, in bytes. */
 u64 kbloom_chain_bytes(const struct kbloom_chain *c);
 
+/*
+ * Sub-filter index's statistics, index below kbloom_chain_subs(): its
+ * design, the new keys it took, and from a walk of its cells their fill,
+ * the keys they suggest and the rate they give a query now.  The chain's
+ * rate now combines those of its sub-filters, 1 - prod(1 - fp_now).  Both
+ * walk cells and may sleep (kbloom_scan_cells()): process context.
+ */
+struct kbloom_chain_sub_stats {
+	u64 capacity;
+	u64 keys;
+	u64 est_keys;
+	u64 bytes;
+	u32 fill_ppb;
+	u32 fp_now_ppb;
+	u32 fp_target_ppb;	/* rounded up to whole ppb */
+	u32 k;
+};
+
+void kbloom_chain_sub_stats(const struct kbloom_chain *c, u32 index,
+			    struct kbloom_chain_sub_stats *st);
+u32 kbloom_chain_fp_now_ppb(const struct kbloom_chain *c);
+
 #endif /* KBLOOM_CHAIN_H */

@@ -108,8 +108,37 @@ static double chain_realized(const struct kbloom_chain *c)
 	return 1 - pass;
 }
 
+/*
+ * Sub-filters whose statistics do not say what the chain holds: the keys
+ * counted by the chain, the design of the schedule (capacity, k, bytes),
+ * the rate of its own cells.
+ */
+static u64 stats_disagree(const struct kbloom_chain *c)
+{
+	u64 off = 0;
+	u32 i;
+
+	for (i = 0; i < kbloom_chain_subs(c); i++) {
+		const struct kbloom_filter *f = &c->subs[i]->f;
+		struct kbloom_chain_sub_stats st;
+		struct kbloom_cell_stats cs;
+
+		kbloom_chain_sub_stats(c, i, &st);
+		kbloom_scan_cells(f, &cs);
+		off += st.keys != (u64)atomic64_read(&c->subs[i]->keys) ||
+		       st.capacity != f->geo.capacity || st.k != f->geo.k ||
+		       st.bytes != kbloom_geometry_bytes(&f->geo) ||
+		       st.fp_now_ppb != cs.fp_now_ppb ||
+		       st.fill_ppb != cs.fill_ppb || !st.fp_target_ppb ||
+		       st.keys > st.capacity;
+	}
+	return off;
+}
+
 struct point {
 	double measured, realized, model, poisson, core_model;
+	double core_now;	/* the core's fp_now of the chain */
+	u64 stats_off;		/* sub-filters whose statistics disagree */
 	u64 queries, missed, members;
 	u32 subs;
 	double bytes_per_key;
@@ -122,7 +151,7 @@ static int measure(const struct kbloom_test_type *t, u32 expansion,
 	const u64 per = (u64)growth * CAPACITY;
 	struct kbloom_key keys[64];
 	u64 vals[64], hits = 0, bytes = 0, queries = 0;
-	double realized = 0, model = 0, poisson = 0, core = 0;
+	double realized = 0, model = 0, poisson = 0, core = 0, core_now = 0;
 	u32 r;
 
 	*pt = (struct point){ 0 };
@@ -168,6 +197,8 @@ static int measure(const struct kbloom_test_type *t, u32 expansion,
 			hits += hweight64(found & ~added);
 		}
 		realized += chain_realized(&c);
+		core_now += (double)kbloom_chain_fp_now_ppb(&c) / KBLOOM_PPB;
+		pt->stats_off += stats_disagree(&c);
 		model += chain_model(&c, t, false);
 		poisson += chain_model(&c, t, true);
 		core += (double)kbloom_chain_model_ppb16(&c) /
@@ -178,6 +209,7 @@ static int measure(const struct kbloom_test_type *t, u32 expansion,
 	pt->queries = queries * replicas;
 	pt->measured = (double)hits / pt->queries;
 	pt->realized = realized / replicas;
+	pt->core_now = core_now / replicas;
 	pt->model = model / replicas;
 	pt->poisson = poisson / replicas;
 	pt->core_model = core / replicas;
@@ -228,13 +260,17 @@ static void test_accuracy(const struct kbloom_test_type *t)
 			    100 * pt.measured, 100 * target))
 			continue;
 		expect(fabs(pt.measured - pt.realized) <= tol &&
-		       fabs(pt.core_model - pt.poisson) <= 0.002 * pt.poisson,
+		       fabs(pt.core_model - pt.poisson) <= 0.002 * pt.poisson &&
+		       fabs(pt.core_now - pt.realized) <=
+		       pt.subs * 2e-9 + 1e-6 * pt.realized && !pt.stats_off,
 		       SUITE, typed_name("e%u_fp%uppm_%ux_model", t,
 					 expansions[e], rates[p] / 1000,
 					 growths[g]),
-		       "measured %.5f%%, by the chains' cells %.5f%%; with Poisson loads %.5f%%, by the core %.5f%%",
-		       100 * pt.measured, 100 * pt.realized, 100 * pt.poisson,
-		       100 * pt.core_model);
+		       "measured %.5f%%, by the chains' cells %.5f%% (the core's %.5f%%); with Poisson loads %.5f%%, by the core %.5f%%; %llu sub-filters' statistics off",
+		       100 * pt.measured, 100 * pt.realized,
+		       100 * pt.core_now, 100 * pt.poisson,
+		       100 * pt.core_model,
+		       (unsigned long long)pt.stats_off);
 	}
 }
 
