@@ -433,3 +433,54 @@ u32 kbloom_chain_fp_now_ppb(const struct kbloom_chain *c)
 	}
 	return (u32)(kbloom_chain_rate_ppb16(pass62) >> 16);
 }
+
+void kbloom_chain_clear(struct kbloom_chain *c)
+{
+	u32 i, n = c->nsubs;
+
+	/* Readers are gone (the caller's part); growers pair with it. */
+	smp_store_release(&c->nsubs, 1);
+	for (i = 1; i < n; i++) {
+		kbloom_filter_free(&c->subs[i]->f);
+		kfree(c->subs[i]);
+		c->subs[i] = NULL;
+	}
+	kbloom_clear(&c->subs[0]->f);
+	atomic64_set(&c->subs[0]->keys, 0);
+}
+
+bool kbloom_chain_compatible(const struct kbloom_chain *a,
+			     const struct kbloom_chain *b)
+{
+	return a->params.capacity == b->params.capacity &&
+	       a->params.seed == b->params.seed &&
+	       a->params.type == b->params.type &&
+	       a->params.fp_ppb == b->params.fp_ppb &&
+	       a->params.expansion == b->params.expansion;
+}
+
+int kbloom_chain_merge(struct kbloom_chain *dst,
+		       const struct kbloom_chain *src)
+{
+	u32 i, n = kbloom_chain_subs(src);
+	int ret;
+
+	if (!kbloom_chain_compatible(dst, src))
+		return -EXDEV;
+	if (dst == src)
+		return 0;
+	while (dst->nsubs < n) {
+		ret = kbloom_chain_grow(dst);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < n; i++) {
+		/* Sub-filters of one index have one geometry: compatible. */
+		ret = kbloom_merge(&dst->subs[i]->f, &src->subs[i]->f);
+		if (ret)
+			return ret;
+		atomic64_add(atomic64_read(&src->subs[i]->keys),
+			     &dst->subs[i]->keys);
+	}
+	return 0;
+}

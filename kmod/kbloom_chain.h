@@ -153,6 +153,33 @@ u64 kbloom_chain_model_ppb16(const struct kbloom_chain *c);
 u64 kbloom_chain_bytes(const struct kbloom_chain *c);
 
 /*
+ * clear takes the chain back to sub-filter 0 alone, emptied, the others
+ * freed.  The caller serialises it against everything else on the chain,
+ * readers included, since it frees what they read.
+ *
+ * Two chains are compatible when their parameters (kbloom_chain_params,
+ * seed included) are equal: their sub-filters of one index then have one
+ * geometry.  merge ORs (or adds, for counters) each of src's sub-filters
+ * into dst's of the same index, growing dst first to as many as src has,
+ * and adds their key counts: every key of src is then found in dst.  A
+ * sub-filter may then hold more than its capacity, and the chain's rate
+ * is the model's for what it holds (kbloom_chain_model_ppb16()), no longer
+ * the bound.  -EXDEV for chains that are not compatible, and the growth's
+ * errors (dst keeps the empty sub-filters it grew; its keys and answers
+ * are as before).  The caller serialises merges into dst against clear,
+ * free and other growers; adds and checks run on.  Process context.
+ * There is no intersect: a key's sub-filter is the one that was newest
+ * when it came to that chain, so two chains hold a common key in
+ * sub-filters of different indexes, and intersecting them index by index
+ * would lose it.
+ */
+void kbloom_chain_clear(struct kbloom_chain *c);
+bool kbloom_chain_compatible(const struct kbloom_chain *a,
+			     const struct kbloom_chain *b);
+int kbloom_chain_merge(struct kbloom_chain *dst,
+		       const struct kbloom_chain *src);
+
+/*
  * Sub-filter index's statistics, index below kbloom_chain_subs(): its
  * design, the new keys it took, and from a walk of its cells their fill,
  * the keys they suggest and the rate they give a query now.  The chain's

@@ -425,6 +425,120 @@ static void test_concurrent_growth(const struct kbloom_test_type *t)
 	free(tt);
 }
 
+/* Chain c of params cp holding keys 0..n-1 of set r, grown as needed. */
+static int chain_with(struct kbloom_chain *c,
+		      const struct kbloom_chain_params *cp, u32 r, u64 n)
+{
+	int ret = kbloom_chain_init(c, cp);
+
+	if (ret)
+		return ret;
+	ret = feed(c, r, n);
+	if (ret)
+		kbloom_chain_free(c);
+	return ret;
+}
+
+/* The new keys the chain's sub-filters counted. */
+static u64 chain_keys(const struct kbloom_chain *c)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < kbloom_chain_subs(c); i++)
+		sum += (u64)atomic64_read(&c->subs[i]->keys);
+	return sum;
+}
+
+/* Keys 0..n-1 of set r that c does not find. */
+static u64 chain_missing(const struct kbloom_chain *c, u32 r, u64 n)
+{
+	u64 i, missing = 0;
+
+	for (i = 0; i < n; i++) {
+		u64 v = key_of(r, i);
+
+		missing += !kbloom_chain_lookup(c, &v, sizeof(v));
+	}
+	return missing;
+}
+
+/*
+ * clear: back to one sub-filter, empty, its count 0, and it grows again.
+ * merge: a chain of 3 sub-filters takes one of 6 and finds every key of
+ * both, with their counts; incompatible chains are refused with EXDEV,
+ * each parameter alone, and change nothing.
+ */
+static void test_clear_merge(const struct kbloom_test_type *t)
+{
+	struct kbloom_chain_params cp = {
+		.capacity = 1000, .seed = 3, .type = t->type,
+		.fp_ppb = 10000000, .expansion = 2,
+	};
+	struct kbloom_chain a, b, x;
+	struct kbloom_chain_sub_stats st;
+	u64 keys_a, keys_b;
+	u32 subs, bad;
+	int ret;
+
+	if (chain_with(&a, &cp, 1, 5000) || chain_with(&b, &cp, 2, 50000)) {
+		fail(SUITE, typed_name("clear_merge", t), "setup failed");
+		return;
+	}
+	subs = kbloom_chain_subs(&a);
+	kbloom_chain_clear(&a);
+	kbloom_chain_sub_stats(&a, 0, &st);
+	expect(subs == 3 && kbloom_chain_subs(&a) == 1 && !st.keys &&
+	       !st.fill_ppb && !kbloom_chain_fp_now_ppb(&a) &&
+	       !feed(&a, 1, 5000) && kbloom_chain_subs(&a) == 3 &&
+	       !chain_missing(&a, 1, 5000), SUITE,
+	       typed_name("clear_back_to_one", t),
+	       "%u sub-filters before, %u after; keys %llu, fill %u ppb",
+	       subs, kbloom_chain_subs(&a), (unsigned long long)st.keys,
+	       st.fill_ppb);
+
+	for (bad = 0; bad < 5; bad++) {
+		struct kbloom_chain_params o = cp;
+		u32 before = kbloom_chain_subs(&a);
+
+		o.capacity += bad == 0;
+		o.seed += bad == 1;
+		o.type = bad == 2 ? (t->type == KBLOOM_TYPE_BITS ?
+				     KBLOOM_TYPE_COUNTING :
+				     KBLOOM_TYPE_BITS) : o.type;
+		o.fp_ppb += bad == 3;
+		o.expansion += bad == 4;
+		ret = chain_with(&x, &o, 2, 50000);
+		expect(!ret && kbloom_chain_merge(&a, &x) == -EXDEV &&
+		       kbloom_chain_subs(&a) == before &&
+		       !chain_missing(&a, 1, 5000), SUITE,
+		       typed_name("merge_refuses/%s", t,
+				  (const char *[]){ "capacity", "seed",
+						    "type", "fp",
+						    "expansion" }[bad]),
+		       "not refused with EXDEV, or changed the chain");
+		if (!ret)
+			kbloom_chain_free(&x);
+	}
+
+	keys_a = chain_keys(&a);
+	keys_b = chain_keys(&b);
+	ret = kbloom_chain_merge(&a, &b);
+	subs = kbloom_chain_subs(&a);
+	expect(!ret && subs == kbloom_chain_subs(&b) && subs == 6 &&
+	       !chain_missing(&a, 1, 5000) && !chain_missing(&a, 2, 50000) &&
+	       chain_keys(&a) == keys_a + keys_b, SUITE,
+	       typed_name("merge_finds_both", t),
+	       "merge %d; %u sub-filters (src %u); %llu keys counted, %llu + %llu before",
+	       ret, subs, kbloom_chain_subs(&b),
+	       (unsigned long long)chain_keys(&a),
+	       (unsigned long long)keys_a, (unsigned long long)keys_b);
+	expect(kbloom_chain_merge(&a, &a) == 0 && kbloom_chain_subs(&a) == subs,
+	       SUITE, typed_name("merge_self", t), "merging a chain into itself");
+	kbloom_chain_free(&a);
+	kbloom_chain_free(&b);
+}
+
 /* Bad parameters, each alone, and the schedule's ends. */
 static void test_rejections(void)
 {
@@ -539,6 +653,7 @@ int main(void)
 	for_each_host_type(t) {
 		if (t->type == KBLOOM_TYPE_WINDOW)
 			continue;
+		test_clear_merge(t);
 		test_concurrent_growth(t);
 		test_accuracy(t);
 	}
