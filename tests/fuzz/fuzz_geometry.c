@@ -11,7 +11,12 @@
  *     rate, meets that rate with the fewest blocks for its k;
  *   - the model's rate is within [0, 1], grows with keys and falls with
  *     blocks;
- *   - validate accepts exactly the geometries init can allocate.
+ *   - validate accepts exactly the geometries init can allocate;
+ *   - a scalable filter's sub-filter (kbloom_chain.c) is refused exactly
+ *     for bad parameters (EINVAL) or past the schedule's end or the core's
+ *     reach (E2BIG), and otherwise has the capacity, seed and target the
+ *     schedule says, whose targets up to it sum below the chain's rate;
+ *     planning a chain of two sub-filters at most agrees with them.
  *
  * Every check runs for the three types (bits, 4-bit counters, windows of
  * any generations, valid or not) and for invalid types.  Input: packed
@@ -23,6 +28,7 @@
 #include <errno.h>
 
 #include "fuzz_common.h"
+#include "kbloom_chain.h"
 #include "kbloom_formula.h"
 
 struct reader {
@@ -322,6 +328,78 @@ static void fuzz_validate(struct reader *r)
 	kbloom_filter_free(&f);
 }
 
+static void fuzz_chain(uint32_t type, uint64_t capacity, uint32_t fp,
+		       uint32_t expansion, uint32_t index, uint64_t seed)
+{
+	const struct kbloom_chain_params cp = {
+		.capacity = capacity, .seed = seed, .type = type,
+		.fp_ppb = fp, .expansion = expansion,
+	};
+	int bad = (type != KBLOOM_TYPE_BITS && type != KBLOOM_TYPE_COUNTING) ||
+		  !capacity || fp < KBLOOM_MIN_FP_PPB || fp >= KBLOOM_PPB ||
+		  expansion < KBLOOM_EXPANSION_MIN ||
+		  expansion > KBLOOM_EXPANSION_MAX;
+	uint32_t max = kbloom_chain_max_subs(&cp), i;
+	uint64_t cap = capacity, sum = 0, keys;
+	u64 bytes, rate;
+	struct kbloom_geometry g;
+	int ret = kbloom_chain_sub_geometry(&g, &cp, index);
+	u32 subs;
+
+	if (bad) {
+		fuzz_assert(ret == -EINVAL && !max && !g.nblocks,
+			    "chain(%u, %llu, %u, e %u) sub %u = %d, max %u",
+			    type, (unsigned long long)capacity, fp, expansion,
+			    index, ret, max);
+		return;
+	}
+	fuzz_assert(max >= 1 && max <= KBLOOM_CHAIN_MAX_SUBS, "max %u", max);
+	/* max is where capacity * e^i would pass 2^64 - 1, or the cap. */
+	for (i = 1; i < max; i++)
+		fuzz_assert(!__builtin_mul_overflow(cap, (uint64_t)expansion,
+						    &cap),
+			    "capacity of sub-filter %u overflows", i);
+	fuzz_assert(max == KBLOOM_CHAIN_MAX_SUBS ||
+		    __builtin_mul_overflow(cap, (uint64_t)expansion, &cap),
+		    "max %u ends before the capacity overflows", max);
+	if (index >= max) {
+		fuzz_assert(ret == -E2BIG, "sub %u of %u = %d", index, max,
+			    ret);
+		return;
+	}
+	for (i = 0; i <= index; i++)
+		sum += kbloom_chain_sub_target_ppb16(fp, i);
+	fuzz_assert(sum < (uint64_t)fp << 16, "targets to %u sum to %llu",
+		    index, (unsigned long long)sum);
+	fuzz_assert(ret == 0 || ret == -E2BIG, "sub %u = %d", index, ret);
+	if (ret) {
+		fuzz_assert(!g.nblocks, "a refused sub-filter has blocks");
+		return;
+	}
+	for (cap = capacity, i = 0; i < index; i++)
+		cap *= expansion;
+	check_valid_geometry(&g, type, 0);
+	fuzz_assert(g.capacity == cap &&
+		    g.seed == kbloom_chain_sub_seed(seed, index) &&
+		    (index || g.seed == seed) && g.fp_target_ppb >= 1 &&
+		    (uint64_t)g.fp_target_ppb << 16 >=
+		    kbloom_chain_sub_target_ppb16(fp, index),
+		    "sub %u: capacity %llu (want %llu), target %u",
+		    index, (unsigned long long)g.capacity,
+		    (unsigned long long)cap, g.fp_target_ppb);
+	if (index)
+		return;
+	/* sub-filter 0 sized: plan up to two sub-filters' worth of keys */
+	keys = seed % (capacity + 1);
+	ret = kbloom_chain_plan(&cp, keys, &subs, &bytes, &rate);
+	fuzz_assert(!ret && subs == 1 &&
+		    bytes == kbloom_geometry_bytes(&g) &&
+		    rate <= (uint64_t)g.fp_target_ppb << 16,
+		    "plan of %llu keys: %d, %u sub-filters, %llu bytes, rate %llu",
+		    (unsigned long long)keys, ret, subs,
+		    (unsigned long long)bytes, (unsigned long long)rate);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct reader r = { data, size };
@@ -339,7 +417,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else
 		gens = wg;
 
-	switch ((op & 15) % 5) {
+	switch ((op & 15) % 6) {
 	case 0:
 		a = take_u64(&r);
 		k = take(&r, 4);
@@ -365,8 +443,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_formula_window(wg >> 4, wg & 15 ? wg & 15 : wg >> 4, a, b,
 				    c, k);
 		break;
-	default:
+	case 4:
 		fuzz_validate(&r);
+		break;
+	default:
+		a = take_u64(&r);
+		k = take(&r, 4);
+		b = take(&r, 1);
+		c = take(&r, 2);
+		k >>= take(&r, 1) & 31;
+		/* expansion 0..17, the index mostly near the start */
+		fuzz_chain(type, a, k, (uint32_t)b % 18,
+			   (uint32_t)c % (c & 0x8000 ? 1100 : 8),
+			   take_u64(&r));
 		break;
 	}
 	return 0;

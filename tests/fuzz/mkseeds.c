@@ -186,11 +186,12 @@ static size_t put(uint8_t *p, size_t at, uint64_t v, unsigned int bytes)
 	return at + bytes;
 }
 
+/* After the operation byte, the generations byte (0: not a window). */
 static void geometry_seed(const char *name, uint8_t op, const uint64_t *v,
 			  const unsigned int *widths, unsigned int n)
 {
-	uint8_t buf[64];
-	size_t at = 0;
+	uint8_t buf[64] = { 0 };
+	size_t at = 1;
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
@@ -219,6 +220,21 @@ static void geometry_seeds(void)
 	const uint64_t f_typical[] = { 19532, 0, 1000000, 0, 1000, 0, 7 };
 	const uint64_t f_saturated[] = { 1, 0, 1 << 20, 0, 1, 0, 16 };
 	const uint64_t f_wide[] = { UINT64_MAX, 0, UINT64_MAX, 0, 1, 0, 1 };
+	/*
+	 * A scalable filter's sub-filter: capacity (u64 + shift), fp (u32),
+	 * expansion, index (u16: with bit 15, index % 1100, else % 8), fp's
+	 * shift, seed (u64 + shift).
+	 */
+	const unsigned int c_w[] = { 8, 1, 4, 1, 2, 1, 8, 1 };
+	const uint64_t c_1m_e2_sub3[] = { 1000000, 0, 10000000, 2, 3, 0, 7, 0 };
+	const uint64_t c_1m_e2_sub0[] = { 1000000, 0, 10000000, 2, 0, 0,
+					  777777, 0 };
+	/* 0x8000 + 155: index 1023, the last of expansion 1 */
+	const uint64_t c_e1_last[] = { 100, 0, 1000000, 1, 0x809b, 0, 9, 0 };
+	/* capacity 1, expansion 2: 64 sub-filters, index 64 is past them */
+	const uint64_t c_e2_past[] = { 1, 0, 1000000, 2, 0x8000 + 296, 0, 9,
+				       0 };
+	const uint64_t c_e17[] = { 1000, 0, 10000000, 17, 0, 0, 1, 0 };
 	/* nblocks, capacity (u64 + shift), seed, k, type, fp */
 	const unsigned int v_w[] = { 8, 1, 8, 1, 8, 1, 1, 4 };
 	const uint64_t v_ok[] = { 4, 0, 100, 0, 1, 8, 0, 0 };
@@ -241,6 +257,13 @@ static void geometry_seeds(void)
 	geometry_seed("counting-bpk-10", 0x12, bpk_10, bpk_w, 4);
 	geometry_seed("counting-formula-typical", 0x13, f_typical, f_w, 7);
 	geometry_seed("bad-type-rate", 0xf0, rate_1m_1pct, rate_w, 4);
+	geometry_seed("chain-1m-e2-sub3", 5, c_1m_e2_sub3, c_w, 8);
+	geometry_seed("chain-1m-e2-sub0", 5, c_1m_e2_sub0, c_w, 8);
+	geometry_seed("chain-e1-last", 5, c_e1_last, c_w, 8);
+	geometry_seed("chain-e2-past-end", 5, c_e2_past, c_w, 8);
+	geometry_seed("chain-expansion-17", 5, c_e17, c_w, 8);
+	geometry_seed("counting-chain-1m-e2-sub3", 0x15, c_1m_e2_sub3, c_w, 8);
+	geometry_seed("window-chain", 0x25, c_1m_e2_sub3, c_w, 8);
 }
 
 int main(int argc, char **argv)
