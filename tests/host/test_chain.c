@@ -7,8 +7,9 @@
  * false-positive rate is at most the target and is the exact model's for
  * the chain (1 - prod(1 - f_i) over its sub-filters, by model.h's
  * independent float model of the scheme), both within max(5 sigma, 2 %).
- * Bad parameters are refused with EINVAL, and growth ends with E2BIG
- * where the schedule does.
+ * Two writers, two readers and a grower at once, with ground truth.  The
+ * unit cases (rejections, the schedule's ends, clear, merge) are the
+ * KUnit suite's, kunit/chain.c, which runs here too.
  */
 #include <errno.h>
 #include <math.h>
@@ -425,235 +426,14 @@ static void test_concurrent_growth(const struct kbloom_test_type *t)
 	free(tt);
 }
 
-/* Chain c of params cp holding keys 0..n-1 of set r, grown as needed. */
-static int chain_with(struct kbloom_chain *c,
-		      const struct kbloom_chain_params *cp, u32 r, u64 n)
-{
-	int ret = kbloom_chain_init(c, cp);
-
-	if (ret)
-		return ret;
-	ret = feed(c, r, n);
-	if (ret)
-		kbloom_chain_free(c);
-	return ret;
-}
-
-/* The new keys the chain's sub-filters counted. */
-static u64 chain_keys(const struct kbloom_chain *c)
-{
-	u64 sum = 0;
-	u32 i;
-
-	for (i = 0; i < kbloom_chain_subs(c); i++)
-		sum += (u64)atomic64_read(&c->subs[i]->keys);
-	return sum;
-}
-
-/* Keys 0..n-1 of set r that c does not find. */
-static u64 chain_missing(const struct kbloom_chain *c, u32 r, u64 n)
-{
-	u64 i, missing = 0;
-
-	for (i = 0; i < n; i++) {
-		u64 v = key_of(r, i);
-
-		missing += !kbloom_chain_lookup(c, &v, sizeof(v));
-	}
-	return missing;
-}
-
-/*
- * clear: back to one sub-filter, empty, its count 0, and it grows again.
- * merge: a chain of 3 sub-filters takes one of 6 and finds every key of
- * both, with their counts; incompatible chains are refused with EXDEV,
- * each parameter alone, and change nothing.
- */
-static void test_clear_merge(const struct kbloom_test_type *t)
-{
-	struct kbloom_chain_params cp = {
-		.capacity = 1000, .seed = 3, .type = t->type,
-		.fp_ppb = 10000000, .expansion = 2,
-	};
-	struct kbloom_chain a, b, x;
-	struct kbloom_chain_sub_stats st;
-	u64 keys_a, keys_b;
-	u32 subs, bad;
-	int ret;
-
-	if (chain_with(&a, &cp, 1, 5000) || chain_with(&b, &cp, 2, 50000)) {
-		fail(SUITE, typed_name("clear_merge", t), "setup failed");
-		return;
-	}
-	subs = kbloom_chain_subs(&a);
-	kbloom_chain_clear(&a);
-	kbloom_chain_sub_stats(&a, 0, &st);
-	expect(subs == 3 && kbloom_chain_subs(&a) == 1 && !st.keys &&
-	       !st.fill_ppb && !kbloom_chain_fp_now_ppb(&a) &&
-	       !feed(&a, 1, 5000) && kbloom_chain_subs(&a) == 3 &&
-	       !chain_missing(&a, 1, 5000), SUITE,
-	       typed_name("clear_back_to_one", t),
-	       "%u sub-filters before, %u after; keys %llu, fill %u ppb",
-	       subs, kbloom_chain_subs(&a), (unsigned long long)st.keys,
-	       st.fill_ppb);
-
-	for (bad = 0; bad < 5; bad++) {
-		struct kbloom_chain_params o = cp;
-		u32 before = kbloom_chain_subs(&a);
-
-		o.capacity += bad == 0;
-		o.seed += bad == 1;
-		o.type = bad == 2 ? (t->type == KBLOOM_TYPE_BITS ?
-				     KBLOOM_TYPE_COUNTING :
-				     KBLOOM_TYPE_BITS) : o.type;
-		o.fp_ppb += bad == 3;
-		o.expansion += bad == 4;
-		ret = chain_with(&x, &o, 2, 50000);
-		expect(!ret && kbloom_chain_merge(&a, &x) == -EXDEV &&
-		       kbloom_chain_subs(&a) == before &&
-		       !chain_missing(&a, 1, 5000), SUITE,
-		       typed_name("merge_refuses/%s", t,
-				  (const char *[]){ "capacity", "seed",
-						    "type", "fp",
-						    "expansion" }[bad]),
-		       "not refused with EXDEV, or changed the chain");
-		if (!ret)
-			kbloom_chain_free(&x);
-	}
-
-	keys_a = chain_keys(&a);
-	keys_b = chain_keys(&b);
-	ret = kbloom_chain_merge(&a, &b);
-	subs = kbloom_chain_subs(&a);
-	expect(!ret && subs == kbloom_chain_subs(&b) && subs == 6 &&
-	       !chain_missing(&a, 1, 5000) && !chain_missing(&a, 2, 50000) &&
-	       chain_keys(&a) == keys_a + keys_b, SUITE,
-	       typed_name("merge_finds_both", t),
-	       "merge %d; %u sub-filters (src %u); %llu keys counted, %llu + %llu before",
-	       ret, subs, kbloom_chain_subs(&b),
-	       (unsigned long long)chain_keys(&a),
-	       (unsigned long long)keys_a, (unsigned long long)keys_b);
-	expect(kbloom_chain_merge(&a, &a) == 0 && kbloom_chain_subs(&a) == subs,
-	       SUITE, typed_name("merge_self", t), "merging a chain into itself");
-	kbloom_chain_free(&a);
-	kbloom_chain_free(&b);
-}
-
-/* Bad parameters, each alone, and the schedule's ends. */
-static void test_rejections(void)
-{
-	static const struct {
-		const char *name;
-		struct kbloom_chain_params cp;
-	} bad[] = {
-		{ "type_window", { 100, 0, KBLOOM_TYPE_WINDOW, 10000000, 2 } },
-		{ "type_unknown", { 100, 0, KBLOOM_TYPE_WINDOW + 1, 10000000,
-				    2 } },
-		{ "capacity_0", { 0, 0, KBLOOM_TYPE_BITS, 10000000, 2 } },
-		{ "fp_0", { 100, 0, KBLOOM_TYPE_BITS, 0, 2 } },
-		{ "fp_1", { 100, 0, KBLOOM_TYPE_BITS, KBLOOM_PPB, 2 } },
-		{ "expansion_0", { 100, 0, KBLOOM_TYPE_BITS, 10000000, 0 } },
-		{ "expansion_17", { 100, 0, KBLOOM_TYPE_BITS, 10000000,
-				    KBLOOM_EXPANSION_MAX + 1 } },
-	};
-	static const struct {
-		u64 capacity;
-		u32 expansion, max_subs;
-	} ends[] = {
-		{ 1, 1, KBLOOM_CHAIN_MAX_SUBS },
-		{ 1, 2, 64 },		/* 2^63 is the last capacity */
-		{ 1, 16, 16 },		/* 16^15 = 2^60 */
-		{ 1ULL << 40, 16, 6 },	/* 2^60 again */
-	};
-	struct kbloom_chain_params cp = {
-		.capacity = 100, .type = KBLOOM_TYPE_BITS, .fp_ppb = 1,
-		.expansion = 1,
-	};
-	struct kbloom_geometry geo;
-	struct kbloom_chain c;
-	char name[64];
-	size_t i;
-	int ret;
-
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		snprintf(name, sizeof(name), "rejects/%s", bad[i].name);
-		expect(kbloom_chain_init(&c, &bad[i].cp) == -EINVAL &&
-		       !c.subs &&
-		       kbloom_chain_sub_geometry(&geo, &bad[i].cp, 0) ==
-		       -EINVAL && !geo.nblocks &&
-		       !kbloom_chain_max_subs(&bad[i].cp), SUITE, name,
-		       "not refused with EINVAL");
-	}
-	for (i = 0; i < ARRAY_SIZE(ends); i++) {
-		struct kbloom_chain_params e = {
-			.capacity = ends[i].capacity,
-			.type = KBLOOM_TYPE_BITS, .fp_ppb = 10000000,
-			.expansion = ends[i].expansion,
-		};
-		u32 n = kbloom_chain_max_subs(&e);
-
-		snprintf(name, sizeof(name), "max_subs/%llu_e%u",
-			 (unsigned long long)ends[i].capacity,
-			 ends[i].expansion);
-		expect(n == ends[i].max_subs &&
-		       kbloom_chain_sub_geometry(&geo, &e, n) == -E2BIG,
-		       SUITE, name, "%u sub-filters, not %u, or no E2BIG past them",
-		       n, ends[i].max_subs);
-	}
-	/*
-	 * A chain of 1 ppb: the target of sub-filter 255 is
-	 * 65536 / (256 * 257) < 1 in ppb << 16, and growth stops there.
-	 */
-	ret = kbloom_chain_init(&c, &cp);
-	expect(!ret && kbloom_chain_sub_geometry(&geo, &cp, 254) == 0 &&
-	       kbloom_chain_sub_geometry(&geo, &cp, 255) == -E2BIG, SUITE,
-	       "rejects/rate_below_reach", "init %d; sub-filter 255 sized", ret);
-	if (!ret) {
-		u32 grown = 0;
-
-		while (grown < 300 && !(ret = kbloom_chain_grow(&c)))
-			grown++;
-		expect(ret == -E2BIG && kbloom_chain_subs(&c) == 255 &&
-		       grown == 254, SUITE, "rejects/grow_past_the_end",
-		       "grew %u times, then %d with %u sub-filters", grown, ret,
-		       kbloom_chain_subs(&c));
-		kbloom_chain_free(&c);
-	}
-}
-
-/* The schedule's rates sum below the target at any length. */
-static void test_schedule_bound(void)
-{
-	static const u32 rates[] = { 1, 999, 1000000, 10000000, 999999999 };
-	size_t p;
-
-	for (p = 0; p < ARRAY_SIZE(rates); p++) {
-		u64 sum = 0, bound = (u64)rates[p] << 16;
-		char name[64];
-		u32 i;
-
-		for (i = 0; i < KBLOOM_CHAIN_MAX_SUBS; i++)
-			sum += kbloom_chain_sub_target_ppb16(rates[p], i);
-		snprintf(name, sizeof(name), "schedule_sum_below_target/%u",
-			 rates[p]);
-		expect(sum < bound, SUITE, name,
-		       "targets of %u sub-filters sum to %llu >= %llu",
-		       KBLOOM_CHAIN_MAX_SUBS, (unsigned long long)sum,
-		       (unsigned long long)bound);
-	}
-}
-
 int main(void)
 {
 	const struct kbloom_test_type *t;
 
-	test_rejections();
-	test_schedule_bound();
-	/* A window is refused (test_rejections()); the others grow. */
+	/* A window is refused (kunit/chain.c); the others grow. */
 	for_each_host_type(t) {
 		if (t->type == KBLOOM_TYPE_WINDOW)
 			continue;
-		test_clear_merge(t);
 		test_concurrent_growth(t);
 		test_accuracy(t);
 	}

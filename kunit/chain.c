@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kbloom-chain: scalable filters (kbloom_chain.h).  Parameters out of range
+ * are refused with EINVAL, each alone; the schedule ends with E2BIG where
+ * a capacity would overflow, where a rate falls below what sizing can
+ * reach, and at KBLOOM_CHAIN_MAX_SUBS; its targets sum below the chain's
+ * rate.  A chain of the bits and counting types grows as adds fill it,
+ * never forgets a key by single or batched checks, refuses a new key with
+ * EAGAIN when full and changes nothing then, reports each sub-filter's
+ * statistics, clears back to one sub-filter, and merges with a compatible
+ * chain (EXDEV for each parameter that differs).  The accuracy at 1,000
+ * times the capacity and the concurrent torture are host-only
+ * (tests/host/test_chain.c): too many keys for UML.
+ */
+#include "kbloom_test.h"
+#include "kbloom_chain.h"
+
+static int kbloom_test_chain_init(struct kunit_resource *res, void *context)
+{
+	struct kbloom_chain *c;
+	int ret;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	ret = kbloom_chain_init(c, context);
+	if (ret) {
+		kfree(c);
+		return ret;
+	}
+	res->data = c;
+	return 0;
+}
+
+static void kbloom_test_chain_free(struct kunit_resource *res)
+{
+	kbloom_chain_free(res->data);
+	kfree(res->data);
+}
+
+/* A chain freed when the test case ends, however it ends. */
+static struct kbloom_chain *
+kbloom_test_chain(struct kunit *test, const struct kbloom_chain_params *cp)
+{
+	struct kbloom_chain *c;
+
+	c = kunit_alloc_resource(test, kbloom_test_chain_init,
+				 kbloom_test_chain_free, GFP_KERNEL,
+				 (void *)cp);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	return c;
+}
+
+/* The types a chain takes: every type of the table but windows. */
+static const void *kbloom_test_chain_types(const void *prev, char *desc)
+{
+	const struct kbloom_test_type *t = prev ?
+		(const struct kbloom_test_type *)prev + 1 : kbloom_test_types;
+
+	for (; t < kbloom_test_types + ARRAY_SIZE(kbloom_test_types); t++)
+		if (t->type != KBLOOM_TYPE_WINDOW) {
+			kbloom_test_type_desc(t, desc);
+			return t;
+		}
+	return NULL;
+}
+
+#define KBLOOM_TEST_CHAIN_CASE(fn) \
+	KUNIT_CASE_PARAM(fn, kbloom_test_chain_types)
+
+static struct kbloom_chain_params
+kbloom_test_chain_params(const struct kbloom_test_type *t)
+{
+	return (struct kbloom_chain_params){
+		.capacity = 1000, .seed = KBLOOM_TEST_SEED, .type = t->type,
+		.fp_ppb = 10000000, .expansion = 2,
+	};
+}
+
+/* Adds keys first .. first + n - 1, growing the chain when an add asks. */
+static void kbloom_test_chain_feed(struct kunit *test, struct kbloom_chain *c,
+				   u64 first, u64 n)
+{
+	struct kbloom_test_key k;
+	u64 i;
+
+	for (i = first; i < first + n; i++) {
+		int ret;
+
+		kbloom_test_make_key(i, false, &k);
+		while ((ret = kbloom_chain_add(c, k.bytes, k.len)) == -EAGAIN)
+			KUNIT_ASSERT_EQ(test, kbloom_chain_grow(c), 0);
+		KUNIT_ASSERT_GE(test, ret, 0);
+	}
+}
+
+/* Keys first .. first + n - 1 the chain does not find, singly and batched. */
+static u64 kbloom_test_chain_missing(struct kunit *test,
+				     const struct kbloom_chain *c,
+				     u64 first, u64 n)
+{
+	struct kbloom_test_batch *b = kbloom_test_batch(test);
+	u64 i, missing = 0;
+
+	for (i = 0; i < n; i += KBLOOM_TEST_CHUNK) {
+		u32 m = min_t(u64, n - i, KBLOOM_TEST_CHUNK), j;
+
+		kbloom_test_fill(b, first + i, m, false);
+		missing += m - kbloom_chain_lookup_batch(c, b->keys, m,
+							 b->results);
+		for (j = 0; j < m; j++)
+			missing += !kbloom_chain_lookup(c, b->keys[j].data,
+							b->keys[j].len);
+	}
+	return missing;
+}
+
+static u64 kbloom_test_chain_keys(const struct kbloom_chain *c)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < kbloom_chain_subs(c); i++)
+		sum += (u64)atomic64_read(&c->subs[i]->keys);
+	return sum;
+}
+
+struct kbloom_test_chain_bad {
+	const char *name;
+	struct kbloom_chain_params cp;
+};
+
+static const struct kbloom_test_chain_bad kbloom_test_chain_bads[] = {
+	{ "type_unknown", { 100, 0, KBLOOM_TYPE_WINDOW + 1, 10000000, 2 } },
+	{ "capacity_0", { 0, 0, KBLOOM_TYPE_BITS, 10000000, 2 } },
+	{ "fp_0", { 100, 0, KBLOOM_TYPE_BITS, 0, 2 } },
+	{ "fp_1", { 100, 0, KBLOOM_TYPE_BITS, KBLOOM_PPB, 2 } },
+	{ "expansion_0", { 100, 0, KBLOOM_TYPE_BITS, 10000000, 0 } },
+	{ "expansion_17", { 100, 0, KBLOOM_TYPE_BITS, 10000000,
+			    KBLOOM_EXPANSION_MAX + 1 } },
+};
+
+static void kbloom_test_chain_bad_desc(const struct kbloom_test_chain_bad *b,
+				       char *desc)
+{
+	strscpy(desc, b->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kbloom_test_chain_bad, kbloom_test_chain_bads,
+		  kbloom_test_chain_bad_desc);
+
+static void params_rejected(struct kunit *test)
+{
+	const struct kbloom_test_chain_bad *b = test->param_value;
+	struct kbloom_geometry geo;
+	struct kbloom_chain c;
+	u32 subs;
+	u64 bytes, rate;
+
+	KUNIT_EXPECT_EQ(test, kbloom_chain_init(&c, &b->cp), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, !c.subs);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_sub_geometry(&geo, &b->cp, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, geo.nblocks, 0ULL);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_max_subs(&b->cp), 0U);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_plan(&b->cp, 10, &subs, &bytes,
+						&rate), -EINVAL);
+}
+
+struct kbloom_test_chain_end {
+	const char *name;
+	u64 capacity;
+	u32 expansion;
+	u32 max_subs;
+};
+
+static const struct kbloom_test_chain_end kbloom_test_chain_ends[] = {
+	{ "e1", 1, 1, KBLOOM_CHAIN_MAX_SUBS },
+	{ "e2", 1, 2, 64 },		/* 2^63 is the last capacity */
+	{ "e16", 1, 16, 16 },		/* 16^15 = 2^60 */
+	{ "e16_from_2p40", 1ULL << 40, 16, 6 },
+};
+
+static void kbloom_test_chain_end_desc(const struct kbloom_test_chain_end *e,
+				       char *desc)
+{
+	strscpy(desc, e->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kbloom_test_chain_end, kbloom_test_chain_ends,
+		  kbloom_test_chain_end_desc);
+
+/* The schedule ends where capacity * expansion^i would pass 2^64 - 1. */
+static void schedule_ends(struct kunit *test)
+{
+	const struct kbloom_test_chain_end *e = test->param_value;
+	const struct kbloom_chain_params cp = {
+		.capacity = e->capacity, .type = KBLOOM_TYPE_BITS,
+		.fp_ppb = 10000000, .expansion = e->expansion,
+	};
+	struct kbloom_geometry geo;
+
+	KUNIT_EXPECT_EQ(test, kbloom_chain_max_subs(&cp), e->max_subs);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_sub_geometry(&geo, &cp,
+							e->max_subs), -E2BIG);
+}
+
+/* The targets of all 1024 sub-filters sum below the chain's rate. */
+static void schedule_sum_below_target(struct kunit *test)
+{
+	static const u32 rates[] = { 1, 999, 1000000, 10000000, 999999999 };
+	u32 p, i;
+
+	for (p = 0; p < ARRAY_SIZE(rates); p++) {
+		u64 sum = 0;
+
+		for (i = 0; i < KBLOOM_CHAIN_MAX_SUBS; i++)
+			sum += kbloom_chain_sub_target_ppb16(rates[p], i);
+		KUNIT_EXPECT_TRUE_MSG(test, sum < (u64)rates[p] << 16,
+				      "rate %u ppb: targets sum to %llu",
+				      rates[p], sum);
+	}
+}
+
+/* Every type of the table: a chain of a window is refused with EINVAL. */
+static void takes_bits_and_counting(struct kunit *test)
+{
+	const struct kbloom_test_type *t = test->param_value;
+	struct kbloom_chain_params cp = kbloom_test_chain_params(t);
+	struct kbloom_chain c;
+	int ret = kbloom_chain_init(&c, &cp);
+
+	if (t->type == KBLOOM_TYPE_WINDOW) {
+		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+		KUNIT_EXPECT_TRUE(test, !c.subs);
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_subs(&c), 1U);
+	KUNIT_EXPECT_EQ(test, c.subs[0]->f.geo.type, t->type);
+	kbloom_chain_free(&c);
+}
+
+/*
+ * A chain of 1 ppb: sub-filter 255's target, 65536 / (256 * 257) ppb << 16,
+ * is 0, so the chain grows 254 times and then says E2BIG, unchanged.
+ */
+static void grow_past_reach(struct kunit *test)
+{
+	const struct kbloom_chain_params cp = {
+		.capacity = 100, .type = KBLOOM_TYPE_BITS, .fp_ppb = 1,
+		.expansion = 1,
+	};
+	struct kbloom_chain *c = kbloom_test_chain(test, &cp);
+	struct kbloom_geometry geo;
+	u32 grown = 0;
+	int ret;
+
+	KUNIT_EXPECT_EQ(test, kbloom_chain_sub_geometry(&geo, &cp, 254), 0);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_sub_geometry(&geo, &cp, 255),
+			-E2BIG);
+	while (grown < 300 && !(ret = kbloom_chain_grow(c)))
+		grown++;
+	KUNIT_EXPECT_EQ(test, ret, -E2BIG);
+	KUNIT_EXPECT_EQ(test, grown, 254U);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_subs(c), 255U);
+}
+
+/*
+ * 20,000 keys into a first capacity of 1,000 doubling: 5 sub-filters, none
+ * past its capacity, every key found, and the statistics say so.
+ */
+static void grows_and_finds(struct kunit *test)
+{
+	const struct kbloom_test_type *t = test->param_value;
+	const struct kbloom_chain_params cp = kbloom_test_chain_params(t);
+	struct kbloom_chain *c = kbloom_test_chain(test, &cp);
+	struct kbloom_test_key k;
+	u32 i;
+
+	kbloom_test_chain_feed(test, c, 0, 20000);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_subs(c), 5U);
+	KUNIT_EXPECT_EQ(test, kbloom_test_chain_missing(test, c, 0, 20000),
+			0ULL);
+	for (i = 0; i < kbloom_chain_subs(c); i++) {
+		const struct kbloom_filter *f = &c->subs[i]->f;
+		struct kbloom_chain_sub_stats st;
+		struct kbloom_cell_stats cs;
+
+		kbloom_chain_sub_stats(c, i, &st);
+		kbloom_scan_cells(f, &cs);
+		KUNIT_EXPECT_EQ(test, st.capacity, 1000ULL << i);
+		KUNIT_EXPECT_LE(test, st.keys, st.capacity);
+		KUNIT_EXPECT_EQ(test, st.keys,
+				(u64)atomic64_read(&c->subs[i]->keys));
+		KUNIT_EXPECT_EQ(test, st.k, f->geo.k);
+		KUNIT_EXPECT_EQ(test, st.bytes, kbloom_geometry_bytes(&f->geo));
+		KUNIT_EXPECT_EQ(test, st.fill_ppb, cs.fill_ppb);
+		KUNIT_EXPECT_EQ(test, st.fp_now_ppb, cs.fp_now_ppb);
+		KUNIT_EXPECT_LE(test, (u64)st.fp_target_ppb << 16,
+				kbloom_chain_sub_target_ppb16(cp.fp_ppb, i) +
+				0xffff);
+	}
+	KUNIT_EXPECT_LT(test, kbloom_chain_fp_now_ppb(c), cp.fp_ppb);
+	/* A key already there is not new, full chain or not. */
+	kbloom_test_make_key(7, false, &k);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_add(c, k.bytes, k.len), 0);
+}
+
+/* A new key to a full chain: EAGAIN, and nothing changed. */
+static void full_refuses_new_keys(struct kunit *test)
+{
+	const struct kbloom_test_type *t = test->param_value;
+	const struct kbloom_chain_params cp = kbloom_test_chain_params(t);
+	struct kbloom_chain *c = kbloom_test_chain(test, &cp);
+	struct kbloom_test_key k;
+	u64 i, keys;
+	int ret = 0;
+
+	for (i = 0; ret >= 0; i++) {
+		kbloom_test_make_key(i, false, &k);
+		ret = kbloom_chain_add(c, k.bytes, k.len);
+	}
+	KUNIT_EXPECT_EQ(test, ret, -EAGAIN);
+	KUNIT_EXPECT_TRUE(test, kbloom_chain_full(c));
+	KUNIT_EXPECT_EQ(test, kbloom_chain_subs(c), 1U);
+	keys = kbloom_test_chain_keys(c);
+	KUNIT_EXPECT_EQ(test, keys, cp.capacity);
+	KUNIT_EXPECT_FALSE(test, kbloom_chain_lookup(c, k.bytes, k.len));
+	KUNIT_EXPECT_EQ(test, kbloom_chain_add(c, k.bytes, k.len), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, kbloom_test_chain_keys(c), keys);
+	KUNIT_ASSERT_EQ(test, kbloom_chain_grow(c), 0);
+	KUNIT_EXPECT_FALSE(test, kbloom_chain_full(c));
+	KUNIT_EXPECT_EQ(test, kbloom_chain_add(c, k.bytes, k.len), 1);
+	KUNIT_EXPECT_TRUE(test, kbloom_chain_lookup(c, k.bytes, k.len));
+}
+
+/* clear: one sub-filter again, empty, and it grows again. */
+static void clear_back_to_one(struct kunit *test)
+{
+	const struct kbloom_test_type *t = test->param_value;
+	const struct kbloom_chain_params cp = kbloom_test_chain_params(t);
+	struct kbloom_chain *c = kbloom_test_chain(test, &cp);
+	struct kbloom_chain_sub_stats st;
+
+	kbloom_test_chain_feed(test, c, 0, 5000);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_subs(c), 3U);
+	kbloom_chain_clear(c);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_subs(c), 1U);
+	kbloom_chain_sub_stats(c, 0, &st);
+	KUNIT_EXPECT_EQ(test, st.keys, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.fill_ppb, 0U);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_fp_now_ppb(c), 0U);
+	kbloom_test_chain_feed(test, c, 0, 5000);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_subs(c), 3U);
+	KUNIT_EXPECT_EQ(test, kbloom_test_chain_missing(test, c, 0, 5000),
+			0ULL);
+}
+
+/*
+ * merge: a chain of 3 sub-filters takes one of 6 and finds the keys of
+ * both, their counts summed; into itself it changes nothing; a chain that
+ * differs in any one parameter is refused with EXDEV and changes nothing.
+ */
+static void merge_compatible(struct kunit *test)
+{
+	const struct kbloom_test_type *t = test->param_value;
+	const struct kbloom_chain_params cp = kbloom_test_chain_params(t);
+	struct kbloom_chain *a = kbloom_test_chain(test, &cp);
+	struct kbloom_chain *b = kbloom_test_chain(test, &cp);
+	u64 keys;
+	u32 bad;
+
+	kbloom_test_chain_feed(test, a, 0, 5000);
+	kbloom_test_chain_feed(test, b, 100000, 50000);
+	for (bad = 0; bad < 5; bad++) {
+		struct kbloom_chain_params o = cp;
+		struct kbloom_chain *x;
+
+		o.capacity += bad == 0;
+		o.seed += bad == 1;
+		if (bad == 2)
+			o.type = t->type == KBLOOM_TYPE_BITS ?
+				 KBLOOM_TYPE_COUNTING : KBLOOM_TYPE_BITS;
+		o.fp_ppb += bad == 3;
+		o.expansion += bad == 4;
+		x = kbloom_test_chain(test, &o);
+		kbloom_test_chain_feed(test, x, 100000, 5000);
+		KUNIT_EXPECT_EQ_MSG(test, kbloom_chain_merge(a, x), -EXDEV,
+				    "parameter %u differs", bad);
+		KUNIT_EXPECT_EQ(test, kbloom_chain_subs(a), 3U);
+	}
+	keys = kbloom_test_chain_keys(a) + kbloom_test_chain_keys(b);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_merge(a, b), 0);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_subs(a), 6U);
+	KUNIT_EXPECT_EQ(test, kbloom_test_chain_keys(a), keys);
+	KUNIT_EXPECT_EQ(test, kbloom_test_chain_missing(test, a, 0, 5000),
+			0ULL);
+	KUNIT_EXPECT_EQ(test, kbloom_test_chain_missing(test, a, 100000,
+							50000), 0ULL);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_merge(a, a), 0);
+	KUNIT_EXPECT_EQ(test, kbloom_test_chain_keys(a), keys);
+}
+
+static struct kunit_case kbloom_chain_cases[] = {
+	KUNIT_CASE_PARAM(params_rejected, kbloom_test_chain_bad_gen_params),
+	KUNIT_CASE_PARAM(schedule_ends, kbloom_test_chain_end_gen_params),
+	KUNIT_CASE(schedule_sum_below_target),
+	KBLOOM_TEST_CASE(takes_bits_and_counting),
+	KUNIT_CASE(grow_past_reach),
+	KBLOOM_TEST_CHAIN_CASE(grows_and_finds),
+	KBLOOM_TEST_CHAIN_CASE(full_refuses_new_keys),
+	KBLOOM_TEST_CHAIN_CASE(clear_back_to_one),
+	KBLOOM_TEST_CHAIN_CASE(merge_compatible),
+	{}
+};
+
+KBLOOM_TEST_SUITE("kbloom-chain", kbloom_chain_cases);
