@@ -167,42 +167,38 @@ static void params_rejected(struct kunit *test)
 						&rate), -EINVAL);
 }
 
-struct kbloom_test_chain_end {
-	const char *name;
-	u64 capacity;
-	u32 expansion;
-	u32 max_subs;
-};
-
-static const struct kbloom_test_chain_end kbloom_test_chain_ends[] = {
-	{ "e1", 1, 1, KBLOOM_CHAIN_MAX_SUBS },
-	{ "e2", 1, 2, 64 },		/* 2^63 is the last capacity */
-	{ "e16", 1, 16, 16 },		/* 16^15 = 2^60 */
-	{ "e16_from_2p40", 1ULL << 40, 16, 6 },
-};
-
-static void kbloom_test_chain_end_desc(const struct kbloom_test_chain_end *e,
-				       char *desc)
-{
-	strscpy(desc, e->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(kbloom_test_chain_end, kbloom_test_chain_ends,
-		  kbloom_test_chain_end_desc);
-
-/* The schedule ends where capacity * expansion^i would pass 2^64 - 1. */
+/*
+ * The schedule ends where capacity * expansion^i would pass 2^64 - 1:
+ * from 1 with expansion 2, 2^63 is the last capacity; with 16, 16^15.
+ */
 static void schedule_ends(struct kunit *test)
 {
-	const struct kbloom_test_chain_end *e = test->param_value;
-	const struct kbloom_chain_params cp = {
-		.capacity = e->capacity, .type = KBLOOM_TYPE_BITS,
-		.fp_ppb = 10000000, .expansion = e->expansion,
+	static const struct {
+		u64 capacity;
+		u32 expansion;
+		u32 max_subs;
+	} ends[] = {
+		{ 1, 1, KBLOOM_CHAIN_MAX_SUBS },
+		{ 1, 2, 64 },
+		{ 1, 16, 16 },
+		{ 1ULL << 40, 16, 6 },
 	};
 	struct kbloom_geometry geo;
+	u32 i;
 
-	KUNIT_EXPECT_EQ(test, kbloom_chain_max_subs(&cp), e->max_subs);
-	KUNIT_EXPECT_EQ(test, kbloom_chain_sub_geometry(&geo, &cp,
-							e->max_subs), -E2BIG);
+	for (i = 0; i < ARRAY_SIZE(ends); i++) {
+		const struct kbloom_chain_params cp = {
+			.capacity = ends[i].capacity, .type = KBLOOM_TYPE_BITS,
+			.fp_ppb = 10000000, .expansion = ends[i].expansion,
+		};
+
+		KUNIT_EXPECT_EQ_MSG(test, kbloom_chain_max_subs(&cp),
+				    ends[i].max_subs, "row %u", i);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    kbloom_chain_sub_geometry(&geo, &cp,
+							      ends[i].max_subs),
+				    -E2BIG, "row %u", i);
+	}
 }
 
 /* The targets of all 1024 sub-filters sum below the chain's rate. */
@@ -404,7 +400,7 @@ static void merge_compatible(struct kunit *test)
 
 static struct kunit_case kbloom_chain_cases[] = {
 	KUNIT_CASE_PARAM(params_rejected, kbloom_test_chain_bad_gen_params),
-	KUNIT_CASE_PARAM(schedule_ends, kbloom_test_chain_end_gen_params),
+	KUNIT_CASE(schedule_ends),
 	KUNIT_CASE(schedule_sum_below_target),
 	KBLOOM_TEST_CASE(takes_bits_and_counting),
 	KUNIT_CASE(grow_past_reach),
