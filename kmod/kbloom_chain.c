@@ -301,22 +301,57 @@ static __always_inline u64 key_hash(const struct kbloom_chain *c,
 	return kbloom_hash(&c->subs[0]->f, key, len);
 }
 
+/*
+ * The oldest sub-filter that answers "maybe" for a key, or nsubs.  A
+ * key's adds and deletes all go to it, its home, and it stays the oldest
+ * that answers "maybe" while the key is there: only the newest sub-filter
+ * takes new keys, so one older than the home, which answered "no" when
+ * the key first came, sets no further cell, and a counting home keeps the
+ * key's counters above zero until its last delete.
+ */
+static u32 chain_home(const struct kbloom_chain *c, u32 n, u64 h)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (kbloom_lookup_hash(&c->subs[i]->f, sub_hash(c, i, h)))
+			break;
+	return i;
+}
+
 int kbloom_chain_add(struct kbloom_chain *c, const void *key, u32 len)
 {
-	u32 i, n = kbloom_chain_subs(c);
+	u32 n = kbloom_chain_subs(c), home;
 	struct kbloom_chain_sub *newest = c->subs[n - 1];
-	u64 h = key_hash(c, key, len), hn;
+	u64 h = key_hash(c, key, len);
 
-	for (i = 0; i < n - 1; i++)
-		if (kbloom_lookup_hash(&c->subs[i]->f, sub_hash(c, i, h)))
-			return 0;
-	hn = sub_hash(c, n - 1, h);
+	home = chain_home(c, n, h);
+	if (home < n) {
+		/* Known: a counting home counts it once more. */
+		if (c->params.type == KBLOOM_TYPE_COUNTING)
+			kbloom_add_hash(&c->subs[home]->f,
+					sub_hash(c, home, h));
+		return 0;
+	}
 	if ((u64)atomic64_read(&newest->keys) >= newest->f.geo.capacity)
-		return kbloom_lookup_hash(&newest->f, hn) ? 0 : -EAGAIN;
-	if (!kbloom_add_hash(&newest->f, hn))
+		return -EAGAIN;
+	if (!kbloom_add_hash(&newest->f, sub_hash(c, n - 1, h)))
 		return 0;
 	atomic64_inc(&newest->keys);
 	return 1;
+}
+
+bool kbloom_chain_delete(struct kbloom_chain *c, const void *key, u32 len)
+{
+	u32 n = kbloom_chain_subs(c), home;
+	u64 h;
+
+	if (c->params.type != KBLOOM_TYPE_COUNTING)
+		return false;
+	h = key_hash(c, key, len);
+	home = chain_home(c, n, h);
+	return home < n &&
+	       kbloom_delete_hash(&c->subs[home]->f, sub_hash(c, home, h));
 }
 
 /*

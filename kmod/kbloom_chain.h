@@ -136,11 +136,22 @@ bool kbloom_chain_full(const struct kbloom_chain *c);
  * add returns 1 when the key was new to the chain: no sub-filter held it,
  * and it set a cell of the newest (counted there); 0 when the chain
  * already answered "maybe" for it; -EAGAIN when it is new and the newest
- * sub-filter is full (kbloom_chain_full()): nothing changed.  lookup counts
- * nothing; its batch form sets bit i of results (n bits, zeroed here)
- * for key i, as the core's does.  Any context the core's calls allow.
+ * sub-filter is full (kbloom_chain_full()): nothing changed.  A key's
+ * home is the oldest sub-filter that answers "maybe" for it (where it
+ * went, or where it was a false positive when it came): a counting
+ * chain's add of a known key counts it once more there, and delete takes
+ * it from there, so every add is undone by one delete, as in a counting
+ * filter, and no other key's counters are touched; delete returns what
+ * the core's does (false for a bits chain, which has nothing to take).
+ * A delete does not give back capacity: the count of new keys stays.
+ * After a merge a key's home can be an older sub-filter that the merged
+ * keys made answer "maybe" for it, with a chance at most the chain's rate.
+ * lookup counts nothing; its batch form sets bit i of results (n bits,
+ * zeroed here) for key i, as the core's does.  Any context the core's
+ * calls allow.
  */
 int kbloom_chain_add(struct kbloom_chain *c, const void *key, u32 len);
+bool kbloom_chain_delete(struct kbloom_chain *c, const void *key, u32 len);
 bool kbloom_chain_lookup(const struct kbloom_chain *c, const void *key,
 			 u32 len);
 u32 kbloom_chain_lookup_batch(const struct kbloom_chain *c,

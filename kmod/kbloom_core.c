@@ -899,12 +899,15 @@ int kbloom_delete_supported(const struct kbloom_filter *f)
 
 bool kbloom_delete(struct kbloom_filter *f, const void *key, u32 len)
 {
+	return kbloom_delete_hash(f, key_hash(f, key, len));
+}
+
+bool kbloom_delete_hash(struct kbloom_filter *f, u64 h)
+{
 	bool removed;
-	u64 h;
 
 	if (kbloom_delete_supported(f))
 		return false;
-	h = key_hash(f, key, len);
 	local_bh_disable();
 	removed = probe_write(f, block_fetch(f, h), h, KBLOOM_OP_DELETE,
 			      KBLOOM_COUNTER_CELL_ORDER);

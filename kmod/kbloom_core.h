@@ -403,6 +403,7 @@ bool kbloom_delete(struct kbloom_filter *f, const void *key, u32 len);
  */
 bool kbloom_lookup_hash(const struct kbloom_filter *f, u64 h);
 bool kbloom_add_hash(struct kbloom_filter *f, u64 h);
+bool kbloom_delete_hash(struct kbloom_filter *f, u64 h);
 unsigned long kbloom_lookup_hashes(const struct kbloom_filter *f,
 				   const u64 *h, u32 n);
 /* 0 when f's cells are counters, else -EOPNOTSUPP. */

@@ -6,8 +6,10 @@
  * reach, and at KBLOOM_CHAIN_MAX_SUBS; its targets sum below the chain's
  * rate.  A chain of the bits and counting types grows as adds fill it,
  * never forgets a key by single or batched checks, refuses a new key with
- * EAGAIN when full and changes nothing then, reports each sub-filter's
- * statistics, clears back to one sub-filter, and merges with a compatible
+ * EAGAIN when full and changes nothing then, undoes each add of a counting
+ * chain with one delete in the sub-filter the key went to, reports each
+ * sub-filter's statistics, clears back to one sub-filter, and merges with
+ * a compatible
  * chain (EXDEV for each parameter that differs).  The accuracy at 1,000
  * times the capacity and the concurrent torture are host-only
  * (tests/host/test_chain.c): too many keys for UML.
@@ -331,6 +333,51 @@ static void full_refuses_new_keys(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kbloom_chain_lookup(c, k.bytes, k.len));
 }
 
+/*
+ * Every key added once, the first 2,000 twice, over 5 sub-filters; then
+ * each deleted as often as it was added.  Every delete removes, no key
+ * still there is lost, and at the end every sub-filter is empty: each add
+ * was undone in the sub-filter it went to, its home.  A bits chain
+ * deletes nothing.
+ */
+static void delete_undoes_adds(struct kunit *test)
+{
+	const struct kbloom_test_type *t = test->param_value;
+	const struct kbloom_chain_params cp = kbloom_test_chain_params(t);
+	struct kbloom_chain *c = kbloom_test_chain(test, &cp);
+	struct kbloom_test_key k;
+	u64 i, failed = 0;
+	u32 s;
+
+	kbloom_test_chain_feed(test, c, 0, 20000);
+	kbloom_test_chain_feed(test, c, 0, 2000);
+	KUNIT_ASSERT_EQ(test, kbloom_chain_subs(c), 5U);
+	kbloom_test_make_key(0, false, &k);
+	if (t->type != KBLOOM_TYPE_COUNTING) {
+		KUNIT_EXPECT_FALSE(test, kbloom_chain_delete(c, k.bytes, k.len));
+		KUNIT_EXPECT_TRUE(test, kbloom_chain_lookup(c, k.bytes, k.len));
+		return;
+	}
+	for (i = 0; i < 2000; i++) {
+		kbloom_test_make_key(i, false, &k);
+		failed += !kbloom_chain_delete(c, k.bytes, k.len);
+	}
+	KUNIT_EXPECT_EQ(test, failed, 0ULL);
+	KUNIT_EXPECT_EQ(test, kbloom_test_chain_missing(test, c, 0, 20000),
+			0ULL);
+	for (i = 0; i < 20000; i++) {
+		kbloom_test_make_key(i, false, &k);
+		failed += !kbloom_chain_delete(c, k.bytes, k.len);
+	}
+	KUNIT_EXPECT_EQ(test, failed, 0ULL);
+	for (s = 0; s < kbloom_chain_subs(c); s++) {
+		struct kbloom_chain_sub_stats st;
+
+		kbloom_chain_sub_stats(c, s, &st);
+		KUNIT_EXPECT_EQ_MSG(test, st.fill_ppb, 0U, "sub-filter %u", s);
+	}
+}
+
 /* clear: one sub-filter again, empty, and it grows again. */
 static void clear_back_to_one(struct kunit *test)
 {
@@ -406,6 +453,7 @@ static struct kunit_case kbloom_chain_cases[] = {
 	KUNIT_CASE(grow_past_reach),
 	KBLOOM_TEST_CHAIN_CASE(grows_and_finds),
 	KBLOOM_TEST_CHAIN_CASE(full_refuses_new_keys),
+	KBLOOM_TEST_CHAIN_CASE(delete_undoes_adds),
 	KBLOOM_TEST_CHAIN_CASE(clear_back_to_one),
 	KBLOOM_TEST_CHAIN_CASE(merge_compatible),
 	{}
