@@ -103,8 +103,9 @@ u64 kbloom_chain_sub_seed(u64 seed, u32 index)
 {
 	/*
 	 * seed + index * (an odd number) differs for every index, and the
-	 * xxh64 avalanche is a bijection, so no two sub-filters share a
-	 * seed; mixed, the seeds' keys' hashes are unrelated.
+	 * xxh64 avalanche is a bijection, so no two of sub-filters 1 .. n
+	 * share a seed (one equal to sub-filter 0's, the seed itself, is a
+	 * 2^-64 chance).
 	 */
 	u64 x = seed + (u64)index * KBLOOM_XXH_P1;
 
