@@ -23,14 +23,18 @@
 
 #define SUITE "chain"
 
-/* Sub-filter 0's capacity: small, so that 1,000 times it is 100,000 keys. */
-#define CAPACITY	100
 /*
- * Keys a point measures with: replicas of (1000 / growth) chains, so each
- * point holds 100,000 keys in all and a 1x point is not one small filter
- * whose own fill decides its rate.
+ * Sub-filter 0's capacity: small, so that 1,000 times it is few keys.
+ * With expansion 1 every key is looked up in every older sub-filter first,
+ * 500 of them on average at 1,000 times, so there it is 50 keys (50,000
+ * at 1,000 times); with more, 200.  A point measures 1,000 times the
+ * capacity in all, in replicas of (1000 / growth) chains, so a 1x point is
+ * not one small filter whose own fill decides its rate.
  */
-#define KEYS_PER_POINT	(1000 * CAPACITY)
+static u64 capacity_for(u32 expansion)
+{
+	return expansion == 1 ? 50 : 200;
+}
 /*
  * Absent keys queried per point, over its replicas: 400,000, or fewer
  * where that would take over 20 M sub-filter probes (1,000 sub-filters
@@ -121,7 +125,7 @@ static int measure(const struct kbloom_test_type *t, u32 expansion,
 		   u32 fp_ppb, u32 growth, struct point *pt)
 {
 	const u32 replicas = 1000 / growth;
-	const u64 per = (u64)growth * CAPACITY;
+	const u64 per = (u64)growth * capacity_for(expansion);
 	struct kbloom_key keys[64];
 	u64 vals[64], hits = 0, bytes = 0, queries = 0;
 	double realized = 0, model = 0, poisson = 0, core = 0, core_now = 0;
@@ -130,7 +134,7 @@ static int measure(const struct kbloom_test_type *t, u32 expansion,
 	*pt = (struct point){ 0 };
 	for (r = 0; r < replicas; r++) {
 		struct kbloom_chain_params cp = {
-			.capacity = CAPACITY, .seed = 1000 + r,
+			.capacity = capacity_for(expansion), .seed = 1000 + r,
 			.type = t->type, .fp_ppb = fp_ppb,
 			.expansion = expansion,
 		};
@@ -256,7 +260,7 @@ static void test_accuracy(const struct kbloom_test_type *t)
  * grower, and no sub-filter ends past its capacity by more than the one
  * add that may race another.
  */
-#define TORTURE_KEYS	300000	/* per writer: capacity 256 doubles 10 times */
+#define TORTURE_KEYS	150000	/* per writer: capacity 128 doubles 10 times */
 
 struct torture {
 	struct kbloom_chain c;
@@ -340,7 +344,7 @@ static void *torture_reader(void *arg)
 static void test_concurrent_growth(const struct kbloom_test_type *t)
 {
 	struct kbloom_chain_params cp = {
-		.capacity = 256, .seed = 5, .type = t->type,
+		.capacity = 128, .seed = 5, .type = t->type,
 		.fp_ppb = 10000000, .expansion = 2,
 	};
 	struct torture *tt = calloc(1, sizeof(*tt));
