@@ -68,6 +68,23 @@ int kbloom_chain_params_validate(const struct kbloom_chain_params *cp)
 	return 0;
 }
 
+/*
+ * capacity * expansion^index, or 0 past the schedule's end: index at
+ * KBLOOM_CHAIN_MAX_SUBS or more, or a capacity over 2^64 - 1.
+ */
+static u64 sub_capacity(const struct kbloom_chain_params *cp, u32 index)
+{
+	u64 cap = cp->capacity;
+	u32 i;
+
+	if (index >= KBLOOM_CHAIN_MAX_SUBS)
+		return 0;
+	for (i = 0; i < index; i++)
+		if (check_mul_overflow(cap, (u64)cp->expansion, &cap))
+			return 0;
+	return cap;
+}
+
 u32 kbloom_chain_max_subs(const struct kbloom_chain_params *cp)
 {
 	u64 cap = cp->capacity;
@@ -75,21 +92,11 @@ u32 kbloom_chain_max_subs(const struct kbloom_chain_params *cp)
 
 	if (kbloom_chain_params_validate(cp))
 		return 0;
+	/* One walk: sub_capacity() of each n would multiply n times. */
 	while (n < KBLOOM_CHAIN_MAX_SUBS &&
 	       !check_mul_overflow(cap, (u64)cp->expansion, &cap))
 		n++;
 	return n;
-}
-
-/* capacity * expansion^index; index below kbloom_chain_max_subs(). */
-static u64 sub_capacity(const struct kbloom_chain_params *cp, u32 index)
-{
-	u64 cap = cp->capacity;
-	u32 i;
-
-	for (i = 0; i < index; i++)
-		cap *= cp->expansion;
-	return cap;
 }
 
 u64 kbloom_chain_sub_target_ppb16(u32 fp_ppb, u32 index)
@@ -107,34 +114,27 @@ u64 kbloom_chain_sub_seed(u64 seed, u32 index)
 	 * share a seed (one equal to sub-filter 0's, the seed itself, is a
 	 * 2^-64 chance).
 	 */
-	u64 x = seed + (u64)index * KBLOOM_XXH_P1;
-
 	if (!index)
 		return seed;
-	x ^= x >> 33;
-	x *= KBLOOM_XXH_P2;
-	x ^= x >> 29;
-	x *= KBLOOM_XXH_P3;
-	return x ^ (x >> 32);
+	return kbloom_xxh64_avalanche(seed + (u64)index * KBLOOM_XXH_P1);
 }
 
 int kbloom_chain_sub_geometry(struct kbloom_geometry *geo,
 			      const struct kbloom_chain_params *cp, u32 index)
 {
-	u64 target;
+	u64 capacity, target;
 	int ret;
 
 	memset(geo, 0, sizeof(*geo));
 	ret = kbloom_chain_params_validate(cp);
 	if (ret)
 		return ret;
-	if (index >= kbloom_chain_max_subs(cp))
-		return -E2BIG;
+	capacity = sub_capacity(cp, index);
 	target = kbloom_chain_sub_target_ppb16(cp->fp_ppb, index);
-	if (!target)
+	if (!capacity || !target)
 		return -E2BIG;
-	ret = kbloom_geometry_from_rate_ppb16(geo, cp->type, 0,
-					      sub_capacity(cp, index), target);
+	ret = kbloom_geometry_from_rate_ppb16(geo, cp->type, 0, capacity,
+					      target);
 	if (ret)
 		return ret;
 	geo->seed = kbloom_chain_sub_seed(cp->seed, index);
@@ -233,8 +233,8 @@ int kbloom_chain_init(struct kbloom_chain *c,
 	if (ret)
 		return ret;
 	c->params = *cp;
-	c->max_subs = kbloom_chain_max_subs(cp);
-	c->subs = kcalloc(c->max_subs, sizeof(*c->subs), GFP_KERNEL_ACCOUNT);
+	c->subs = kcalloc(kbloom_chain_max_subs(cp), sizeof(*c->subs),
+			  GFP_KERNEL_ACCOUNT);
 	if (!c->subs)
 		return -ENOMEM;
 	ret = chain_add_sub(c, 0);
@@ -263,12 +263,15 @@ void kbloom_chain_free(struct kbloom_chain *c)
 	c->nsubs = 0;
 }
 
+/* A sub-filter has taken its capacity of new keys. */
+static bool sub_full(const struct kbloom_chain_sub *sub)
+{
+	return (u64)atomic64_read(&sub->keys) >= sub->f.geo.capacity;
+}
+
 bool kbloom_chain_full(const struct kbloom_chain *c)
 {
-	const struct kbloom_chain_sub *newest =
-		c->subs[kbloom_chain_subs(c) - 1];
-
-	return (u64)atomic64_read(&newest->keys) >= newest->f.geo.capacity;
+	return sub_full(c->subs[kbloom_chain_subs(c) - 1]);
 }
 
 /*
@@ -284,16 +287,9 @@ bool kbloom_chain_full(const struct kbloom_chain *c)
 static __always_inline u64 sub_hash(const struct kbloom_chain *c, u32 i,
 				    u64 h)
 {
-	u64 x;
-
 	if (!i)
 		return h;
-	x = h ^ c->subs[i]->f.geo.seed;
-	x ^= x >> 33;
-	x *= KBLOOM_XXH_P2;
-	x ^= x >> 29;
-	x *= KBLOOM_XXH_P3;
-	return x ^ (x >> 32);
+	return kbloom_xxh64_avalanche(h ^ c->subs[i]->f.geo.seed);
 }
 
 static __always_inline u64 key_hash(const struct kbloom_chain *c,
@@ -334,7 +330,7 @@ int kbloom_chain_add(struct kbloom_chain *c, const void *key, u32 len)
 					sub_hash(c, home, h));
 		return 0;
 	}
-	if ((u64)atomic64_read(&newest->keys) >= newest->f.geo.capacity)
+	if (sub_full(newest))
 		return -EAGAIN;
 	if (!kbloom_add_hash(&newest->f, sub_hash(c, n - 1, h)))
 		return 0;

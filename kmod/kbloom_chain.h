@@ -104,11 +104,13 @@ struct kbloom_chain_sub {
 
 struct kbloom_chain {
 	struct kbloom_chain_params params;
-	/* max_subs slots, the first nsubs in use, oldest first */
+	/*
+	 * kbloom_chain_max_subs() slots, the first nsubs in use, oldest
+	 * first
+	 */
 	struct kbloom_chain_sub **subs;
 	/* published with a release, after the sub-filter it counts */
 	u32 nsubs;
-	u32 max_subs;
 };
 
 /*

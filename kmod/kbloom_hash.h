@@ -32,6 +32,19 @@
 /* Under this length the inline path applies: one lane, no stripes. */
 #define KBLOOM_XXH_SHORT	32
 
+/*
+ * The specification's final avalanche, a bijection of u64; scalable
+ * filters (kbloom_chain.c) also derive sub-filters' seeds and hashes by it.
+ */
+static __always_inline u64 kbloom_xxh64_avalanche(u64 h)
+{
+	h ^= h >> 33;
+	h *= KBLOOM_XXH_P2;
+	h ^= h >> 29;
+	h *= KBLOOM_XXH_P3;
+	return h ^ (h >> 32);
+}
+
 static __always_inline u64 kbloom_xxh64_short(const void *key, u32 len,
 					      u64 seed)
 {
@@ -53,11 +66,7 @@ static __always_inline u64 kbloom_xxh64_short(const void *key, u32 len,
 	}
 	for (left &= 3; left; left--, p++)
 		h = rol64(h ^ (*p * KBLOOM_XXH_P5), 11) * KBLOOM_XXH_P1;
-	h ^= h >> 33;
-	h *= KBLOOM_XXH_P2;
-	h ^= h >> 29;
-	h *= KBLOOM_XXH_P3;
-	return h ^ (h >> 32);
+	return kbloom_xxh64_avalanche(h);
 }
 
 /* xxh64(key, len, seed), with short keys hashed inline. */
