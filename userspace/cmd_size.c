@@ -200,14 +200,16 @@ static int print_chain(const struct kbl_spec *spec, uint32_t expansion,
 	printf("\n%-7s %14s %12s %12s %10s %12s\n", "growth", "keys",
 	       "sub-filters", "memory", "bytes/key", "fp");
 	for (i = 0; i < 4; i++) {
+		char times_x[16];
+
+		snprintf(times_x, sizeof(times_x), "%" PRIu64 "x", times[i]);
 		if (!g[i].subs) {
 			printf("%-7s cannot grow that far: a sub-filter would exceed what kbloom can hold, or a rate it can reach\n",
-			       i == 1 ? "10x" : i == 2 ? "100x" : "1000x");
+			       times_x);
 			break;
 		}
 		printf("%-7s %14" PRIu64 " %12u %12s %10.2f %12s\n",
-		       i == 0 ? "1x" : i == 1 ? "10x" : i == 2 ? "100x" :
-		       "1000x", g[i].keys, g[i].subs,
+		       times_x, g[i].keys, g[i].subs,
 		       fmt_bytes(g[i].bytes, a, sizeof(a)),
 		       (double)g[i].bytes / g[i].keys,
 		       fmt_ppb(g[i].fp_ppb, b, sizeof(b)));
