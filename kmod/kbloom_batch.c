@@ -136,40 +136,76 @@ static int kbloom_batch_check_lens(struct kbloom_batch_call *call)
 	return sum == call->keys_len ? 0 : -EINVAL;
 }
 
+/*
+ * A scalable filter's keys [0, n), under kd->lock shared: all of them but
+ * for an ADD that could not grow the filter, which stops at that key with
+ * *err set.  Returns the keys done.
+ */
+static u32 kbloom_batch_run_scale(struct kbloom_batch_call *call,
+				  const struct kbloom_key *keys, u32 n,
+				  int *err)
+{
+	struct kbloom_batch_buf *buf = call->buf;
+	struct kbloom_dev *kd = call->kd;
+	u32 hits = 0;
+
+	*err = 0;
+	switch (call->op) {
+	case KBLOOM_BATCH_ADD:
+		n = kbloom_scale_add(kd, keys, n, buf->step_answers, &hits,
+				     err);
+		break;
+	case KBLOOM_BATCH_CHECK:
+		hits = kbloom_scale_check(kd, keys, n, buf->step_answers);
+		break;
+	case KBLOOM_BATCH_DELETE:
+		hits = kbloom_scale_delete(kd, keys, n, buf->step_answers);
+		break;
+	}
+	call->hits += hits;
+	return n;
+}
+
 /* Runs keys [first, first + n) of the current group under kd->lock. */
 static int kbloom_batch_run(struct kbloom_batch_call *call, u32 first, u32 n)
 {
 	struct kbloom_batch_buf *buf = call->buf;
 	struct kbloom_dev *kd = call->kd;
 	unsigned int bit;
+	int err = 0;
 
 	down_read(&kd->lock);
 	if (kd->dead) {
 		up_read(&kd->lock);
 		return -ENODEV;
 	}
-	switch (call->op) {
-	case KBLOOM_BATCH_ADD:
-		call->hits += kbloom_add_batch(&kd->filter, buf->keys + first,
-					       n, buf->step_answers);
-		break;
-	case KBLOOM_BATCH_CHECK:
-		call->hits += kbloom_check_batch(&kd->filter,
-						 buf->keys + first, n,
-						 buf->step_answers);
-		break;
-	case KBLOOM_BATCH_DELETE:
-		call->hits += kbloom_delete_batch(&kd->filter,
-						  buf->keys + first, n,
-						  buf->step_answers);
-		break;
+	if (kd->scale) {
+		n = kbloom_batch_run_scale(call, buf->keys + first, n, &err);
+	} else {
+		switch (call->op) {
+		case KBLOOM_BATCH_ADD:
+			call->hits += kbloom_add_batch(&kd->filter,
+						       buf->keys + first, n,
+						       buf->step_answers);
+			break;
+		case KBLOOM_BATCH_CHECK:
+			call->hits += kbloom_check_batch(&kd->filter,
+							 buf->keys + first, n,
+							 buf->step_answers);
+			break;
+		case KBLOOM_BATCH_DELETE:
+			call->hits += kbloom_delete_batch(&kd->filter,
+							  buf->keys + first, n,
+							  buf->step_answers);
+			break;
+		}
 	}
 	up_read(&kd->lock);
 	call->done += n;
 
 	for_each_set_bit(bit, buf->step_answers, n)
 		__set_bit(first + bit, buf->group_answers);
-	return 0;
+	return err;
 }
 
 /*

@@ -170,8 +170,7 @@ int kbloom_chain_plan(const struct kbloom_chain_params *cp, u64 n,
 /* 2^78 / 10^9 rounded down: ppb << 16 to a fraction of 2^62, << 32. */
 #define KBLOOM_PPB16_TO_2_94	302231454903657ULL
 
-/* pass62 times the chance 1 - f of missing one more sub-filter. */
-static u64 pass62_fold(u64 pass62, u64 f_ppb16)
+u64 kbloom_chain_pass62_fold(u64 pass62, u64 f_ppb16)
 {
 	u64 f62 = min_t(u64, mul_u64_u64_shr(min_t(u64, f_ppb16,
 						   KBLOOM_PPB16_ONE),
@@ -187,7 +186,7 @@ u64 kbloom_chain_pass62(u64 pass62, const struct kbloom_geometry *geo,
 	struct kbloom_fp_model m;
 
 	kbloom_fp_model_init_cells(&m, geo->k, kbloom_cells_order(geo->type));
-	return pass62_fold(pass62, kbloom_fp_model_ppb16(&m, keys,
+	return kbloom_chain_pass62_fold(pass62, kbloom_fp_model_ppb16(&m, keys,
 							 geo->nblocks));
 }
 
@@ -461,22 +460,41 @@ u32 kbloom_chain_fp_now_ppb(const struct kbloom_chain *c)
 		struct kbloom_cell_stats cs;
 
 		kbloom_scan_cells(&c->subs[i]->f, &cs);
-		pass62 = pass62_fold(pass62, (u64)cs.fp_now_ppb << 16);
+		pass62 = kbloom_chain_pass62_fold(pass62, (u64)cs.fp_now_ppb << 16);
 	}
 	return (u32)(kbloom_chain_rate_ppb16(pass62) >> 16);
 }
 
+struct kbloom_chain_sub *kbloom_chain_detach(struct kbloom_chain *c)
+{
+	struct kbloom_chain_sub *list = NULL;
+	u32 i = c->nsubs;
+
+	/* Growers are serialised with this (the caller's part). */
+	smp_store_release(&c->nsubs, 1);
+	while (--i) {
+		WRITE_ONCE(c->subs[i]->f.walks_stop, true);
+		c->subs[i]->retired = list;
+		list = c->subs[i];
+	}
+	return list;
+}
+
+void kbloom_chain_free_subs(struct kbloom_chain_sub *list)
+{
+	while (list) {
+		struct kbloom_chain_sub *next = list->retired;
+
+		kbloom_filter_free(&list->f);
+		kfree(list);
+		list = next;
+	}
+}
+
 void kbloom_chain_clear(struct kbloom_chain *c)
 {
-	u32 i, n = c->nsubs;
-
-	/* Readers are gone (the caller's part); growers pair with it. */
-	smp_store_release(&c->nsubs, 1);
-	for (i = 1; i < n; i++) {
-		kbloom_filter_free(&c->subs[i]->f);
-		kfree(c->subs[i]);
-		c->subs[i] = NULL;
-	}
+	/* Readers are gone (the caller's part): free at once. */
+	kbloom_chain_free_subs(kbloom_chain_detach(c));
 	kbloom_clear(&c->subs[0]->f);
 	atomic64_set(&c->subs[0]->keys, 0);
 }

@@ -33,15 +33,14 @@
 
 #include "kbloom_core.h"
 
-/* expansion: each sub-filter's capacity over the one before. */
-#define KBLOOM_EXPANSION_MIN		1
-#define KBLOOM_EXPANSION_MAX		16
 /*
- * Sub-filters of a chain at most: with expansion 1, 1024 times the first
- * capacity (a check then probes up to 1024 blocks).  Larger expansions
- * end sooner, where capacity * expansion^i would pass 2^64 - 1.
+ * expansion, each sub-filter's capacity over the one before, is
+ * KBLOOM_EXPANSION_MIN to _MAX (uapi).  Sub-filters of a chain at most:
+ * with expansion 1, 1024 times the first capacity (a check then probes up
+ * to 1024 blocks).  Larger expansions end sooner, where
+ * capacity * expansion^i would pass 2^64 - 1.
  */
-#define KBLOOM_CHAIN_MAX_SUBS		1024
+#define KBLOOM_CHAIN_MAX_SUBS		KBLOOM_SUBFILTERS_MAX
 
 struct kbloom_chain_params {
 	u64 capacity;		/* sub-filter 0's keys, >= 1 */
@@ -85,6 +84,8 @@ int kbloom_chain_sub_geometry(struct kbloom_geometry *geo,
 u64 kbloom_chain_pass62(u64 pass62, const struct kbloom_geometry *geo,
 			u64 keys);
 u64 kbloom_chain_rate_ppb16(u64 pass62);
+/* pass62 times the chance 1 - f of passing one more sub-filter. */
+u64 kbloom_chain_pass62_fold(u64 pass62, u64 f_ppb16);
 
 /*
  * The chain of cp holding n keys, its sub-filters filled in order (all
@@ -100,6 +101,8 @@ struct kbloom_chain_sub {
 	struct kbloom_filter f;
 	/* Keys this sub-filter took that set a new cell: its load. */
 	atomic64_t keys;
+	/* The next of a list kbloom_chain_detach() returned. */
+	struct kbloom_chain_sub *retired;
 };
 
 struct kbloom_chain {
@@ -187,6 +190,18 @@ u64 kbloom_chain_bytes(const struct kbloom_chain *c);
  * would lose it.
  */
 void kbloom_chain_clear(struct kbloom_chain *c);
+/*
+ * clear in two halves, for callers whose readers hold no lock (RCU):
+ * detach takes the chain back to sub-filter 0, its cells untouched, and
+ * returns the others linked by their retired field (NULL if none), with
+ * walks_stop set, so a walk of their cells ends at its next chunk.  Their
+ * slots keep pointing at them until the chain grows over them, so a
+ * reader that loaded the old count still reads valid sub-filters; the
+ * caller frees the list with kbloom_chain_free_subs() once no reader can
+ * hold it.
+ */
+struct kbloom_chain_sub *kbloom_chain_detach(struct kbloom_chain *c);
+void kbloom_chain_free_subs(struct kbloom_chain_sub *list);
 bool kbloom_chain_compatible(const struct kbloom_chain *a,
 			     const struct kbloom_chain *b);
 int kbloom_chain_merge(struct kbloom_chain *dst,

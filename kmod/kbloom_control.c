@@ -134,6 +134,30 @@ static int kbloom_create_capacity(const struct kbloom_create *req,
 }
 
 /* Exactly one way of sizing: by rate, by bits, or by bits per key. */
+/*
+ * A scalable filter's sub-filter 0, which the caps judge at create: sized
+ * by capacity and fp_ppb alone (the schedule sizes every sub-filter by
+ * rate), of a type that can grow (bits or counting).
+ */
+static int kbloom_create_scalable(const struct kbloom_create *req,
+				  struct kbloom_geometry *geo)
+{
+	struct kbloom_chain_params cp = {
+		.capacity = req->capacity,
+		.type = req->type,
+		.fp_ppb = req->fp_ppb,
+		.expansion = req->expansion,
+	};
+
+	if (req->type == KBLOOM_TYPE_WINDOW || !req->fp_ppb || req->k)
+		return -EINVAL;
+	if (req->flags & KBLOOM_CREATE_SEED)
+		cp.seed = req->seed;
+	else
+		cp.seed = get_random_u64();
+	return kbloom_chain_sub_geometry(geo, &cp, 0);
+}
+
 static int kbloom_create_geometry(const struct kbloom_create *req,
 				  struct kbloom_geometry *geo)
 {
@@ -143,6 +167,8 @@ static int kbloom_create_geometry(const struct kbloom_create *req,
 
 	if (ways != 1)
 		return -EINVAL;
+	if (req->expansion)
+		return kbloom_create_scalable(req, geo);
 	err = kbloom_create_capacity(req, &capacity);
 	if (err)
 		return err;
@@ -213,7 +239,7 @@ static int kbloom_create_check(const struct kbloom_create *req)
 	for (i = 0; i < ARRAY_SIZE(req->reserved); i++)
 		if (req->reserved[i])
 			return -EINVAL;
-	if (req->pad)
+	if (req->expansion > KBLOOM_EXPANSION_MAX)
 		return -EINVAL;
 	/* A seed without its flag is a caller's mistake, not a request. */
 	if (req->seed && !(req->flags & KBLOOM_CREATE_SEED))
@@ -272,6 +298,20 @@ int kbloom_buffer_charge(u64 bytes)
 void kbloom_buffer_uncharge(u64 bytes)
 {
 	atomic64_sub(bytes, &kbloom_buffer_bytes);
+}
+
+/* As a buffer's, for the sub-filter a scalable filter grows by. */
+int kbloom_total_charge(u64 bytes)
+{
+	u64 cap = READ_ONCE(kbloom_max_total_bytes);
+	u64 held = atomic64_add_return(bytes, &kbloom_total_bytes) +
+		   atomic64_read(&kbloom_buffer_bytes);
+
+	if (held > cap) {
+		atomic64_sub(bytes, &kbloom_total_bytes);
+		return -E2BIG;
+	}
+	return 0;
 }
 
 int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid)

@@ -81,6 +81,7 @@ static void kbloom_dev_free(struct kbloom_dev *kd)
 	xa_erase(&kbloom_minors, MINOR(kd->dev.devt));
 	kbloom_map_free(kd);
 	kbloom_stats_cache_free(&kd->stats_cache);
+	kbloom_scale_free(kd);
 	kbloom_filter_free(&kd->filter);
 	atomic64_sub(kd->bytes, &kbloom_total_bytes);
 	/* A lookup by id or name may still be looking at the refcount. */
@@ -168,7 +169,10 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 	kd = kzalloc(sizeof(*kd), GFP_KERNEL_ACCOUNT);
 	if (!kd)
 		return ERR_PTR(-ENOMEM);
-	err = kbloom_filter_init(&kd->filter, geo);
+	if (req->expansion)
+		err = kbloom_scale_init(kd, req, geo);
+	else
+		err = kbloom_filter_init(&kd->filter, geo);
 	if (err)
 		goto free_kd;
 	err = kbloom_map_init(kd);
@@ -214,6 +218,7 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 free_map:
 	kbloom_map_free(kd);
 free_filter:
+	kbloom_scale_free(kd);
 	kbloom_filter_free(&kd->filter);
 free_kd:
 	kfree(kd);
@@ -236,6 +241,8 @@ void kbloom_dev_remove(struct kbloom_dev *kd)
 {
 	WRITE_ONCE(kd->filter.walks_stop, true);
 	down_write(&kd->lock);
+	if (kd->scale)
+		kbloom_scale_stop_walks(kd);
 	WRITE_ONCE(kd->dead, true);
 	kbloom_map_mark_dead(kd);
 	up_write(&kd->lock);
@@ -286,7 +293,7 @@ int kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
 	info->capacity = geo->capacity;
 	info->nblocks = geo->nblocks;
 	info->bits = geo->nblocks * KBLOOM_BLOCK_BITS;
-	info->bytes = kd->bytes;
+	info->bytes = READ_ONCE(kd->bytes);
 	info->seed = geo->seed;
 	info->add_calls = st.add_calls;
 	info->add_new = st.add_new;
@@ -312,6 +319,8 @@ int kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
 	info->saturated = cells ? st.saturated : 0;
 	info->node_mode = kd->mode;
 	info->mappings = atomic_read(&kd->mappings);
+	if (kd->scale)
+		kbloom_scale_fill_info(kd, info, cells);
 	up_read(&kd->lock);
 	return 0;
 }
@@ -475,6 +484,8 @@ static long kbloom_dev_clear(struct kbloom_dev *kd, unsigned long arg)
 
 	if (arg)
 		return -EINVAL;
+	if (kd->scale)
+		return kbloom_scale_clear(kd);
 	down_write(&kd->lock);
 	if (kd->dead) {
 		err = -ENODEV;
@@ -593,6 +604,13 @@ static long kbloom_dev_combine(struct kbloom_dev *kd, void __user *uarg,
 	kbloom_dev_lock_pair(kd, other);
 	if (kd->dead || other->dead) {
 		err = -ENODEV;
+	} else if (!merge && (kd->scale || other->scale)) {
+		/* A common key can sit in sub-filters of different index. */
+		err = -EOPNOTSUPP;
+	} else if (kd->scale || other->scale) {
+		err = kbloom_scale_merge(kd, other);
+		if (!err)
+			kbloom_stats_cache_merged(kd);
 	} else if (merge) {
 		/*
 		 * A merge only adds to cells: a read across it is sound.  With
@@ -642,6 +660,7 @@ static long kbloom_dev_ioctl(struct file *file, unsigned int cmd,
 	case KBLOOM_IOC_GET_INFO:
 	case KBLOOM_IOC_REPORT:
 	case KBLOOM_IOC_GET_WINDOW:
+	case KBLOOM_IOC_GET_SUBFILTER:
 		need = FMODE_READ;
 		break;
 	default:
@@ -680,6 +699,8 @@ static long kbloom_dev_ioctl(struct file *file, unsigned int cmd,
 		return kbloom_dev_rotate(kd, arg);
 	case KBLOOM_IOC_GET_WINDOW:
 		return kbloom_dev_get_window(kd, uarg);
+	case KBLOOM_IOC_GET_SUBFILTER:
+		return kbloom_scale_get_subfilter(kd, uarg);
 	default:
 		return kbloom_dev_report(kd, uarg);
 	}

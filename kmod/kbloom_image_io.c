@@ -249,6 +249,9 @@ ssize_t kbloom_image_read(struct file *file, char __user *buf, size_t count,
 
 	if (READ_ONCE(kf->kd->dead))
 		return -ENODEV;
+	/* The image describes one array of blocks. */
+	if (kf->kd->scale)
+		return -EOPNOTSUPP;
 	ret = mutex_lock_interruptible(&kf->io_lock);
 	if (ret)
 		return ret;
@@ -426,6 +429,8 @@ ssize_t kbloom_image_write(struct file *file, const char __user *buf,
 
 	if (READ_ONCE(kf->kd->dead))
 		return -ENODEV;
+	if (kf->kd->scale)
+		return -EOPNOTSUPP;
 	ret = mutex_lock_interruptible(&kf->io_lock);
 	if (ret)
 		return ret;

@@ -21,6 +21,7 @@
 #include <linux/uidgid.h>
 #include <linux/workqueue.h>
 
+#include "kbloom_chain.h"
 #include "kbloom_core.h"
 
 enum kbloom_batch_op {
@@ -48,6 +49,7 @@ struct kbloom_stats_key {
 	u64 sequence;
 	u64 merges;
 	u64 rotations;
+	u64 subfilters;		/* a scalable filter's, after a growth */
 };
 
 /*
@@ -72,6 +74,36 @@ struct kbloom_window_state {
 	 */
 	u64 done;
 	bool stopping;			/* destroyed: never rotate or arm */
+};
+
+/*
+ * A scalable filter's chain and its growth (kbloom_scalable.c).  The
+ * chain's readers and adders run as the core's do: the ioctls under
+ * kd->lock shared, the in-kernel API and BPF under rcu_read_lock(), so
+ * that CLEAR (kd->lock exclusive) frees the sub-filters it drops only
+ * after synchronize_rcu() and after any statistics walk of them.
+ */
+struct kbloom_scale {
+	struct kbloom_chain chain;
+	/*
+	 * One growth at a time, taken under kd->lock shared (a MERGE, which
+	 * grows under kd->lock exclusive, takes it too); guards grow_err's
+	 * writes and kd->bytes.
+	 */
+	struct mutex grow_lock;
+	/* Growth asked for by an add that may not sleep. */
+	struct work_struct grow_work;
+	/* The last growth's error, 0 once one succeeded. */
+	int grow_err;
+	/* The creator's memory cgroup: the worker's growths are its. */
+	struct mem_cgroup *memcg;
+	struct kbloom_dev *kd;
+	/*
+	 * The last walk's cells of each sub-filter, under stats_cache.lock;
+	 * allocated at the first walk (KBLOOM_SUBFILTERS_MAX of them).
+	 */
+	struct kbloom_cell_stats *cells;
+	u32 walked;		/* sub-filters in that walk */
 };
 
 /* The last walk of a filter's cells and the key it was taken at. */
@@ -116,6 +148,13 @@ struct kbloom_dev {
 	atomic_t mappings;	/* mapped areas (vmas) of this filter */
 	struct kbloom_stats_cache stats_cache;
 	struct kbloom_window_state win;	/* KBLOOM_TYPE_WINDOW only */
+	/*
+	 * Scalable filters only, else NULL.  Their filter above holds no
+	 * cells: its geometry describes the whole filter (sub-filter 0's
+	 * blocks, k and seed, the capacity and rate asked for) and its
+	 * counts are the whole filter's.
+	 */
+	struct kbloom_scale *scale;
 
 	spinlock_t report_lock;	/* the sums below and reporters[] */
 	u64 reported_fp;
@@ -137,7 +176,7 @@ struct kbloom_dev {
 	 */
 	atomic64_t batch_ioctls[KBLOOM_BATCH_OPS];
 
-	u64 bytes;		/* charged to kbloom_total_bytes */
+	u64 bytes;		/* charged to kbloom_total_bytes; grows */
 	u32 id;			/* in kbloom_ids while published; sysfs "id" */
 	char name[KBLOOM_NAME_MAX];
 	kuid_t uid;
@@ -210,6 +249,8 @@ int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid);
 /* An image buffer's bytes against max_total_bytes: 0 or -E2BIG. */
 int kbloom_buffer_charge(u64 bytes);
 void kbloom_buffer_uncharge(u64 bytes);
+/* A growing filter's bytes more against max_total_bytes: 0 or -E2BIG. */
+int kbloom_total_charge(u64 bytes);
 int kbloom_destroy(const char *name);
 void kbloom_destroy_all(void);
 bool kbloom_name_valid(const char *name);
@@ -365,6 +406,49 @@ int kbloom_kapi_add(struct kbloom_filter *f, const void *key, u32 len);
 
 /* kbloom_bpf.c: registers the kfuncs, or says why there are none. */
 void kbloom_bpf_register(void);
+
+/*
+ * kbloom_scalable.c: scalable filters on the device side.  init builds
+ * the chain of a create the control node accepted (req->expansion set)
+ * and describes it in kd->filter; free, at the last put, frees it.
+ * stop_walks, at destroy under kd->lock exclusive, ends walks of every
+ * sub-filter.  The batch ops run keys [0, n) under kd->lock shared:
+ * add grows the filter when it must (process context) and returns the
+ * keys done before an error, with *err set; check and delete do them
+ * all.  kapi_check and kapi_add are the in-kernel API's and the kfuncs'
+ * (any context the core allows; never allocates: -EAGAIN and a queued
+ * growth).  clear is KBLOOM_IOC_CLEAR's, under nothing; merge runs under
+ * both filters' locks (this one exclusive).  scan walks the sub-filters'
+ * cells for the statistics cache (under its lock) into one total, and
+ * key gives that walk's key.  get_subfilter is KBLOOM_IOC_GET_SUBFILTER.
+ */
+int kbloom_scale_setup(void);
+void kbloom_scale_teardown(void);
+int kbloom_scale_init(struct kbloom_dev *kd, const struct kbloom_create *req,
+		      const struct kbloom_geometry *geo);
+void kbloom_scale_free(struct kbloom_dev *kd);
+void kbloom_scale_stop_walks(struct kbloom_dev *kd);
+u32 kbloom_scale_add(struct kbloom_dev *kd, const struct kbloom_key *keys,
+		     u32 n, unsigned long *answers, u32 *hits, int *err);
+u32 kbloom_scale_check(struct kbloom_dev *kd, const struct kbloom_key *keys,
+		       u32 n, unsigned long *answers);
+u32 kbloom_scale_delete(struct kbloom_dev *kd, const struct kbloom_key *keys,
+			u32 n, unsigned long *answers);
+int kbloom_scale_kapi_check(struct kbloom_dev *kd, const void *key, u32 len);
+int kbloom_scale_kapi_check_keys(struct kbloom_dev *kd,
+				 const struct kbloom_key *keys, u32 n,
+				 unsigned long *answers);
+int kbloom_scale_kapi_add(struct kbloom_dev *kd, const void *key, u32 len);
+int kbloom_scale_clear(struct kbloom_dev *kd);
+int kbloom_scale_merge(struct kbloom_dev *kd, struct kbloom_dev *other);
+u64 kbloom_scale_subfilters(const struct kbloom_dev *kd);
+/* All the filter's blocks, a scalable one's sub-filters' too; no lock. */
+u64 kbloom_scale_nblocks(const struct kbloom_dev *kd);
+void kbloom_scale_key(struct kbloom_dev *kd, struct kbloom_stats_key *key);
+void kbloom_scale_scan(struct kbloom_dev *kd, struct kbloom_cell_stats *cs);
+void kbloom_scale_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
+			    bool cells);
+long kbloom_scale_get_subfilter(struct kbloom_dev *kd, void __user *uarg);
 
 /* kbloom_sysfs.c: attributes of each filter and of the class. */
 extern const struct attribute_group *kbloom_dev_groups[];

@@ -138,9 +138,12 @@ static int __init kbloom_init(void)
 	err = kbloom_window_setup();
 	if (err)
 		return err;
-	err = kbloom_dev_setup();
+	err = kbloom_scale_setup();
 	if (err)
 		goto teardown_window;
+	err = kbloom_dev_setup();
+	if (err)
+		goto teardown_scale;
 	err = kbloom_control_register();
 	if (err)
 		goto teardown_dev;
@@ -153,6 +156,8 @@ deregister_control:
 	kbloom_control_deregister();
 teardown_dev:
 	kbloom_dev_teardown();
+teardown_scale:
+	kbloom_scale_teardown();
 teardown_window:
 	kbloom_window_teardown();
 	return err;
@@ -162,6 +167,8 @@ static void __exit kbloom_exit(void)
 {
 	kbloom_destroy_all();
 	kbloom_control_deregister();
+	/* A growth's work may hold a filter's last reference. */
+	kbloom_scale_teardown();
 	kbloom_dev_teardown();
 	/* Every filter is freed by now, its rotations cancelled with it. */
 	kbloom_window_teardown();

@@ -160,6 +160,9 @@ int kbloom_dev_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
+	/* The mapping shows one array of blocks: no range fits another. */
+	if (kd->scale)
+		return READ_ONCE(kd->dead) ? -ENODEV : -EOPNOTSUPP;
 	if (vma->vm_pgoff >= pages || vma_pages(vma) > pages - vma->vm_pgoff)
 		return -EINVAL;
 	if (READ_ONCE(kd->dead))

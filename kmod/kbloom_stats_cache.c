@@ -34,6 +34,11 @@
  *                write barrier before.  A walk sampled with the new count
  *                sees the new live; one sampled before may see either,
  *                and the next sample differs.
+ *   subfilters   a scalable filter's growth adds a sub-filter of empty
+ *                cells, which changes the fill without a cell changing;
+ *                its add_new and delete_hits are those of its
+ *                sub-filters, whose cells the core counts as any
+ *                filter's (kbloom_scalable.c).
  * Check and lookup write nothing, and nothing else writes the cells.
  *
  * Why a stale scan is never reused: the counts are per CPU and each CPU's
@@ -104,7 +109,7 @@ static bool kbloom_stats_key_equal(const struct kbloom_stats_key *a,
 {
 	return a->add_new == b->add_new && a->delete_hits == b->delete_hits &&
 	       a->sequence == b->sequence && a->merges == b->merges &&
-	       a->rotations == b->rotations;
+	       a->rotations == b->rotations && a->subfilters == b->subfilters;
 }
 
 /* Under c->lock; a read barrier follows before any walk. */
@@ -117,6 +122,9 @@ static void kbloom_stats_key_read(struct kbloom_dev *kd,
 	key->sequence = kbloom_map_sequence(kd);
 	key->merges = READ_ONCE(kd->stats_cache.merges);
 	key->rotations = READ_ONCE(kd->win.done);
+	key->subfilters = 0;
+	if (kd->scale)
+		kbloom_scale_key(kd, key);
 }
 
 /*
@@ -159,7 +167,10 @@ int kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
 		if (c->valid && kbloom_stats_key_equal(&key, &c->key))
 			break;
 		smp_rmb();	/* the key before any cell of the walk */
-		kbloom_scan_cells(&kd->filter, &c->cells);
+		if (kd->scale)
+			kbloom_scale_scan(kd, &c->cells);
+		else
+			kbloom_scan_cells(&kd->filter, &c->cells);
 		err = kbloom_stats_walk_end(kd);
 		if (err) {
 			c->valid = false;

@@ -15,8 +15,9 @@
 #include "kbloom_internal.h"
 
 /*
- * The geometry and the id never change after create: read them without
- * the lock.
+ * The geometry and the id never change after create, but for the memory
+ * of a scalable filter, which grows (kbloom_scale_nblocks() reads it under
+ * RCU): read them without the lock.
  */
 #define KBLOOM_GEOMETRY_ATTR(_name, _value)				\
 static ssize_t _name##_show(struct device *dev,				\
@@ -29,12 +30,18 @@ static ssize_t _name##_show(struct device *dev,				\
 
 KBLOOM_GEOMETRY_ATTR(capacity, kd->filter.geo.capacity)
 static DEVICE_ATTR_RO(capacity);
-KBLOOM_GEOMETRY_ATTR(nblocks, kd->filter.geo.nblocks)
+KBLOOM_GEOMETRY_ATTR(nblocks, kbloom_scale_nblocks(kd))
 static DEVICE_ATTR_RO(nblocks);
-KBLOOM_GEOMETRY_ATTR(bits, kd->filter.geo.nblocks * KBLOOM_BLOCK_BITS)
+KBLOOM_GEOMETRY_ATTR(bits, kbloom_scale_nblocks(kd) * KBLOOM_BLOCK_BITS)
 static DEVICE_ATTR_RO(bits);
-KBLOOM_GEOMETRY_ATTR(bytes, kd->bytes)
+KBLOOM_GEOMETRY_ATTR(bytes, READ_ONCE(kd->bytes))
 static DEVICE_ATTR_RO(bytes);
+/* A scalable filter's; 0 for a filter of fixed size. */
+KBLOOM_GEOMETRY_ATTR(expansion,
+		     kd->scale ? kd->scale->chain.params.expansion : 0)
+static DEVICE_ATTR_RO(expansion);
+KBLOOM_GEOMETRY_ATTR(subfilters, kbloom_scale_subfilters(kd))
+static DEVICE_ATTR_RO(subfilters);
 KBLOOM_GEOMETRY_ATTR(k, kd->filter.geo.k)
 static DEVICE_ATTR_RO(k);
 KBLOOM_GEOMETRY_ATTR(type, kd->filter.geo.type)
@@ -235,8 +242,9 @@ static KBLOOM_STAT_ATTR(saturated, false, true);
 static KBLOOM_STAT_ATTR(mappings, true, false);
 
 /*
- * The filter's shape, fixed at create, is everyone's to read, as a file's
- * size is (kbloomctl list shows it for every filter); the seed is root's.
+ * The filter's shape, fixed at create (a scalable filter's memory and
+ * sub-filters grow), is everyone's to read, as a file's size is
+ * (kbloomctl list shows it for every filter); the seed is root's.
  */
 static struct attribute *kbloom_geometry_attrs[] = {
 	&dev_attr_id.attr,
@@ -252,6 +260,8 @@ static struct attribute *kbloom_geometry_attrs[] = {
 	&dev_attr_generations.attr,
 	&dev_attr_rotate_ms.attr,
 	&dev_attr_rotate_every.attr,
+	&dev_attr_expansion.attr,
+	&dev_attr_subfilters.attr,
 	NULL
 };
 

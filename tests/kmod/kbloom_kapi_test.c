@@ -45,7 +45,9 @@
  *                            bad: anything unexpected, of which lost: adds
  *                            whose key the check right after did not find
  *                            (only a CLEAR or an image load in between may
- *                            do that)
+ *                            do that); full: adds a scalable filter had
+ *                            no room for (EAGAIN until its worker grew it,
+ *                            or the errno of a cap)
  *   adder-start NAME TAG     a kernel thread adds keys TAG-0, TAG-1, ... to
  *                            NAME, as fast as it can until adder-stop, in
  *                            batches of KAPI_ADDER_BATCH with bottom halves
@@ -238,6 +240,8 @@ static atomic_long_t kapi_churn_enoent;	/* gets that found no filter */
 static atomic_long_t kapi_churn_done;	/* checks and adds that worked */
 static atomic_long_t kapi_churn_enodev;	/* ... that found it destroyed */
 static atomic_long_t kapi_churn_lost;	/* adds the next check missed (bad) */
+/* Adds a scalable filter had no room for yet (EAGAIN) or at a cap. */
+static atomic_long_t kapi_churn_full;
 static atomic_long_t kapi_churn_hrounds;	/* irq_work callbacks that ran */
 static atomic_long_t kapi_churn_hgot;
 static atomic_long_t kapi_churn_hid;	/* get_id of a held id: the same */
@@ -767,6 +771,8 @@ static void kapi_churn_tick(struct timer_list *t)
 			atomic_long_inc(&kapi_churn_done);
 		else if (ret == -ENODEV)
 			atomic_long_inc(&kapi_churn_enodev);
+		else if (ret == -EAGAIN || ret == -E2BIG || ret == -ENOMEM)
+			atomic_long_inc(&kapi_churn_full);
 		else if (!ret)
 			kapi_churn_lose();
 		else
@@ -815,7 +821,7 @@ static void kapi_churn_irq(struct irq_work *work)
 }
 
 #define KAPI_CHURN_FMT \
-	"rounds=%ld got=%ld enoent=%ld worked=%ld enodev=%ld lost=%ld hrounds=%ld hgot=%ld hid=%ld edeadlk=%ld bad=%ld bad_err=%d ctx=%s"
+	"rounds=%ld got=%ld enoent=%ld worked=%ld enodev=%ld full=%ld lost=%ld hrounds=%ld hgot=%ld hid=%ld edeadlk=%ld bad=%ld bad_err=%d ctx=%s"
 
 static void kapi_churn_halt(void)
 {
@@ -829,8 +835,8 @@ static int kapi_churn_start(const char *name)
 {
 	atomic_long_t *counts[] = {
 		&kapi_churn_rounds, &kapi_churn_got, &kapi_churn_enoent,
-		&kapi_churn_done, &kapi_churn_enodev, &kapi_churn_lost,
-		&kapi_churn_hrounds,
+		&kapi_churn_done, &kapi_churn_enodev, &kapi_churn_full,
+		&kapi_churn_lost, &kapi_churn_hrounds,
 		&kapi_churn_hgot, &kapi_churn_hid, &kapi_churn_edeadlk,
 		&kapi_churn_bad,
 	};
@@ -868,6 +874,7 @@ static int kapi_churn_stop(void)
 		  atomic_long_read(&kapi_churn_enoent),
 		  atomic_long_read(&kapi_churn_done),
 		  atomic_long_read(&kapi_churn_enodev),
+		  atomic_long_read(&kapi_churn_full),
 		  atomic_long_read(&kapi_churn_lost),
 		  atomic_long_read(&kapi_churn_hrounds),
 		  atomic_long_read(&kapi_churn_hgot),

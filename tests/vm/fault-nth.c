@@ -14,6 +14,11 @@
  * (create's grew by the mapping's header page, for one).  Window filters
  * have their own: a window's create (its rotation state and works), ROTATE
  * (nothing rotated on a failure, one rotation on success) and GET_WINDOW.
+ * So do scalable filters: their create, the ADD that grows one (ENOMEM
+ * at the key that needed the growth, nothing else changed, and the ADD
+ * again finishes), the MERGE that grows one first, and GET_SUBFILTER.
+ * Growth by the worker, for adds from the kernel, is not swept: fail-nth
+ * is per task.
  * One kind of call is mmap() of a node plus a read of every mapped page:
  * the mapping (vma, maple tree) and the page tables its faults need.  A
  * page fault that cannot allocate is retried by the kernel (VM_FAULT_OOM);
@@ -39,6 +44,10 @@
 #define BITS		(1 << 16)
 #define NKEYS		100
 #define WNAME		"fn-w"
+#define SNAME		"fn-s"
+#define SNAME2		"fn-s2"
+/* Scalable filters of first capacity SCAP: NKEYS keys grow them. */
+#define SCAP		10
 #define WINDOW_GENERATIONS	4
 
 static int max_n = 400;
@@ -291,6 +300,195 @@ static bool create_step(int n)
 static bool create_window_step(int n)
 {
 	return create_typed_step(n, "create window", true);
+}
+
+/*
+ * A scalable filter name (capacity SCAP at 1 %, expansion 2, a fixed
+ * seed), holding the keys "base-*" when fill, opened read-write; its
+ * first ADD's batch buffer is allocated here, before any fault.
+ */
+static int scalable_fresh(const char *name, bool fill)
+{
+	struct kbloom_create req;
+	struct st_keys k = keys("base");
+	int fd;
+
+	st_destroy(st_open_ctl(), name);
+	memset(&req, 0, sizeof(req));
+	strcpy(req.name, name);
+	req.capacity = SCAP;
+	req.fp_ppb = 10000000;
+	req.expansion = 2;
+	req.flags = KBLOOM_CREATE_SEED;
+	req.seed = 0x6661756c74ULL;
+	if (st_ctl(st_open_ctl(), KBLOOM_CTL_CREATE, &req))
+		return -1;
+	fd = st_open(name, O_RDWR);
+	if (fd >= 0 && fill && st_batch(fd, KBLOOM_IOC_ADD, &k, NULL, NULL)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool info_of(int fd, struct kbloom_info *info)
+{
+	return !ioctl(fd, KBLOOM_IOC_GET_INFO, info);
+}
+
+static uint64_t total_bytes(void)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen("/sys/class/kbloom/total_bytes", "r");
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/* CREATE of a scalable filter: its chain, counts and growth state. */
+static bool create_scalable_step(int n)
+{
+	struct kbloom_info info;
+	bool done;
+	int fd;
+
+	st_destroy(st_open_ctl(), SNAME);
+	arm(n);
+	fd = scalable_fresh(SNAME, false);
+	done = unreached();
+	if (fd < 0 && errno != ENOMEM)
+		problem("create scalable, fault %d: %s", n, st_errname(errno));
+	if (fd >= 0) {
+		struct st_keys k = keys("base");
+
+		if (st_batch(fd, KBLOOM_IOC_ADD, &k, NULL, NULL) ||
+		    !has_keys(fd, "base") || !info_of(fd, &info) ||
+		    info.subfilters < 2)
+			problem("create scalable, fault %d: filter unusable: %s",
+				n, st_errname(errno));
+		close(fd);
+	}
+	st_destroy(st_open_ctl(), SNAME);
+	return done && fd >= 0;
+}
+
+/*
+ * An ADD that grows a scalable filter (NKEYS new keys into one that holds
+ * NKEYS, so its newest sub-filter fills): on ENOMEM the keys before done
+ * are in, the others not counted, the sub-filters, bytes and the
+ * module's total are as they were, the statistics agree, and the same
+ * ADD again without a fault finishes it; on success every key is found.
+ */
+static bool grow_step(int n)
+{
+	struct kbloom_info before, after;
+	struct kbloom_batch b;
+	struct st_keys k;
+	uint64_t total;
+	bool done;
+	int fd = scalable_fresh(SNAME, true), e;
+
+	if (fd < 0 || !info_of(fd, &before)) {
+		problem("grow: setup: %s", st_errname(errno));
+		return true;
+	}
+	/* After the fill: the keys share one buffer. */
+	k = keys("more");
+	total = total_bytes();
+	st_batch_of(&b, &k, NULL);
+	arm(n);
+	e = ioctl(fd, KBLOOM_IOC_ADD, &b) ? errno : 0;
+	done = unreached();
+	if (e && e != ENOMEM)
+		problem("grow, fault %d: %s", n, st_errname(e));
+	if (!info_of(fd, &after))
+		problem("grow, fault %d: get_info: %s", n, st_errname(errno));
+	else if (e && (after.subfilters != before.subfilters ||
+		       after.bytes != before.bytes || total_bytes() != total ||
+		       after.add_calls != before.add_calls + b.done ||
+		       !after.saturated))
+		problem("grow, fault %d: after ENOMEM at key %llu: %u sub-filters (%u), %llu bytes (%llu), total %llu (%llu), saturated %u",
+			n, (unsigned long long)b.done, after.subfilters,
+			before.subfilters, (unsigned long long)after.bytes,
+			(unsigned long long)before.bytes,
+			(unsigned long long)total_bytes(),
+			(unsigned long long)total, after.saturated);
+	else if (!e && after.subfilters <= before.subfilters)
+		problem("grow, fault %d: %u sub-filters, %u before", n,
+			after.subfilters, before.subfilters);
+	k = keys("more");
+	if (e && (st_batch(fd, KBLOOM_IOC_ADD, &k, NULL, NULL) ||
+		  !info_of(fd, &after) || after.saturated))
+		problem("grow, fault %d: the ADD again: %s, saturated %u", n,
+			st_errname(errno), after.saturated);
+	if (!has_keys(fd, "base") || !has_keys(fd, "more"))
+		problem("grow, fault %d: keys missing", n);
+	close(fd);
+	return done && !e;
+}
+
+/*
+ * MERGE into a scalable filter of one that has more sub-filters: it grows
+ * first; on ENOMEM its keys are as they were.
+ */
+static bool merge_scalable_step(int n)
+{
+	struct kbloom_other other = { 0 };
+	bool done;
+	int fd = scalable_fresh(SNAME, false), src = scalable_fresh(SNAME2, true);
+	int e;
+
+	if (fd < 0 || src < 0) {
+		problem("merge scalable: setup: %s", st_errname(errno));
+		return true;
+	}
+	other.fd = src;
+	arm(n);
+	e = ioctl(fd, KBLOOM_IOC_MERGE, &other) ? errno : 0;
+	done = unreached();
+	if (e && e != ENOMEM)
+		problem("merge scalable, fault %d: %s", n, st_errname(e));
+	if (!e && !has_keys(fd, "base"))
+		problem("merge scalable, fault %d: merged keys missing", n);
+	close(src);
+	close(fd);
+	st_destroy(st_open_ctl(), SNAME2);
+	return done && !e;
+}
+
+/*
+ * GET_SUBFILTER: the statistics walk keeps each sub-filter's cells in
+ * memory allocated at its first walk; without it, the answer comes from
+ * a walk of the one sub-filter.
+ */
+static bool subfilter_step(int n)
+{
+	struct kbloom_subfilter sf;
+	bool done;
+	int fd = scalable_fresh(SNAME, true), e;
+
+	if (fd < 0) {
+		problem("get_subfilter: setup: %s", st_errname(errno));
+		return true;
+	}
+	memset(&sf, 0, sizeof(sf));
+	sf.index = 1;
+	arm(n);
+	e = ioctl(fd, KBLOOM_IOC_GET_SUBFILTER, &sf) ? errno : 0;
+	done = unreached();
+	if (e && e != ENOMEM)
+		problem("get_subfilter, fault %d: %s", n, st_errname(e));
+	if (!e && (sf.capacity != 2 * SCAP || !sf.keys || !sf.bits_set))
+		problem("get_subfilter, fault %d: capacity %llu keys %llu set %llu",
+			n, (unsigned long long)sf.capacity,
+			(unsigned long long)sf.keys,
+			(unsigned long long)sf.bits_set);
+	close(fd);
+	return done && !e;
 }
 
 /* A window of its own for the ROTATE and GET_WINDOW sweeps. */
@@ -599,6 +797,11 @@ int main(int argc, char **argv)
 	sweep("create", create_step);
 	sweep("create-window", create_window_step);
 	sweep("destroy", destroy_step);
+	sweep("create-scalable", create_scalable_step);
+	sweep("grow", grow_step);
+	sweep("merge-scalable", merge_scalable_step);
+	sweep("get-subfilter", subfilter_step);
+	st_destroy(st_open_ctl(), SNAME);
 	st_destroy(st_open_ctl(), WNAME);
 	if (!st_create_gen(st_open_ctl(), WNAME, KBLOOM_TYPE_WINDOW,
 			   WINDOW_GENERATIONS, BITS, 7, 5))

@@ -93,6 +93,7 @@ static void run_op(struct worker *w, enum op op)
 	case OP_combine_bad: do_combine_bad(w); break;
 	case OP_info: do_info(w); break;
 	case OP_info_badptr: do_info_badptr(w); break;
+	case OP_subfilter: do_subfilter(w); break;
 	case OP_report: case OP_report_bad: do_report(w, op); break;
 	case OP_read: do_read(w); break;
 	case OP_read_bad: do_read_bad(w); break;
@@ -247,7 +248,7 @@ static void worker_main(struct worker *w, uint64_t seed, uint64_t max_ops,
 	}
 	w->fds[w->nfds++] = (struct pool_fd){
 		shared_fd, SHARED_SLOT, O_RDWR, KBLOOM_TYPE_BITS, true,
-		st_map_pages(TEMPLATE_BITS / 512) };
+		st_map_pages(TEMPLATE_BITS / 512), 0 };
 	fz_map_setup(w);
 	w->fail_fd = -1;
 	fz_kernel_setup(w);

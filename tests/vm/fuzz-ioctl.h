@@ -124,6 +124,7 @@ struct fz_map_stats {
 	X(open, 40) X(close, 20) X(add, 80) X(check, 80) X(delete, 30) \
 	X(batch_bad, 50) X(batch_badptr, 25) X(clear, 15) X(merge, 15)	\
 	X(intersect, 10) X(combine_bad, 15) X(info, 30) X(info_badptr, 5) \
+	X(subfilter, 15)						\
 	X(report, 15) X(report_bad, 10) X(read, 15) X(read_bad, 10)	\
 	X(write, 10) X(write_mutated, 20) X(seek, 20) X(dev_random, 30) \
 	X(sysfs, 5) X(unload, 1) X(good_add, 20) X(good_check, 30)	\
@@ -179,6 +180,7 @@ struct pool_fd {
 	 */
 	bool shared;
 	uint64_t map_pages;	/* what mmap() may cover, 0 when not known */
+	int scalable;		/* 1: it grows, 0: fixed, -1: not known */
 };
 
 struct worker {
@@ -230,6 +232,11 @@ void fz_fault_pause(struct worker *w, bool pause);
 /* fuzz/oracle.c */
 void record_fail(struct worker *w, enum fail_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * What an image or mapping call may return on p, otherwise: a scalable
+ * filter refuses them with EOPNOTSUPP (after ENODEV).
+ */
+errset scalable_gate(const struct pool_fd *p, errset otherwise);
 int outcome(struct worker *w, enum op op, int e, errset allowed,
 	    const char *what);
 int sys_err(long ret);
@@ -291,6 +298,7 @@ void do_combine(struct worker *w, enum op op);
 void do_combine_bad(struct worker *w);
 void do_info(struct worker *w);
 void do_info_badptr(struct worker *w);
+void do_subfilter(struct worker *w);
 void do_report(struct worker *w, enum op op);
 void do_dev_random(struct worker *w);
 void do_sysfs(struct worker *w);

@@ -69,8 +69,9 @@ static const char *create_by_rate(const struct vt_type *t)
 	EXPECT(!info.add_calls && !info.bits_set && !info.saturated &&
 	       !info.delete_calls && !info.delete_hits,
 	       "new filter not empty");
-	EXPECT(!info.pad && !info.reserved[0] && !info.reserved[4],
+	EXPECT(!info.pad && !info.reserved[0] && !info.reserved[3],
 	       "padding not zeroed");
+	EXPECT(!info.expansion && !info.subfilters, "fixed filter scalable");
 	close(fd);
 
 	/*

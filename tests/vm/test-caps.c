@@ -17,28 +17,11 @@ struct caps {
 
 static struct caps saved;
 
-static int param_get(const char *name, uint64_t *v)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), VT_PARAMS "/%s", name);
-	return vt_read_u64_file(path, v);
-}
-
-static int param_set(const char *name, uint64_t v)
-{
-	char path[128], text[32];
-
-	snprintf(path, sizeof(path), VT_PARAMS "/%s", name);
-	snprintf(text, sizeof(text), "%llu", (unsigned long long)v);
-	return vt_write_file(path, text);
-}
-
 static int caps_restore(void)
 {
-	return param_set("max_filter_bytes", saved.filter_bytes) |
-	       param_set("max_total_bytes", saved.total_bytes) |
-	       param_set("max_filters", saved.filters);
+	return vt_param_set("max_filter_bytes", saved.filter_bytes) |
+	       vt_param_set("max_total_bytes", saved.total_bytes) |
+	       vt_param_set("max_filters", saved.filters);
 }
 
 static uint64_t total(const char *what)
@@ -104,7 +87,7 @@ static const char *per_filter_cap(const struct vt_type *t)
 	uint64_t before = total("bytes");
 
 	cleanup(names, 2, NULL);
-	if (param_set("max_filter_bytes", 8192))
+	if (vt_param_set("max_filter_bytes", 8192))
 		return "cannot set max_filter_bytes";
 	if (create_bytes("cap-fit", t, 8192))
 		msg = vt_fail("8192 bytes at a cap of 8192: %s",
@@ -134,7 +117,7 @@ static const char *total_cap(const struct vt_type *t)
 
 	cleanup(names, 3, NULL);
 	base = total("bytes");
-	if (param_set("max_total_bytes", base + 16384))
+	if (vt_param_set("max_total_bytes", base + 16384))
 		return "cannot set max_total_bytes";
 	if (create_bytes("tot-a", t, 8192) || create_bytes("tot-b", t, 8192))
 		msg = vt_fail("up to the cap: %s", vt_errno_name(errno));
@@ -160,7 +143,7 @@ static const char *total_cap(const struct vt_type *t)
 		return cleanup(names, 3, msg);
 
 	/* A cap lowered below what is held stops creates, nothing else. */
-	if (param_set("max_total_bytes", base / 2))
+	if (vt_param_set("max_total_bytes", base / 2))
 		return cleanup(names, 3, "cannot lower max_total_bytes");
 	fd = vt_open("tot-b", O_RDWR);
 	if (create_bytes("tot-a", t, 64) != -1 || errno != E2BIG)
@@ -187,7 +170,7 @@ static const char *filter_count_cap(const struct vt_type *t)
 
 	cleanup(names, 3, NULL);
 	base = total("filters");
-	if (param_set("max_filters", base + 2))
+	if (vt_param_set("max_filters", base + 2))
 		return "cannot set max_filters";
 	if (create_rate("cnt-a", t, 100) ||
 	    create_rate("cnt-b", t, 100))
@@ -217,8 +200,8 @@ static const char *allocation_failure(const struct vt_type *t)
 	uint64_t before = total("bytes");
 
 	cleanup(names, 1, NULL);
-	if (param_set("max_filter_bytes", 1ULL << 40) ||
-	    param_set("max_total_bytes", 1ULL << 40))
+	if (vt_param_set("max_filter_bytes", 1ULL << 40) ||
+	    vt_param_set("max_total_bytes", 1ULL << 40))
 		return cleanup(names, 1, "cannot raise the caps");
 	/* 64 GiB of bits in a VM of 1 GiB. */
 	if (create_bytes("cap-huge", t, 64ULL << 30) != -1 || errno != ENOMEM)
@@ -252,7 +235,7 @@ static const char *restores_within_total_cap(const struct vt_type *t)
 	for (i = 0; i < RS_FILES; i++)
 		fds[i] = -1;
 	base = total("bytes");
-	if (param_set("max_total_bytes", base + RS_BYTES + 2 * img + img / 2))
+	if (vt_param_set("max_total_bytes", base + RS_BYTES + 2 * img + img / 2))
 		return cleanup(names, 1, "cannot set max_total_bytes");
 	if (create_bytes("rs", t, RS_BYTES))
 		return cleanup(names, 1, vt_fail("create 256 MiB: %s",
@@ -287,7 +270,7 @@ static const char *restores_within_total_cap(const struct vt_type *t)
 	if (msg)
 		goto out;
 	/* Every buffer given back: room for exactly one image again. */
-	if (param_set("max_total_bytes", base + RS_BYTES + img)) {
+	if (vt_param_set("max_total_bytes", base + RS_BYTES + img)) {
 		msg = "cannot set max_total_bytes";
 		goto out;
 	}
@@ -315,9 +298,9 @@ int main(void)
 {
 	int ret;
 
-	if (param_get("max_filter_bytes", &saved.filter_bytes) ||
-	    param_get("max_total_bytes", &saved.total_bytes) ||
-	    param_get("max_filters", &saved.filters)) {
+	if (vt_param_get("max_filter_bytes", &saved.filter_bytes) ||
+	    vt_param_get("max_total_bytes", &saved.total_bytes) ||
+	    vt_param_get("max_filters", &saved.filters)) {
 		printf("FAIL: caps/setup: cannot read %s\n", VT_PARAMS);
 		return 1;
 	}

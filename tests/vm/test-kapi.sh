@@ -15,7 +15,9 @@
 # context (NMI's puts defer the freeing); gets,
 # checks, adds and puts race create and destroy from a timer and an
 # irq_work.  Last, a reference is counted in kbloom's refcnt and rmmod is
-# refused (EAGAIN) until the companion is gone, then works.
+# refused (EAGAIN) until the companion is gone, then works.  Scalable
+# filters: in-kernel adds to a full one get EAGAIN and a worker grows it,
+# past a cap E2BIG until it is raised; batches of adds are refused.
 #
 # Usage: test-kapi.sh [KEYS [CTX_KEYS]]: KEYS present and as many absent
 # keys in the big checks (1000000), CTX_KEYS in each other context (KEYS,
@@ -421,6 +423,75 @@ for type in $kb_types; do
 	check "$type/churn-memory-freed" \
 		"total_bytes $(total_bytes), wanted $bytes0 again" \
 		bytes_back "$bytes0"
+done
+
+# --- scalable filters --------------------------------------------------------
+# An in-kernel add never allocates: a new key that finds the newest
+# sub-filter full gets EAGAIN, changes nothing, and a worker grows the
+# filter for the adds after it; once a growth failed at a cap they get
+# E2BIG, until the cap is raised and the worker they ask for succeeds.
+# Checks, single and batched, find every key an add took; batches of
+# adds are refused (EOPNOTSUPP), as the header says.
+EAGAIN=11
+E2BIG=7
+EOPNOTSUPP=95
+caps=/sys/module/kbloom/parameters
+
+# kapi_until WHAT CMD...: CMD again, 0.1 s apart, until $res has WHAT (at
+# most 100 times): the worker runs soon, not at once.
+kapi_until() {
+	until_what=$1
+	shift
+	tries=0
+	while :; do
+		kapi "$@"
+		has "$until_what" && return 0
+		tries=$((tries + 1))
+		[ "$tries" -ge 100 ] && return 1
+		sleep 0.1
+	done
+}
+
+for type in bits counting; do
+	kb_type "$type"
+	s=kapi-$type-s
+	kbloomctl destroy -f -q "$s" 2>/dev/null
+	kbloomctl create -q "$s" --capacity 1000 --fp 1% --expansion 2 $kb_opt
+	kapi hold "$s"
+	kapi add softirq 1 3000
+	has keys=3000 err=-$EAGAIN missing=0 ctx=ok &&
+		[ "$(field errors)" -gt 0 ] &&
+		[ $(($(field yes) + $(field no) + $(field errors))) -eq 3000 ]
+	verdict $? "$type/scalable-full-eagain" "$res"
+	kapi_until errors=0 add softirq 1 3000
+	verdict $? "$type/scalable-grown-by-worker" "$res"
+	check "$type/scalable-grown-subfilters" \
+		"$(sysfs "$s" subfilters) sub-filters" \
+		[ "$(sysfs "$s" subfilters)" -ge 2 ]
+	kapi check process 1 3000
+	check "$type/scalable-check" "$res" has yes=3000 errors=0
+	kapi check-keys softirq 1 3000
+	check "$type/scalable-check-keys" "$res" has yes=3000 errors=0 badret=0
+	kapi add-keys process 1 10
+	check "$type/scalable-add-keys-refused" "$res" \
+		has errors=10 err=-$EOPNOTSUPP
+
+	saved=$(readf "$caps/max_filter_bytes")
+	subs=$(sysfs "$s" subfilters)
+	echo "$(sysfs "$s" bytes)" >"$caps/max_filter_bytes"
+	kapi_until err=-$E2BIG add process 100001 5000
+	verdict $? "$type/scalable-cap-e2big" "$res"
+	[ "$(sysfs "$s" saturated)" -eq 1 ] &&
+		[ "$(sysfs "$s" subfilters)" -eq "$subs" ]
+	verdict $? "$type/scalable-cap-saturated" \
+		"saturated $(sysfs "$s" saturated), $(sysfs "$s" subfilters) sub-filters, $subs before"
+	echo "$saved" >"$caps/max_filter_bytes"
+	kapi_until errors=0 add process 100001 5000
+	verdict $? "$type/scalable-cap-raised" "$res"
+	kapi check process 1 3000
+	check "$type/scalable-check-after" "$res" has yes=3000 errors=0
+	kapi put
+	kbloomctl destroy -q "$s"
 done
 
 # --- references pin kbloom ---------------------------------------------------

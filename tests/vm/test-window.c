@@ -190,15 +190,16 @@ static const char *reject_window_fields_on_other_types(void)
 	return NULL;
 }
 
-static const char *reject_create_pad(void)
+/* A window cannot grow; no filter grows by more than the maximum. */
+static const char *reject_create_expansion(void)
 {
 	struct kbloom_create req;
 
-	win_req(&req, "win-pad", G, 1000, 0, 0);
-	req.pad = 1;
+	win_req(&req, "win-exp", G, 1000, 0, 0);
+	req.expansion = 1;
 	EXPECT_NULL(expect_rejected(&req, EINVAL));
-	vt_create_req(&req, "win-pad", 1000, FP_1PC);
-	req.pad = 0x80000000U;
+	vt_create_req(&req, "win-exp", 1000, FP_1PC);
+	req.expansion = 0x80000000U;
 	return expect_rejected(&req, EINVAL);
 }
 
@@ -1579,7 +1580,7 @@ static const char *destroy_while_rotating(void)
 static const struct vt_case cases[] = {
 	VT_CASE(reject_generations),
 	VT_CASE(reject_window_fields_on_other_types),
-	VT_CASE(reject_create_pad),
+	VT_CASE(reject_create_expansion),
 	VT_CASE(reject_create_reserved0),
 	VT_CASE(reject_rotate_ms),
 	VT_CASE(reject_rotate_every),

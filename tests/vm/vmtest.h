@@ -47,6 +47,7 @@
  * that has the capabilities it needs, so a new type is one row here.
  */
 #define VT_DELETES	(1U << 0)	/* DELETE works; else EOPNOTSUPP */
+#define VT_GROWS	(1U << 1)	/* may be scalable; else EINVAL */
 
 struct vt_type {
 	const char *name;
@@ -65,8 +66,9 @@ struct vt_type {
  * Each generation is a 512-cell blocked filter: the bits row's best k.
  */
 static const struct vt_type vt_types[] = {
-	{ "bits", KBLOOM_TYPE_BITS, 0, 512, 6, 7, 0 },
-	{ "counting", KBLOOM_TYPE_COUNTING, VT_DELETES, 128, 5, 7, 0 },
+	{ "bits", KBLOOM_TYPE_BITS, VT_GROWS, 512, 6, 7, 0 },
+	{ "counting", KBLOOM_TYPE_COUNTING, VT_DELETES | VT_GROWS, 128, 5, 7,
+	  0 },
 	{ "window", KBLOOM_TYPE_WINDOW, 0, 64, 6, 7, 5 },
 };
 
@@ -939,7 +941,7 @@ static inline const char *vt_sysfs_matches_info(const char *name,
 		F64(reported_fp), F64(reported_tp), F64(reported_tn),
 		F32(k), F32(type), F32(fp_target_ppb), F32(fp_design_ppb),
 		F32(fp_now_ppb), F32(fill_ppb), F32(observed_fp_ppb),
-		F32(saturated),
+		F32(saturated), F32(expansion), F32(subfilters),
 #undef F64
 #undef F32
 	};
@@ -974,6 +976,24 @@ static inline int vt_write_file(const char *path, const char *text)
 	close(fd);
 	errno = saved;
 	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* A module parameter (/sys/module/kbloom/parameters/<name>). */
+static inline int vt_param_get(const char *name, uint64_t *v)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), VT_PARAMS "/%s", name);
+	return vt_read_u64_file(path, v);
+}
+
+static inline int vt_param_set(const char *name, uint64_t v)
+{
+	char path[128], text[32];
+
+	snprintf(path, sizeof(path), VT_PARAMS "/%s", name);
+	snprintf(text, sizeof(text), "%llu", (unsigned long long)v);
+	return vt_write_file(path, text);
 }
 
 #endif /* KBLOOM_VMTEST_H */

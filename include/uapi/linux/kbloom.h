@@ -95,6 +95,60 @@
  *   cell set in any live generation) against nblocks * 512,
  *   nblocks * 128 or nblocks * 512 / P cells.
  *
+ * Scalable filters: filters that grow, for users who cannot know their
+ * key count (Almeida et al., "Scalable Bloom Filters", 2007).  A bits or
+ *   counting filter created with an expansion e (KBLOOM_EXPANSION_MIN to
+ *   _MAX) is a chain of sub-filters.  Sub-filter i (0, the first, is the
+ *   oldest) is designed for capacity * e^i keys at the rate
+ *   fp_ppb / ((i + 1) * (i + 2)), with a seed of its own: the create's
+ *   seed for sub-filter 0, for i >= 1 xxh64's final avalanche (the
+ *   multiply-xorshift steps that end xxh64) of seed + i * 0x9e3779b185ebca87.
+ *   A key's hash h is xxh64 of the key with the seed; in sub-filter
+ *   i >= 1 it probes the avalanche of h ^ (that sub-filter's seed), placed
+ *   as "Where a key's cells are" says.
+ *   The bound: while each sub-filter holds at most its capacity, the
+ *   filter's false-positive rate is at most
+ *   fp_ppb * (1 - 1 / (subfilters + 1)) < fp_ppb, however many keys it
+ *   took (the union bound over the sub-filters' rates, a telescoping sum).
+ *   CHECK answers "may be present" when any sub-filter does.  ADD of a key
+ *   that some sub-filter already answers "may be present" for changes no
+ *   bit (a counting filter counts the key once more in the oldest such
+ *   sub-filter, its home); a new key goes to the newest sub-filter and
+ *   counts in its keys.  When the newest holds its capacity of new keys,
+ *   the filter grows by one sub-filter before it takes the next new key:
+ *   ADD allocates it then (and may sleep for it); an add from the
+ *   in-kernel API or a BPF program, which may run in atomic context and
+ *   never allocates, fails with -EAGAIN, changes nothing, and has a
+ *   kernel worker grow the filter, soon after, for the next add.  Growth
+ *   ends with E2BIG past max_filter_bytes (all sub-filters of the filter
+ *   together) or max_total_bytes, at KBLOOM_SUBFILTERS_MAX sub-filters or
+ *   where capacity * e^i passes 2^64 - 1, or where a sub-filter would pass
+ *   the module's own limit; with ENOMEM when the memory (or the memory
+ *   cgroup of the adder, or of the creator for the worker) has none.
+ *   Then ADD stops at that key (done says where) and the in-kernel adds
+ *   fail with that errno instead of -EAGAIN (each asks the worker to try
+ *   again, so raising a cap lets the filter grow); keys already present
+ *   are still accepted, and saturated is 1 until a growth succeeds.  The
+ *   rate never passes the bound: a full filter takes no new key.
+ *   DELETE (counting) takes a key from its home, so every ADD is undone
+ *   by one DELETE; it gives back no capacity.  CLEAR takes the filter back
+ *   to sub-filter 0 alone, emptied, the others' memory freed before it
+ *   returns.  MERGE needs both filters scalable and compatible (equal
+ *   capacity, fp_ppb, expansion, type and seed), else EXDEV; it grows
+ *   this filter to as many sub-filters as the other has (E2BIG or ENOMEM
+ *   as a growth, keys unchanged) and merges each sub-filter into the one
+ *   of its index; sub-filters may then hold more than their capacity, and
+ *   fp_now_ppb says what that costs.  Not for scalable filters
+ *   (EOPNOTSUPP, after EBADF and ENODEV): INTERSECT, since two filters
+ *   hold a common key in sub-filters of different indexes; read() and
+ *   write() of images and mmap(), whose formats describe one array of
+ *   blocks.  GET_INFO reports the whole filter: capacity and fp_target_ppb
+ *   as created, nblocks, bits, bytes, bits_set, est_keys and fill_ppb of
+ *   all sub-filters together, k and seed of sub-filter 0, fp_design_ppb
+ *   the rate with every present sub-filter at its capacity, fp_now_ppb
+ *   1 - prod(1 - fp_now of each), expansion and subfilters;
+ *   KBLOOM_IOC_GET_SUBFILTER reports one sub-filter.
+ *
  * Control node commands (the node must be open for writing, else EBADF)
  *   KBLOOM_CTL_CREATE   struct kbloom_create.  Exactly one way of choosing
  *                       the geometry must be used:
@@ -116,7 +170,12 @@
  *                       bits_per_key count all the memory (spare plane
  *                       included); with rotate_every and no capacity,
  *                       capacity is (g - 1) * rotate_every.  The
- *                       seed must be 0 without KBLOOM_CREATE_SEED.  The
+ *                       seed must be 0 without KBLOOM_CREATE_SEED.
+ *                       expansion 0 makes a filter of fixed size; 1 to
+ *                       KBLOOM_EXPANSION_MAX a scalable one (see
+ *                       "Scalable filters"): type bits or counting,
+ *                       sized by capacity + fp_ppb, k 0; the caps judge
+ *                       sub-filter 0.  The
  *                       node belongs to the caller's fsuid and fsgid;
  *                       node_mode holds permission bits only (0777).
  *                       Names are one namespace, and every user who may
@@ -140,7 +199,10 @@
  *                       Errors: EINVAL (bad name, "." or "..", geometry,
  *                       bits_per_key over KBLOOM_MAX_BITS_PER_KEY,
  *                       flags, seed, reserved field, type, node mode,
- *                       generations, rotate_ms, rotate_every or pad),
+ *                       generations, rotate_ms, rotate_every, an
+ *                       expansion over KBLOOM_EXPANSION_MAX, or one
+ *                       with a window type, bits, bits_per_key, k, or
+ *                       without capacity or fp_ppb),
  *                       EEXIST (name in use, also by a filter whose
  *                       destroy has not returned yet, or one of the names
  *                       taken by the class files "total_filters" and
@@ -240,6 +302,11 @@
  *                       differ): otherwise
  *                       EXDEV.  A destroyed other filter gives ENODEV.
  *   KBLOOM_IOC_GET_INFO struct kbloom_info (output only).
+ *   KBLOOM_IOC_GET_SUBFILTER struct kbloom_subfilter: index and flags in,
+ *                       the rest out.  Scalable filters only (else
+ *                       EOPNOTSUPP); an index at or past the filter's
+ *                       subfilters is ERANGE; flags or reserved non-zero
+ *                       EINVAL.  Read permission is enough.
  *   KBLOOM_IOC_REPORT   struct kbloom_report.  Callers feed back what the
  *                       real lookup behind a CHECK answer found, so that
  *                       the observed false-positive ratio can be shown:
@@ -276,7 +343,11 @@
  *   EFAULT (bad pointer), EBADF (the node is not open with the access the
  *   command needs, or the MERGE/INTERSECT fd is not a kbloom filter open
  *   for reading), ENODEV (filter destroyed), EOPNOTSUPP (DELETE on a bits
- *   filter, ROTATE or GET_WINDOW on a filter that is not a window),
+ *   filter, ROTATE or GET_WINDOW on a filter that is not a window,
+ *   GET_SUBFILTER on one that is not scalable, INTERSECT with a scalable
+ *   filter on either side), ERANGE (a GET_SUBFILTER index),
+ *   E2BIG and ENOMEM (an ADD or MERGE that could not grow a scalable
+ *   filter),
  *   ENOTTY (unknown command).
  *   They are judged in this order: ENOTTY (an unknown command is ENOTTY
  *   always, also on a destroyed filter, the kernel's rule for ioctls),
@@ -376,6 +447,8 @@
  *     EINVAL   MAP_PRIVATE, or an offset or length reaching past
  *              kbloom_map_header.map_bytes
  *     ENODEV   the filter was destroyed before mmap()
+ *     EOPNOTSUPP  a scalable filter (judged before the range, after
+ *              EPERM)
  *   mprotect() can never add PROT_WRITE or PROT_EXEC (EACCES).
  *   The mapping is map_bytes long (a whole number of pages): first a
  *   header page, struct kbloom_map_header, then the cells from
@@ -451,6 +524,14 @@
 #define KBLOOM_ROTATE_MS_MAX	((__u64)1 << 31)
 #define KBLOOM_ROTATE_EVERY_MAX	((__u64)1 << 48)
 
+/*
+ * Scalable filters (kbloom_create.expansion): each sub-filter's capacity
+ * over the one before, and the sub-filters a filter can have at most.
+ */
+#define KBLOOM_EXPANSION_MIN	1
+#define KBLOOM_EXPANSION_MAX	16
+#define KBLOOM_SUBFILTERS_MAX	1024
+
 /* struct kbloom_create.flags */
 #define KBLOOM_CREATE_SEED	(1U << 0)	/* use .seed, else random */
 #define KBLOOM_CREATE_FLAGS	KBLOOM_CREATE_SEED
@@ -467,7 +548,7 @@ struct kbloom_create {
 	__u32 node_mode;		/* permission bits, 0 = 0600 */
 	__u32 type;			/* KBLOOM_TYPE_* */
 	__u32 generations;		/* window: 2..63; else 0 */
-	__u32 pad;			/* must be 0 */
+	__u32 expansion;		/* scalable: 1..16; 0 = fixed size */
 	__u64 rotate_ms;		/* window: timer period, 0 = none */
 	__u64 rotate_every;		/* window: adds per generation, 0 = none */
 	__u64 reserved[1];		/* must be 0 */
@@ -544,11 +625,31 @@ struct kbloom_info {
 				 * target
 				 */
 	__u32 node_mode;
-	__u32 pad;
+	__u32 expansion;	/* scalable: as created; 0: fixed size */
 	__u64 delete_calls;	/* keys submitted to DELETE */
 	__u64 delete_hits;	/* of those, keys removed */
 	__u64 mappings;		/* mapped areas (mmap) of the filter now */
-	__u64 reserved[5];
+	__u32 subfilters;	/* scalable: sub-filters now; else 0 */
+	__u32 pad;
+	__u64 reserved[4];
+};
+
+/* One sub-filter of a scalable filter: KBLOOM_IOC_GET_SUBFILTER. */
+struct kbloom_subfilter {
+	__u32 index;		/* in: 0 (the first, oldest) .. subfilters - 1 */
+	__u32 flags;		/* in: must be 0 */
+	__u64 capacity;		/* new keys it takes before the next grows */
+	__u64 keys;		/* new keys it took (set a new cell) */
+	__u64 nblocks;		/* 64-byte blocks */
+	__u64 bytes;		/* kernel memory held by its cells */
+	__u64 seed;		/* its own (see "Scalable filters") */
+	__u64 bits_set;		/* cells non-zero */
+	__u64 est_keys;		/* distinct keys, estimated from its fill */
+	__u32 k;
+	__u32 fp_target_ppb;	/* its share of the filter's rate */
+	__u32 fp_now_ppb;	/* exact rate of its cells now */
+	__u32 fill_ppb;		/* bits_set / cells */
+	__u64 reserved[4];	/* must be 0 */
 };
 
 #define KBLOOM_CTL_CREATE	_IOW(KBLOOM_IOC_MAGIC, 0x00, struct kbloom_create)
@@ -565,6 +666,8 @@ struct kbloom_info {
 #define KBLOOM_IOC_ROTATE	_IO(KBLOOM_IOC_MAGIC, 0x18)
 #define KBLOOM_IOC_GET_WINDOW	_IOR(KBLOOM_IOC_MAGIC, 0x19, \
 				     struct kbloom_window_info)
+#define KBLOOM_IOC_GET_SUBFILTER _IOWR(KBLOOM_IOC_MAGIC, 0x1a, \
+				      struct kbloom_subfilter)
 
 /* One generation of a window filter, in struct kbloom_window_info. */
 struct kbloom_generation {

@@ -178,6 +178,10 @@ void valid_create(struct worker *w, struct kbloom_create *req)
 		    req->rotate_every <= 2000 && st_one_in(&w->rng, 3))
 			req->capacity = 0;
 	}
+	/* Scalable: small first capacities, so that adds grow them. */
+	if (req->type != KBLOOM_TYPE_WINDOW && req->fp_ppb &&
+	    st_one_in(&w->rng, 2))
+		req->expansion = 1 + st_below(&w->rng, KBLOOM_EXPANSION_MAX);
 }
 
 /* Breaks one thing in a valid request; returns the errno it must get. */
@@ -213,7 +217,25 @@ int mutate_create(struct worker *w, struct kbloom_create *req)
 		req->rotate_every = 0;
 		return EINVAL;
 	case 16:
-		req->pad = 1 + st_below(&w->rng, 1000);
+		switch (st_below(&w->rng, 3)) {
+		case 0:
+			/* Past the largest expansion. */
+			req->expansion = KBLOOM_EXPANSION_MAX + 1 +
+					 st_below(&w->rng, 1U << 31);
+			break;
+		case 1:
+			/* A window cannot grow. */
+			req->expansion = 1 + st_below(&w->rng, 16);
+			req->type = KBLOOM_TYPE_WINDOW;
+			req->generations = KBLOOM_GENERATIONS_MIN;
+			break;
+		default:
+			/* Scalable filters are sized by rate alone. */
+			req->expansion = 1 + st_below(&w->rng, 16);
+			req->fp_ppb = 0;
+			req->bits = 4096;
+			break;
+		}
 		return EINVAL;
 	case 17:
 		/* A period shorter or longer than a window may have. */
@@ -285,6 +307,7 @@ int mutate_create(struct worker *w, struct kbloom_create *req)
 		return EINVAL;
 	case 12:
 		/* 2^33 blocks: over the core's limit. */
+		req->expansion = 0;
 		req->fp_ppb = 0;
 		req->bits_per_key = 0;
 		req->k = 0;
@@ -292,6 +315,7 @@ int mutate_create(struct worker *w, struct kbloom_create *req)
 		return E2BIG;
 	default:
 		/* 2 GiB: over the default per-filter cap of 1 GiB. */
+		req->expansion = 0;
 		req->fp_ppb = 0;
 		req->bits_per_key = 0;
 		req->k = 7;

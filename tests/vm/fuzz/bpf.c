@@ -97,7 +97,12 @@ static bool kf_bpf_packet(struct worker *w, enum op op, const char *prog,
 	bad = xdp ? XDP_ABORTED : (uint32_t)TC_ACT_UNSPEC;
 	hit = xdp ? XDP_DROP : learn ? TC_ACT_OK : TC_ACT_SHOT;
 	miss = xdp ? XDP_PASS : TC_ACT_OK;
-	if (dn + de > 1 || g->enodev - enodev != de ||
+	/*
+	 * Errors are ENODEV, but for tc_learn's adds to a pool filter, which
+	 * may be scalable: those wait for growth (EAGAIN) or stop at a cap.
+	 */
+	if (dn + de > 1 ||
+	    (g->enodev - enodev != de && !(learn && t == KF_T_POOL)) ||
 	    (dn + de ? ret != bad : ret != hit && ret != miss)) {
 		/* As a signed verdict: "-1", not "4294967295". */
 		ret = (int32_t)ret;
@@ -118,7 +123,9 @@ static bool kf_bpf_packet(struct worker *w, enum op op, const char *prog,
 	if (de) {
 		w->st->kern.bpf_enodev++;
 		outcome(w, op, (int)-g->last_error,
-			t == KF_T_POOL ? ALLOW(ENODEV) : ALLOW(0),
+			t != KF_T_POOL ? ALLOW(0) :
+			learn ? ALLOW(ENODEV, EAGAIN, E2BIG, ENOMEM) :
+			ALLOW(ENODEV),
 			learn ? "bpf_kbloom_add()" : "bpf_kbloom_check()");
 	}
 	if (known && ret != hit)

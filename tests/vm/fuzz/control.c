@@ -91,7 +91,7 @@ static bool is_kbloom_cmd(unsigned long cmd)
 	       cmd == KBLOOM_IOC_CLEAR || cmd == KBLOOM_IOC_MERGE ||
 	       cmd == KBLOOM_IOC_INTERSECT || cmd == KBLOOM_IOC_GET_INFO ||
 	       cmd == KBLOOM_IOC_REPORT || cmd == KBLOOM_IOC_ROTATE ||
-	       cmd == KBLOOM_IOC_GET_WINDOW;
+	       cmd == KBLOOM_IOC_GET_WINDOW || cmd == KBLOOM_IOC_GET_SUBFILTER;
 }
 
 /*

@@ -129,12 +129,14 @@ void do_read(struct worker *w)
 		return;
 	}
 	if (p->shared) {
-		read_image(w, OP_read, p->fd, ALLOW(0, ENODEV, ESTALE, ESPIPE),
+		read_image(w, OP_read, p->fd,
+			   scalable_gate(p, ALLOW(0, ENODEV, ESTALE, ESPIPE)),
 			   &len);
 		return;
 	}
 	/* ESTALE: a clear, merge or load rewrote the filter mid-stream. */
-	if (read_image(w, OP_read, p->fd, ALLOW(0, ENODEV, ESTALE), &len))
+	if (read_image(w, OP_read, p->fd,
+		       scalable_gate(p, ALLOW(0, ENODEV, ESTALE)), &len))
 		return;
 	if (image_sane(w, OP_read, w->iobuf, len))
 		keep_image(w, w->iobuf, len);
@@ -154,8 +156,9 @@ void do_read_bad(struct worker *w)
 		 */
 		n = pread(p->fd, w->iobuf, 64, 1 + st_below(&w->rng, 5000));
 		outcome(w, OP_read_bad, sys_err(n),
-			can_read(p) ? ALLOW(0, ESPIPE, ENODEV, ESTALE) :
-				      ALLOW(EBADF), "pread");
+			can_read(p) ?
+			scalable_gate(p, ALLOW(0, ESPIPE, ENODEV, ESTALE)) :
+			ALLOW(EBADF), "pread");
 		return;
 	}
 	/* Whole-range bad only: a short image could fit a straddle. */
@@ -163,8 +166,11 @@ void do_read_bad(struct worker *w)
 	n = read(p->fd, bad_ptr_kind(w, 4096, true, false), 4096);
 	outcome(w, OP_read_bad, sys_err(n),
 		!can_read(p) ? ALLOW(EBADF) :
-		p->shared ? ALLOW(0, EFAULT, ENODEV, ESTALE, ESPIPE) :
-		ALLOW(EFAULT, ENODEV), "read into a bad buffer");
+		/* EFAULT also from the VFS, for a kernel address. */
+		scalable_gate(p, p->shared ?
+			      ALLOW(0, EFAULT, ENODEV, ESTALE, ESPIPE) :
+			      ALLOW(EFAULT, ENODEV)) | ALLOW(EFAULT),
+		"read into a bad buffer");
 }
 
 void do_write(struct worker *w, enum op op)
@@ -242,13 +248,15 @@ void do_write(struct worker *w, enum op op)
 			lseek(p->fd, 0, SEEK_SET);
 			e = sys_err(write(p->fd, bad_ptr_kind(w, len, false, false),
 					  len));
-			outcome(w, op, e, p->shared ?
+			outcome(w, op, e, scalable_gate(p, p->shared ?
 				ALLOW(EFAULT, ENODEV, ESPIPE, EMSGSIZE) :
-				ALLOW(EFAULT, ENODEV), "write from a bad buffer");
+				ALLOW(EFAULT, ENODEV)) | ALLOW(EFAULT),
+				"write from a bad buffer");
 			return;
 		}
 	}
-	e = write_image(w, op, p->fd, w->iobuf, len, allowed);
+	e = write_image(w, op, p->fd, w->iobuf, len,
+			scalable_gate(p, allowed));
 	if (!e && whole)
 		w->st->images_loaded++;
 }

@@ -385,6 +385,13 @@ static int kf_range(struct worker *w, enum op op, int cmd, int ctx,
 					    ALLOW(EDEADLK);
 	else
 		allowed = kf_may_die(ref) ? ALLOW(0, ENODEV) : ALLOW(0);
+	/*
+	 * A pool filter may be scalable: its adds wait for growth (EAGAIN)
+	 * or stop at a cap (E2BIG, ENOMEM), and its batches of adds are
+	 * refused (EOPNOTSUPP).
+	 */
+	if (ref->kind == KF_POOL && (cmd & 1))
+		allowed |= ALLOW(EAGAIN, E2BIG, ENOMEM, EOPNOTSUPP);
 	outcome(w, op, r->errors ? (int)-r->err : 0, allowed,
 		"a key range's calls");
 	if (all && r->errors != r->keys)
@@ -681,10 +688,20 @@ static void kf_judge_bad(struct worker *w, enum op op,
 	if (ref->kind == KF_POOL)
 		allowed |= ALLOW(ENODEV);
 	for (i = 0; i < 6; i++) {
+		errset a = allowed;
+
 		hi = i < 4 ? 1 : 2;
 		if (v[i] > hi)
 			return kf_bad_answer(w, op);
-		outcome(w, op, v[i] < 0 ? (int)-v[i] : 0, allowed,
+		/*
+		 * A pool filter may be scalable: with good keys, an add waits
+		 * for its growth (EAGAIN) or stops at a cap, and batches of
+		 * adds (add_keys, mixed_add) are refused.
+		 */
+		if (ref->kind == KF_POOL && valid_len && (i & 1))
+			a |= i == 1 ? ALLOW(EAGAIN, E2BIG, ENOMEM) :
+				      ALLOW(EOPNOTSUPP);
+		outcome(w, op, v[i] < 0 ? (int)-v[i] : 0, a,
 			"a key of that length");
 	}
 	/*
@@ -736,17 +753,18 @@ unlock:
 /*
  * The churn's answer: only lost keys (an add that a CLEAR or an image
  * load of the pool filter undid before the check right after it) may be
- * among the unexpected; the rest counts as the header says.
+ * among the unexpected; the rest counts as the header says (full: adds
+ * a scalable pool filter had no room for).
  */
 static void kf_churn_judge(struct worker *w, enum op op)
 {
 	static const char *const names[] = {
-		"rounds", "got", "enoent", "worked", "enodev", "lost", "hrounds",
-		"hgot", "hid", "edeadlk", "bad", "bad_err",
+		"rounds", "got", "enoent", "worked", "enodev", "full", "lost",
+		"hrounds", "hgot", "hid", "edeadlk", "bad", "bad_err",
 	};
-	enum { ROUNDS, GOT, ENOENTS, WORKED, ENODEVS, LOST, HROUNDS, HGOT, HID,
-	       EDEADLKS, BAD, BAD_ERR };
-	long long v[12];
+	enum { ROUNDS, GOT, ENOENTS, WORKED, ENODEVS, FULL, LOST, HROUNDS,
+	       HGOT, HID, EDEADLKS, BAD, BAD_ERR };
+	long long v[13];
 	unsigned int i;
 
 	for (i = 0; i < sizeof(names) / sizeof(*names); i++)
@@ -758,7 +776,8 @@ static void kf_churn_judge(struct worker *w, enum op op)
 			    v[BAD_ERR] < 0 ? st_errname((int)-v[BAD_ERR]) : "a NULL",
 			    kf_res);
 	if (!kf_has("ctx=ok") || v[GOT] + v[ENOENTS] > v[ROUNDS] ||
-	    v[WORKED] + v[ENODEVS] > v[GOT] || v[HGOT] > v[HROUNDS] ||
+	    v[WORKED] + v[ENODEVS] + v[FULL] > v[GOT] ||
+	    v[HGOT] > v[HROUNDS] ||
 	    v[HID] > v[HGOT] || v[EDEADLKS] > v[HGOT])
 		kf_bad_answer(w, op);
 	w->st->kern.churn_rounds += v[ROUNDS] + v[HROUNDS];

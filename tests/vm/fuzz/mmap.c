@@ -69,8 +69,8 @@ static struct fz_map *map_add(struct worker *w)
  * The errnos an mmap() of p with these arguments may give, in the order
  * the kernel decides them: the syscall's own argument checks, the
  * generic file checks (access mode, MAP_SHARED_VALIDATE's flags, a noexec
- * /dev), then the module's (MAP_PRIVATE, write or exec, the range, a
- * destroyed filter).
+ * /dev), then the module's (MAP_PRIVATE, write or exec, a scalable
+ * filter, the range, a destroyed filter).
  */
 static errset map_allowed(const struct pool_fd *p, int prot, int flags,
 			  uint64_t off_bytes, uint64_t len_bytes)
@@ -93,10 +93,10 @@ static errset map_allowed(const struct pool_fd *p, int prot, int flags,
 	if (prot & (PROT_WRITE | PROT_EXEC))
 		return ALLOW(EPERM);
 	if (!p->map_pages)
-		return ALLOW(0, EINVAL, ENODEV);
+		return scalable_gate(p, ALLOW(0, EINVAL, ENODEV));
 	if (off >= p->map_pages || pages > p->map_pages - off)
-		return ALLOW(EINVAL);
-	return ALLOW(0, ENODEV);
+		return scalable_gate(p, ALLOW(EINVAL));
+	return scalable_gate(p, ALLOW(0, ENODEV));
 }
 
 void do_map(struct worker *w)

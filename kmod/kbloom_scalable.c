@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scalable filters behind a node (include/uapi/linux/kbloom.h, "Scalable
+ * filters"): the chain of kbloom_chain.h, its growth within the caps, and
+ * the operations of the device routed to it.
+ *
+ * Growth.  The core says -EAGAIN, and changes nothing, for a new key when
+ * the newest sub-filter holds its capacity.  An ADD ioctl, in process
+ * context under kd->lock shared, then grows the chain itself and adds the
+ * key again.  An add from the in-kernel API or BPF may run in atomic
+ * context, where the allocator may not be called: it answers -EAGAIN (or
+ * the last growth's error, once one failed) and queues grow_work, which
+ * grows the chain from a worker under kd->lock shared, charging the
+ * creator's memory cgroup as the create did.  Either way one grower runs
+ * at a time (grow_lock) and grows only a chain still full, so racing
+ * adders that all found it full grow it once.  A full chain never takes
+ * a new key past its capacity, whoever adds: the rate stays under the
+ * bound while growth is pending, and an in-kernel adder retries.
+ *
+ * Memory.  A growth charges the next sub-filter's bytes to the filter
+ * (max_filter_bytes: all its sub-filters together) and to the module's
+ * total (max_total_bytes) before allocating, and its pages to the memory
+ * cgroup of the adder (the ioctl's caller) or of the creator (the
+ * worker); any of them says no and the chain stays as it is.
+ *
+ * Readers of the chain hold kd->lock shared (the ioctls) or
+ * rcu_read_lock() (the in-kernel API and BPF; their adds too); CLEAR, the
+ * only operation that frees sub-filters before the last put, detaches
+ * them under kd->lock exclusive and frees them after synchronize_rcu()
+ * and after any statistics walk (stats_cache.lock).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/math64.h>
+#include <linux/memcontrol.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+
+#include "kbloom_internal.h"
+
+/* Growths for adds that may not sleep; drained before the module goes. */
+static struct workqueue_struct *kbloom_grow_wq;
+
+/* Before the devices, after the control node is gone. */
+int kbloom_scale_setup(void)
+{
+	kbloom_grow_wq = alloc_workqueue("kbloom_grow", WQ_UNBOUND, 0);
+	return kbloom_grow_wq ? 0 : -ENOMEM;
+}
+
+void kbloom_scale_teardown(void)
+{
+	destroy_workqueue(kbloom_grow_wq);
+}
+
+/*
+ * The next sub-filter, within the caps; under grow_lock, with growers
+ * and CLEAR kept out by kd->lock.
+ */
+static int kbloom_scale_grow_one(struct kbloom_dev *kd)
+{
+	struct kbloom_scale *s = kd->scale;
+	u64 cap = READ_ONCE(kbloom_max_filter_bytes), bytes;
+	struct kbloom_geometry geo;
+	int err;
+
+	lockdep_assert_held(&s->grow_lock);
+	err = kbloom_chain_sub_geometry(&geo, &s->chain.params, s->chain.nsubs);
+	if (err)
+		return err;
+	bytes = kbloom_geometry_bytes(&geo);
+	if (kd->bytes > cap || bytes > cap - kd->bytes)
+		return -E2BIG;
+	err = kbloom_total_charge(bytes);
+	if (err)
+		return err;
+	err = kbloom_chain_grow(&s->chain);
+	if (err) {
+		atomic64_sub(bytes, &kbloom_total_bytes);
+		return err;
+	}
+	WRITE_ONCE(kd->bytes, kd->bytes + bytes);
+	return 0;
+}
+
+/* Grows the chain if it is still full; kd->lock held shared, kd live. */
+static int kbloom_scale_grow(struct kbloom_dev *kd)
+{
+	struct kbloom_scale *s = kd->scale;
+	int err = 0;
+
+	mutex_lock(&s->grow_lock);
+	if (kbloom_chain_full(&s->chain)) {
+		err = kbloom_scale_grow_one(kd);
+		WRITE_ONCE(s->grow_err, err);
+	}
+	mutex_unlock(&s->grow_lock);
+	return err;
+}
+
+/* The work holds a reference to kd, taken where it was queued. */
+static void kbloom_scale_grow_work(struct work_struct *work)
+{
+	struct kbloom_scale *s = container_of(work, struct kbloom_scale,
+					      grow_work);
+	struct kbloom_dev *kd = s->kd;
+	struct mem_cgroup *old;
+
+	down_read(&kd->lock);
+	if (!kd->dead) {
+		old = set_active_memcg(s->memcg);
+		kbloom_scale_grow(kd);
+		set_active_memcg(old);
+	}
+	up_read(&kd->lock);
+	put_device(&kd->dev);
+}
+
+/*
+ * From an add that may not sleep (any context the core's adds allow, so
+ * not NMI): a reference for the work, unless it is queued already.
+ */
+static void kbloom_scale_want_growth(struct kbloom_dev *kd)
+{
+	get_device(&kd->dev);
+	if (!queue_work(kbloom_grow_wq, &kd->scale->grow_work))
+		kbloom_dev_put(kd);
+}
+
+int kbloom_scale_init(struct kbloom_dev *kd, const struct kbloom_create *req,
+		      const struct kbloom_geometry *geo)
+{
+	struct kbloom_chain_params cp = {
+		.capacity = geo->capacity,
+		.seed = geo->seed,
+		.type = geo->type,
+		.fp_ppb = req->fp_ppb,
+		.expansion = req->expansion,
+	};
+	struct kbloom_scale *s;
+	int err;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	if (!s)
+		return -ENOMEM;
+	err = kbloom_chain_init(&s->chain, &cp);
+	if (err)
+		goto free_s;
+	/* The whole filter's counts; it has no cells of its own. */
+	kd->filter.counts = alloc_percpu_gfp(struct kbloom_counts,
+					     GFP_KERNEL_ACCOUNT);
+	if (!kd->filter.counts) {
+		err = -ENOMEM;
+		goto free_chain;
+	}
+	kd->filter.geo = *geo;
+	kd->filter.geo.fp_target_ppb = req->fp_ppb;
+	mutex_init(&s->grow_lock);
+	INIT_WORK(&s->grow_work, kbloom_scale_grow_work);
+	s->memcg = get_mem_cgroup_from_mm(current->mm);
+	s->kd = kd;
+	kd->scale = s;
+	return 0;
+
+free_chain:
+	kbloom_chain_free(&s->chain);
+free_s:
+	kfree(s);
+	return err;
+}
+
+/* The last put: no reference is left to queue a growth with. */
+void kbloom_scale_free(struct kbloom_dev *kd)
+{
+	struct kbloom_scale *s = kd->scale;
+
+	if (!s)
+		return;
+	kbloom_chain_free(&s->chain);
+	kvfree(s->cells);
+	mem_cgroup_put(s->memcg);
+	mutex_destroy(&s->grow_lock);
+	kfree(s);
+	kd->scale = NULL;
+}
+
+void kbloom_scale_stop_walks(struct kbloom_dev *kd)
+{
+	struct kbloom_chain *c = &kd->scale->chain;
+	u32 i, n = kbloom_chain_subs(c);
+
+	lockdep_assert_held_write(&kd->lock);
+	for (i = 0; i < n; i++)
+		WRITE_ONCE(c->subs[i]->f.walks_stop, true);
+}
+
+u64 kbloom_scale_subfilters(const struct kbloom_dev *kd)
+{
+	return kd->scale ? kbloom_chain_subs(&kd->scale->chain) : 0;
+}
+
+/* Under RCU, which keeps the sub-filters a CLEAR detaches meanwhile. */
+u64 kbloom_scale_nblocks(const struct kbloom_dev *kd)
+{
+	const struct kbloom_chain *c;
+	u64 nblocks = 0;
+	u32 i, n;
+
+	if (!kd->scale)
+		return kd->filter.geo.nblocks;
+	c = &kd->scale->chain;
+	rcu_read_lock();
+	n = kbloom_chain_subs(c);
+	for (i = 0; i < n; i++)
+		nblocks += READ_ONCE(c->subs[i])->f.geo.nblocks;
+	rcu_read_unlock();
+	return nblocks;
+}
+
+u32 kbloom_scale_add(struct kbloom_dev *kd, const struct kbloom_key *keys,
+		     u32 n, unsigned long *answers, u32 *hits, int *err)
+{
+	struct kbloom_chain *c = &kd->scale->chain;
+	u32 i = 0, new = 0;
+	int ret;
+
+	*err = 0;
+	bitmap_zero(answers, n);
+	while (i < n) {
+		ret = kbloom_chain_add(c, keys[i].data, keys[i].len);
+		if (ret == -EAGAIN) {
+			ret = kbloom_scale_grow(kd);
+			if (ret) {
+				*err = ret;
+				break;
+			}
+			continue;	/* the same key, into the new one */
+		}
+		if (ret) {
+			__set_bit(i, answers);
+			new++;
+		}
+		i++;
+	}
+	this_cpu_add(kd->filter.counts->add_calls, i);
+	this_cpu_add(kd->filter.counts->add_new, new);
+	*hits = new;
+	return i;
+}
+
+u32 kbloom_scale_check(struct kbloom_dev *kd, const struct kbloom_key *keys,
+		       u32 n, unsigned long *answers)
+{
+	u32 hits = kbloom_chain_lookup_batch(&kd->scale->chain, keys, n,
+					     answers);
+
+	this_cpu_add(kd->filter.counts->check_calls, n);
+	this_cpu_add(kd->filter.counts->check_hits, hits);
+	return hits;
+}
+
+u32 kbloom_scale_delete(struct kbloom_dev *kd, const struct kbloom_key *keys,
+			u32 n, unsigned long *answers)
+{
+	struct kbloom_chain *c = &kd->scale->chain;
+	u32 i, hits = 0;
+
+	bitmap_zero(answers, n);
+	for (i = 0; i < n; i++)
+		if (kbloom_chain_delete(c, keys[i].data, keys[i].len)) {
+			__set_bit(i, answers);
+			hits++;
+		}
+	this_cpu_add(kd->filter.counts->delete_calls, n);
+	this_cpu_add(kd->filter.counts->delete_hits, hits);
+	return hits;
+}
+
+int kbloom_scale_kapi_check(struct kbloom_dev *kd, const void *key, u32 len)
+{
+	bool hit;
+
+	rcu_read_lock();
+	hit = kbloom_chain_lookup(&kd->scale->chain, key, len);
+	rcu_read_unlock();
+	this_cpu_inc(kd->filter.counts->check_calls);
+	if (hit)
+		this_cpu_inc(kd->filter.counts->check_hits);
+	return hit;
+}
+
+int kbloom_scale_kapi_check_keys(struct kbloom_dev *kd,
+				 const struct kbloom_key *keys, u32 n,
+				 unsigned long *answers)
+{
+	u32 hits;
+
+	rcu_read_lock();
+	hits = kbloom_scale_check(kd, keys, n, answers);
+	rcu_read_unlock();
+	return hits;
+}
+
+int kbloom_scale_kapi_add(struct kbloom_dev *kd, const void *key, u32 len)
+{
+	int ret;
+
+	rcu_read_lock();
+	ret = kbloom_chain_add(&kd->scale->chain, key, len);
+	rcu_read_unlock();
+	if (ret == -EAGAIN) {
+		kbloom_scale_want_growth(kd);
+		return READ_ONCE(kd->scale->grow_err) ?: -EAGAIN;
+	}
+	this_cpu_inc(kd->filter.counts->add_calls);
+	if (ret)
+		this_cpu_inc(kd->filter.counts->add_new);
+	return ret;
+}
+
+int kbloom_scale_clear(struct kbloom_dev *kd)
+{
+	struct kbloom_scale *s = kd->scale;
+	struct kbloom_chain_sub *retired, *sub;
+	struct kbloom_counts zero = {};
+	u64 bytes = 0;
+
+	down_write(&kd->lock);
+	if (kd->dead) {
+		up_write(&kd->lock);
+		return -ENODEV;
+	}
+	kbloom_map_rewrite_begin(kd);
+	retired = kbloom_chain_detach(&s->chain);
+	kbloom_clear(&s->chain.subs[0]->f);
+	atomic64_set(&s->chain.subs[0]->keys, 0);
+	kbloom_counts_set(&kd->filter, &zero);
+	for (sub = retired; sub; sub = sub->retired)
+		bytes += kbloom_geometry_bytes(&sub->f.geo);
+	WRITE_ONCE(kd->bytes, kd->bytes - bytes);
+	WRITE_ONCE(s->grow_err, 0);
+	kbloom_map_rewrite_end(kd);
+	kbloom_dev_reset_reports(kd);
+	up_write(&kd->lock);
+
+	/* Lockless readers first, then a walk, which walks_stop ends. */
+	synchronize_rcu();
+	mutex_lock(&kd->stats_cache.lock);
+	kbloom_chain_free_subs(retired);
+	mutex_unlock(&kd->stats_cache.lock);
+	atomic64_sub(bytes, &kbloom_total_bytes);
+	return 0;
+}
+
+int kbloom_scale_merge(struct kbloom_dev *kd, struct kbloom_dev *other)
+{
+	struct kbloom_scale *s = kd->scale;
+	const struct kbloom_chain *src;
+	int err = 0;
+
+	if (!s || !other->scale)
+		return -EXDEV;
+	src = &other->scale->chain;
+	if (!kbloom_chain_compatible(&s->chain, src))
+		return -EXDEV;
+	mutex_lock(&s->grow_lock);
+	while (!err && s->chain.nsubs < kbloom_chain_subs(src))
+		err = kbloom_scale_grow_one(kd);
+	mutex_unlock(&s->grow_lock);
+	return err ?: kbloom_chain_merge(&s->chain, src);
+}
+
+/*
+ * The statistics key's part that moves when a sub-filter's cells go from
+ * zero to non-zero or back: their own counts (kbloom_stats_cache.c says
+ * why those suffice), and the number of sub-filters, which a growth
+ * moves with an empty one.  Under stats_cache.lock, which keeps the
+ * sub-filters that CLEAR detaches.
+ */
+void kbloom_scale_key(struct kbloom_dev *kd, struct kbloom_stats_key *key)
+{
+	const struct kbloom_chain *c = &kd->scale->chain;
+	u32 i, n = kbloom_chain_subs(c);
+
+	key->add_new = 0;
+	key->delete_hits = 0;
+	for (i = 0; i < n; i++) {
+		struct kbloom_counts counts;
+
+		kbloom_counts_read(&c->subs[i]->f, &counts);
+		key->add_new += counts.add_new;
+		key->delete_hits += counts.delete_hits;
+	}
+	key->subfilters = n;
+}
+
+void kbloom_scale_scan(struct kbloom_dev *kd, struct kbloom_cell_stats *cs)
+{
+	struct kbloom_scale *s = kd->scale;
+	const struct kbloom_chain *c = &s->chain;
+	u32 i, n = kbloom_chain_subs(c);
+	u64 pass62 = KBLOOM_CHAIN_PASS_ONE, cells = 0;
+
+	memset(cs, 0, sizeof(*cs));
+	if (!s->cells)
+		s->cells = kvcalloc(KBLOOM_SUBFILTERS_MAX, sizeof(*s->cells),
+				    GFP_KERNEL);
+	for (i = 0; i < n && !READ_ONCE(kd->filter.walks_stop); i++) {
+		const struct kbloom_filter *f = &c->subs[i]->f;
+		struct kbloom_cell_stats one;
+
+		kbloom_scan_cells(f, &one);
+		if (s->cells)
+			s->cells[i] = one;
+		cs->bits_set += one.bits_set;
+		cs->est_keys += one.est_keys;
+		cells += f->geo.nblocks << kbloom_cells_order(f->geo.type);
+		pass62 = kbloom_chain_pass62_fold(pass62,
+						  (u64)one.fp_now_ppb << 16);
+	}
+	s->walked = s->cells ? i : 0;
+	if (cells)
+		cs->fill_ppb = mul_u64_u64_div_u64(cs->bits_set, KBLOOM_PPB,
+						   cells);
+	cs->fp_now_ppb = kbloom_chain_rate_ppb16(pass62) >> 16;
+}
+
+/*
+ * Under kd->lock shared, after the fields a filter of fixed size has;
+ * cells: the walk's fields are filled.
+ */
+void kbloom_scale_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
+			    bool cells)
+{
+	const struct kbloom_chain *c = &kd->scale->chain;
+	u32 i, n = kbloom_chain_subs(c);
+	u64 pass62 = KBLOOM_CHAIN_PASS_ONE, nblocks = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct kbloom_geometry *geo = &c->subs[i]->f.geo;
+
+		nblocks += geo->nblocks;
+		pass62 = kbloom_chain_pass62(pass62, geo, geo->capacity);
+	}
+	info->nblocks = nblocks;
+	info->bits = nblocks * KBLOOM_BLOCK_BITS;
+	info->expansion = c->params.expansion;
+	info->subfilters = n;
+	info->fp_design_ppb = kbloom_chain_rate_ppb16(pass62) >> 16;
+	/*
+	 * Not over capacity: a full chain grows or takes no new key.  One
+	 * that could not grow is full, as a filter of fixed size is.
+	 */
+	info->saturated = cells && (READ_ONCE(kd->scale->grow_err) ||
+				    info->fp_now_ppb > info->fp_target_ppb);
+}
+
+/*
+ * Sub-filter sf->index from the cache's walk, or, when it grew since that
+ * walk (or the walk had no memory to keep each sub-filter's part), from a
+ * walk of that sub-filter alone; under stats_cache.lock, which keeps it.
+ */
+static int kbloom_scale_subfilter(struct kbloom_dev *kd,
+				  struct kbloom_subfilter *sf)
+{
+	struct kbloom_stats_cache *sc = &kd->stats_cache;
+	struct kbloom_scale *s = kd->scale;
+	const struct kbloom_chain_sub *sub;
+	struct kbloom_cell_stats cells;
+	struct kbloom_counts counts;
+	int err;
+
+	err = kbloom_stats_cache_get(kd, &counts, &cells);
+	if (err)
+		return err;
+	if (mutex_lock_killable(&sc->lock))
+		return -EINTR;
+	if (sf->index >= kbloom_chain_subs(&s->chain)) {
+		mutex_unlock(&sc->lock);
+		return -ERANGE;
+	}
+	sub = s->chain.subs[sf->index];
+	if (sf->index < s->walked)
+		cells = s->cells[sf->index];
+	else
+		kbloom_scan_cells(&sub->f, &cells);
+	sf->capacity = sub->f.geo.capacity;
+	sf->keys = atomic64_read(&sub->keys);
+	sf->nblocks = sub->f.geo.nblocks;
+	sf->bytes = kbloom_geometry_bytes(&sub->f.geo);
+	sf->seed = sub->f.geo.seed;
+	sf->bits_set = cells.bits_set;
+	sf->est_keys = cells.est_keys;
+	sf->k = sub->f.geo.k;
+	sf->fp_target_ppb = sub->f.geo.fp_target_ppb;
+	sf->fp_now_ppb = cells.fp_now_ppb;
+	sf->fill_ppb = cells.fill_ppb;
+	mutex_unlock(&sc->lock);
+	/* A walk that destroy cut short answers nothing. */
+	return READ_ONCE(kd->filter.walks_stop) ? -ENODEV : 0;
+}
+
+long kbloom_scale_get_subfilter(struct kbloom_dev *kd, void __user *uarg)
+{
+	struct kbloom_subfilter sf;
+	u32 index;
+	size_t i;
+	int err;
+
+	if (!kd->scale)
+		return -EOPNOTSUPP;
+	if (copy_from_user(&sf, uarg, sizeof(sf)))
+		return -EFAULT;
+	if (sf.flags)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(sf.reserved); i++)
+		if (sf.reserved[i])
+			return -EINVAL;
+	index = sf.index;
+	memset(&sf, 0, sizeof(sf));
+	sf.index = index;
+	err = kbloom_scale_subfilter(kd, &sf);
+	if (err)
+		return err;
+	if (copy_to_user(uarg, &sf, sizeof(sf)))
+		return -EFAULT;
+	return 0;
+}

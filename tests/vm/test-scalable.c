@@ -1,0 +1,716 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scalable filters through the real device (include/uapi/linux/kbloom.h,
+ * "Scalable filters"), once per type that can grow: every create field's
+ * rejection, errno by errno, with nothing created; growth by ADD to the
+ * sub-filters and bytes the core's own plan gives, each sub-filter
+ * holding its capacity, every key found and the rate of the cells;
+ * GET_SUBFILTER and its errnos; DELETE from a key's home; CLEAR back to
+ * one sub-filter with the memory given back; the caps stopping growth
+ * with E2BIG and done, and growth going on once raised; MERGE of
+ * compatible filters and EXDEV otherwise; the operations that refuse a
+ * scalable filter; sysfs; adders racing growth with checkers that know
+ * which keys must be found.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "vmtest.h"
+#include "kbloom_chain.h"
+
+#define SUITE	"scalable"
+#define SEED	0x7363616c65000001ULL
+#define FP_1PC	10000000U
+#define CAP	1000
+
+/* A scalable request: capacity CAP at 1 %, expansion e, type t. */
+static void sc_req(struct kbloom_create *req, const char *name,
+		   const struct vt_type *t, uint32_t expansion)
+{
+	vt_create_req(req, name, CAP, FP_1PC);
+	vt_req_type(req, t);
+	req->expansion = expansion;
+	req->flags = KBLOOM_CREATE_SEED;
+	req->seed = SEED;
+}
+
+/* A fresh scalable filter opened read-write: an fd or -1. */
+static int sc_fresh(const char *name, const struct vt_type *t,
+		    uint32_t expansion)
+{
+	struct kbloom_create req;
+
+	vt_destroy(name);
+	sc_req(&req, name, t, expansion);
+	if (vt_create_raw(&req))
+		return -1;
+	return vt_open(name, O_RDWR);
+}
+
+static int sc_subfilter(int fd, uint32_t index, struct kbloom_subfilter *sf)
+{
+	memset(sf, 0, sizeof(*sf));
+	sf->index = index;
+	return ioctl(fd, KBLOOM_IOC_GET_SUBFILTER, sf);
+}
+
+/* The core's chain of the filter t, CAP, 1 %, e. */
+static struct kbloom_chain_params sc_params(const struct vt_type *t,
+					    uint32_t expansion)
+{
+	struct kbloom_chain_params cp = {
+		.capacity = CAP, .seed = SEED, .type = t->type,
+		.fp_ppb = FP_1PC, .expansion = expansion,
+	};
+
+	return cp;
+}
+
+/* The request (of "sc-rej") is refused with want, and nothing appears. */
+static const char *sc_rejected(const struct kbloom_create *req, int want)
+{
+	int fd;
+
+	vt_destroy("sc-rej");
+	errno = 0;
+	EXPECT(vt_create_raw(req) == -1 && errno == want,
+	       "create: %s, want %s", vt_errno_name(errno),
+	       vt_errno_name(want));
+	fd = vt_open("sc-rej", O_RDONLY);
+	EXPECT(fd < 0, "a refused create made it");
+	return NULL;
+}
+
+static const char *reject_create(const struct vt_type *t)
+{
+	const struct vt_type *w = vt_type_of(KBLOOM_TYPE_WINDOW);
+	struct kbloom_create req;
+
+	sc_req(&req, "sc-rej", t, KBLOOM_EXPANSION_MAX + 1);
+	EXPECT_NULL(sc_rejected(&req, EINVAL));
+	sc_req(&req, "sc-rej", t, ~0U);
+	EXPECT_NULL(sc_rejected(&req, EINVAL));
+	/* Sized by rate alone: bits, bits per key and k are refused. */
+	sc_req(&req, "sc-rej", t, 2);
+	req.fp_ppb = 0;
+	req.bits = 1 << 16;
+	EXPECT_NULL(sc_rejected(&req, EINVAL));
+	sc_req(&req, "sc-rej", t, 2);
+	req.fp_ppb = 0;
+	req.bits_per_key = 10;
+	EXPECT_NULL(sc_rejected(&req, EINVAL));
+	sc_req(&req, "sc-rej", t, 2);
+	req.k = 3;
+	EXPECT_NULL(sc_rejected(&req, EINVAL));
+	sc_req(&req, "sc-rej", t, 2);
+	req.capacity = 0;
+	EXPECT_NULL(sc_rejected(&req, EINVAL));
+	/* A window cannot grow. */
+	sc_req(&req, "sc-rej", w, 2);
+	EXPECT_NULL(sc_rejected(&req, EINVAL));
+	/* Sub-filter 0 alone past max_filter_bytes (1 GiB). */
+	sc_req(&req, "sc-rej", t, 2);
+	req.capacity = 1ULL << 40;
+	return sc_rejected(&req, E2BIG);
+}
+
+/*
+ * Each sub-filter as the schedule sizes it, holding what it took: the
+ * older ones their capacity, or up to slack more where adders raced for
+ * the last room (kbloom_chain.h).
+ */
+static const char *sc_subs_match(int fd, const struct vt_type *t,
+				 uint32_t expansion,
+				 const struct kbloom_info *info, uint32_t slack)
+{
+	struct kbloom_chain_params cp = sc_params(t, expansion);
+	uint64_t keys = 0, bytes = 0, nblocks = 0;
+	struct kbloom_subfilter sf;
+	uint32_t i;
+
+	for (i = 0; i < info->subfilters; i++) {
+		struct kbloom_geometry geo;
+
+		EXPECT(!kbloom_chain_sub_geometry(&geo, &cp, i),
+		       "no geometry for %u", i);
+		EXPECT_OK(sc_subfilter(fd, i, &sf));
+		EXPECT(sf.index == i && !sf.flags, "index %u flags %u",
+		       sf.index, sf.flags);
+		EXPECT(sf.capacity == geo.capacity && sf.k == geo.k &&
+		       sf.nblocks == geo.nblocks && sf.seed == geo.seed,
+		       "sub %u: capacity %llu k %u blocks %llu, want %llu %u %llu",
+		       i, (unsigned long long)sf.capacity, sf.k,
+		       (unsigned long long)sf.nblocks,
+		       (unsigned long long)geo.capacity, geo.k,
+		       (unsigned long long)geo.nblocks);
+		EXPECT(sf.fp_target_ppb == geo.fp_target_ppb &&
+		       (uint64_t)sf.fp_target_ppb * (i + 1) * (i + 2) <=
+		       FP_1PC + (uint64_t)(i + 1) * (i + 2),
+		       "sub %u: target %u", i, sf.fp_target_ppb);
+		/* Full but the newest: growth waits for the next new key. */
+		EXPECT(sf.keys <= sf.capacity + slack &&
+		       (i + 1 == info->subfilters || sf.keys >= sf.capacity),
+		       "sub %u of %u: %llu keys of %llu", i, info->subfilters,
+		       (unsigned long long)sf.keys,
+		       (unsigned long long)sf.capacity);
+		EXPECT(sf.bytes == sf.nblocks * 64 && sf.bits_set &&
+		       sf.fill_ppb && sf.fill_ppb < KBLOOM_PPB,
+		       "sub %u: bytes %llu set %llu fill %u", i,
+		       (unsigned long long)sf.bytes,
+		       (unsigned long long)sf.bits_set, sf.fill_ppb);
+		EXPECT(!sf.reserved[0] && !sf.reserved[3], "reserved set");
+		keys += sf.keys;
+		bytes += sf.bytes;
+		nblocks += sf.nblocks;
+	}
+	EXPECT(keys == info->add_new, "sub-filters hold %llu, add_new %llu",
+	       (unsigned long long)keys, (unsigned long long)info->add_new);
+	EXPECT(bytes == info->bytes && nblocks == info->nblocks,
+	       "bytes %llu/%llu blocks %llu/%llu", (unsigned long long)bytes,
+	       (unsigned long long)info->bytes, (unsigned long long)nblocks,
+	       (unsigned long long)info->nblocks);
+	errno = 0;
+	EXPECT(sc_subfilter(fd, info->subfilters, &sf) == -1 &&
+	       errno == ERANGE, "index past the end: %s",
+	       vt_errno_name(errno));
+	return NULL;
+}
+
+/* Of n absent keys, how many CHECK says "maybe"; a batch at most each. */
+static const char *sc_false_positives(int fd, uint32_t n, uint64_t *fp)
+{
+	uint32_t i, step;
+	long hits;
+
+	*fp = 0;
+	for (i = 0; i < n; i += step) {
+		step = n - i < KBLOOM_BATCH_MAX ? n - i : KBLOOM_BATCH_MAX;
+		hits = vt_check_prefix(fd, "absent", i, step);
+		EXPECT(hits >= 0, "check: %s", vt_errno_name(errno));
+		*fp += hits;
+	}
+	return NULL;
+}
+
+/*
+ * 10 times the capacity through ADD: the sub-filters and bytes the core's
+ * plan gives for the new keys, every key found, and the measured rate
+ * that of the cells (fp_now), under the bound.
+ */
+static const char *grow_by_add_e(const struct vt_type *t, uint32_t expansion)
+{
+	struct kbloom_chain_params cp = sc_params(t, expansion);
+	const uint32_t n = 10 * CAP, q = 200000;
+	u64 bytes, rate16;
+	uint64_t fp = 0;
+	struct kbloom_info info;
+	double rate, now, sigma;
+	uint32_t subs;
+	long hits;
+	int fd;
+
+	fd = sc_fresh("sc-grow", t, expansion);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT_OK(vt_info(fd, &info));
+	EXPECT(info.subfilters == 1 && info.expansion == expansion &&
+	       info.capacity == CAP && info.fp_target_ppb == FP_1PC,
+	       "new: subs %u expansion %u capacity %llu target %u",
+	       info.subfilters, info.expansion,
+	       (unsigned long long)info.capacity, info.fp_target_ppb);
+	hits = vt_add_prefix(fd, "key", 0, n);
+	EXPECT(hits > n * 0.98, "add: %ld new of %u (%s)", hits, n,
+	       vt_errno_name(errno));
+	EXPECT_OK(vt_info(fd, &info));
+	EXPECT(info.add_calls == n && info.add_new == (uint64_t)hits,
+	       "add_calls %llu add_new %llu hits %ld",
+	       (unsigned long long)info.add_calls,
+	       (unsigned long long)info.add_new, hits);
+	EXPECT(!kbloom_chain_plan(&cp, info.add_new, &subs, &bytes, &rate16),
+	       "no plan");
+	EXPECT(info.subfilters == subs && info.bytes == bytes,
+	       "%u sub-filters of %llu bytes, the plan %u of %llu",
+	       info.subfilters, (unsigned long long)info.bytes, subs,
+	       (unsigned long long)bytes);
+	EXPECT(info.fp_design_ppb < FP_1PC && !info.saturated,
+	       "design %u saturated %u", info.fp_design_ppb, info.saturated);
+	EXPECT_NULL(sc_subs_match(fd, t, expansion, &info, 0));
+	hits = vt_check_prefix(fd, "key", 0, n);
+	EXPECT(hits == n, "%ld of %u keys found", hits, n);
+
+	EXPECT_NULL(sc_false_positives(fd, q, &fp));
+	rate = (double)fp / q;
+	now = info.fp_now_ppb / 1e9;
+	sigma = sqrt(now * (1 - now) / q);
+	EXPECT(info.fp_now_ppb <= FP_1PC, "fp_now %u", info.fp_now_ppb);
+	EXPECT(rate <= FP_1PC / 1e9 + 5 * sigma, "rate %.5f over the bound",
+	       rate);
+	EXPECT(fabs(rate - now) <= fmax(5 * sigma, 0.02 * now),
+	       "rate %.5f, the cells' %.5f (5 sigma %.5f)", rate, now,
+	       5 * sigma);
+	EXPECT_OK(vt_info(fd, &info));
+	EXPECT_NULL(vt_sysfs_matches_info("sc-grow", &info));
+	return vt_done(fd, "sc-grow", NULL);
+}
+
+static const char *grow_by_add(const struct vt_type *t)
+{
+	static const uint32_t expansions[] = { 1, 2, 4 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(expansions); i++)
+		EXPECT_NULL(grow_by_add_e(t, expansions[i]));
+	return NULL;
+}
+
+static const char *subfilter_errnos(const struct vt_type *t)
+{
+	struct kbloom_subfilter sf;
+	int fd, ro, wo;
+
+	fd = sc_fresh("sc-sub", t, 2);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	memset(&sf, 0, sizeof(sf));
+	sf.flags = 1;
+	errno = 0;
+	EXPECT(ioctl(fd, KBLOOM_IOC_GET_SUBFILTER, &sf) == -1 &&
+	       errno == EINVAL, "flags: %s", vt_errno_name(errno));
+	memset(&sf, 0, sizeof(sf));
+	sf.reserved[3] = 1;
+	errno = 0;
+	EXPECT(ioctl(fd, KBLOOM_IOC_GET_SUBFILTER, &sf) == -1 &&
+	       errno == EINVAL, "reserved: %s", vt_errno_name(errno));
+	errno = 0;
+	EXPECT(sc_subfilter(fd, 1, &sf) == -1 && errno == ERANGE,
+	       "index 1 of 1: %s", vt_errno_name(errno));
+	errno = 0;
+	EXPECT(sc_subfilter(fd, ~0U, &sf) == -1 && errno == ERANGE,
+	       "index ~0: %s", vt_errno_name(errno));
+	errno = 0;
+	EXPECT(ioctl(fd, KBLOOM_IOC_GET_SUBFILTER, vt_unmapped_page()) == -1 &&
+	       errno == EFAULT, "bad pointer: %s", vt_errno_name(errno));
+	/* Read permission is enough; write alone is not. */
+	ro = vt_open("sc-sub", O_RDONLY);
+	EXPECT(ro >= 0 && !sc_subfilter(ro, 0, &sf) && sf.capacity == CAP,
+	       "read-only: %s", vt_errno_name(errno));
+	close(ro);
+	wo = vt_open("sc-sub", O_WRONLY);
+	errno = 0;
+	EXPECT(wo >= 0 && sc_subfilter(wo, 0, &sf) == -1 && errno == EBADF,
+	       "write-only: %s", vt_errno_name(errno));
+	close(wo);
+	EXPECT_NULL(vt_done(fd, "sc-sub", NULL));
+
+	/* A filter of fixed size has none. */
+	fd = vt_fresh("sc-fixed", t->type, CAP, 0, 0, SEED);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	errno = 0;
+	EXPECT(sc_subfilter(fd, 0, &sf) == -1 && errno == EOPNOTSUPP,
+	       "fixed filter: %s", vt_errno_name(errno));
+	return vt_done(fd, "sc-fixed", NULL);
+}
+
+/*
+ * Every key added deleted once: each from its home, so every sub-filter
+ * ends empty (a delete from the newest that answers would leave the
+ * older ones' cells set).  A bits filter has no DELETE.
+ */
+static const char *delete_from_home(const struct vt_type *t)
+{
+	const uint32_t n = 5 * CAP;
+	struct kbloom_subfilter sf;
+	struct kbloom_info info;
+	uint32_t i;
+	long hits;
+	int fd;
+
+	fd = sc_fresh("sc-del", t, 2);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT(vt_add_prefix(fd, "key", 0, n) > 0, "add: %s",
+	       vt_errno_name(errno));
+	if (!(t->caps & VT_DELETES)) {
+		errno = 0;
+		EXPECT(vt_delete_prefix(fd, "key", 0, n) == -1 &&
+		       errno == EOPNOTSUPP, "delete: %s",
+		       vt_errno_name(errno));
+		return vt_done(fd, "sc-del", NULL);
+	}
+	/* A second add of each counts it again in its home. */
+	EXPECT(vt_add_prefix(fd, "key", 0, n) == 0, "re-add: new keys");
+	for (i = 0; i < 2; i++) {
+		hits = vt_delete_prefix(fd, "key", 0, n);
+		EXPECT(hits == n, "delete %u: %ld of %u", i, hits, n);
+	}
+	EXPECT_OK(vt_info(fd, &info));
+	EXPECT(info.subfilters > 2 && info.bits_set == 0 &&
+	       info.delete_hits == 2 * n,
+	       "%u sub-filters, %llu cells set after deleting all",
+	       info.subfilters, (unsigned long long)info.bits_set);
+	for (i = 0; i < info.subfilters; i++) {
+		EXPECT_OK(sc_subfilter(fd, i, &sf));
+		EXPECT(!sf.bits_set, "sub %u keeps %llu cells", i,
+		       (unsigned long long)sf.bits_set);
+	}
+	EXPECT(vt_check_prefix(fd, "key", 0, n) == 0, "deleted keys found");
+	return vt_done(fd, "sc-del", NULL);
+}
+
+static uint64_t sc_total_bytes(void)
+{
+	uint64_t v = ~0ULL;
+
+	vt_read_u64_file(VT_SYSFS "/total_bytes", &v);
+	return v;
+}
+
+/* Back to sub-filter 0, emptied; the rest of the memory given back. */
+static const char *clear_frees(const struct vt_type *t)
+{
+	uint64_t total0, total1, sub0;
+	struct kbloom_info info;
+	int fd;
+
+	fd = sc_fresh("sc-clear", t, 2);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT_OK(vt_info(fd, &info));
+	sub0 = info.bytes;
+	total0 = sc_total_bytes();
+	EXPECT(vt_add_prefix(fd, "key", 0, 20 * CAP) > 0, "add: %s",
+	       vt_errno_name(errno));
+	EXPECT_OK(vt_info(fd, &info));
+	total1 = sc_total_bytes();
+	EXPECT(info.subfilters >= 4 && total1 - total0 == info.bytes - sub0,
+	       "%u sub-filters, total grew %llu for %llu",
+	       info.subfilters, (unsigned long long)(total1 - total0),
+	       (unsigned long long)(info.bytes - sub0));
+	EXPECT_OK(ioctl(fd, KBLOOM_IOC_CLEAR, 0));
+	EXPECT_OK(vt_info(fd, &info));
+	EXPECT(info.subfilters == 1 && info.bytes == sub0 &&
+	       sc_total_bytes() == total0 && !info.bits_set &&
+	       !info.add_calls && !info.add_new,
+	       "after clear: %u sub-filters, %llu bytes, total %llu (was %llu), %llu set",
+	       info.subfilters, (unsigned long long)info.bytes,
+	       (unsigned long long)sc_total_bytes(),
+	       (unsigned long long)total0, (unsigned long long)info.bits_set);
+	EXPECT(vt_check_prefix(fd, "key", 0, 20 * CAP) == 0,
+	       "keys found after clear");
+	/* And it grows again. */
+	EXPECT(vt_add_prefix(fd, "again", 0, 3 * CAP) > 0, "add: %s",
+	       vt_errno_name(errno));
+	EXPECT(vt_check_prefix(fd, "again", 0, 3 * CAP) == 3 * CAP,
+	       "keys lost after growing again");
+	EXPECT_OK(vt_info(fd, &info));
+	EXPECT(info.subfilters >= 2, "did not grow again");
+	return vt_done(fd, "sc-clear", NULL);
+}
+
+/*
+ * cap stops growth where the filter holds two sub-filters: ADD fails with
+ * E2BIG at the first new key that needs a third, done says where, keys
+ * before it are found, known keys still go in, saturated says so; once
+ * the cap is raised, growth goes on.
+ */
+static const char *cap_stops_e(const struct vt_type *t, const char *param)
+{
+	const uint32_t n = 10 * CAP;
+	struct kbloom_info info;
+	struct kbloom_batch b;
+	struct vt_keys k;
+	uint64_t saved, limit;
+	const char *msg = NULL;
+	int fd;
+
+	EXPECT_OK(vt_param_get(param, &saved));
+	fd = sc_fresh("sc-cap", t, 2);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	/* Some of them are false positives, which take no room. */
+	EXPECT(vt_add_prefix(fd, "first", 0, CAP + CAP / 2) > 0, "add: %s",
+	       vt_errno_name(errno));
+	EXPECT_OK(vt_info(fd, &info));
+	EXPECT(info.subfilters == 2, "%u sub-filters", info.subfilters);
+	limit = info.bytes;
+	if (!strcmp(param, "max_total_bytes"))
+		limit = sc_total_bytes();
+	if (vt_param_set(param, limit))
+		return vt_done(fd, "sc-cap", vt_fail("cannot set %s", param));
+	if (vt_keys_make(&k, "key", 0, n)) {
+		msg = vt_fail("no memory");
+		goto out;
+	}
+	vt_batch(&b, &k, NULL);
+	errno = 0;
+	if (ioctl(fd, KBLOOM_IOC_ADD, &b) != -1 || errno != E2BIG) {
+		msg = vt_fail("add past %s: %s", param, vt_errno_name(errno));
+		goto out_keys;
+	}
+	if (!b.done || b.done >= n ||
+	    vt_check_prefix(fd, "key", 0, b.done) != (long)b.done) {
+		msg = vt_fail("done %llu of %u, or its keys not found",
+			      (unsigned long long)b.done, n);
+		goto out_keys;
+	}
+	if (vt_info(fd, &info) || info.subfilters != 2 || !info.saturated ||
+	    (strcmp(param, "max_total_bytes") ? info.bytes :
+	     sc_total_bytes()) != limit) {
+		msg = vt_fail("at the cap: %u sub-filters saturated %u",
+			      info.subfilters, info.saturated);
+		goto out_keys;
+	}
+	/* Known keys need no room. */
+	if (vt_add_prefix(fd, "key", 0, b.done) != 0) {
+		msg = vt_fail("re-add of known keys: %s", vt_errno_name(errno));
+		goto out_keys;
+	}
+	vt_param_set(param, saved);
+	if (vt_add_prefix(fd, "key", 0, n) < 0 ||
+	    vt_check_prefix(fd, "key", 0, n) != n || vt_info(fd, &info) ||
+	    info.subfilters < 3 || info.saturated)
+		msg = vt_fail("after raising %s: %u sub-filters saturated %u (%s)",
+			      param, info.subfilters, info.saturated,
+			      vt_errno_name(errno));
+out_keys:
+	vt_keys_free(&k);
+out:
+	vt_param_set(param, saved);
+	return vt_done(fd, "sc-cap", msg);
+}
+
+static const char *cap_stops_growth(const struct vt_type *t)
+{
+	EXPECT_NULL(cap_stops_e(t, "max_filter_bytes"));
+	return cap_stops_e(t, "max_total_bytes");
+}
+
+/*
+ * MERGE of compatible filters (one seed and schedule): this one grows to
+ * the other's sub-filters and finds every key of both.  Any other pairing
+ * is EXDEV; INTERSECT is EOPNOTSUPP.
+ */
+static const char *merge_grows(const struct vt_type *t)
+{
+	struct kbloom_create req;
+	struct kbloom_info a, b;
+	int fa, fb, fc, ff;
+
+	fa = sc_fresh("sc-ma", t, 2);
+	fb = sc_fresh("sc-mb", t, 2);
+	EXPECT(fa >= 0 && fb >= 0, "create: %s", vt_errno_name(errno));
+	EXPECT(vt_add_prefix(fa, "a", 0, CAP / 2) > 0 &&
+	       vt_add_prefix(fb, "b", 0, 8 * CAP) > 0, "add: %s",
+	       vt_errno_name(errno));
+	EXPECT_OK(vt_combine(fa, KBLOOM_IOC_MERGE, fb));
+	EXPECT_OK(vt_info(fa, &a));
+	EXPECT_OK(vt_info(fb, &b));
+	EXPECT(a.subfilters == b.subfilters && a.bytes == b.bytes,
+	       "merged: %u sub-filters, the other %u", a.subfilters,
+	       b.subfilters);
+	EXPECT(vt_check_prefix(fa, "a", 0, CAP / 2) == CAP / 2 &&
+	       vt_check_prefix(fa, "b", 0, 8 * CAP) == 8 * CAP,
+	       "keys lost in the merge");
+	/* With itself: nothing changes. */
+	EXPECT_OK(vt_combine(fa, KBLOOM_IOC_MERGE, fa));
+	EXPECT_OK(vt_info(fa, &b));
+	EXPECT(b.bits_set == a.bits_set && b.subfilters == a.subfilters,
+	       "self-merge changed it");
+
+	vt_destroy("sc-mc");
+	sc_req(&req, "sc-mc", t, 4);
+	EXPECT_OK(vt_create_raw(&req));
+	fc = vt_open("sc-mc", O_RDWR);
+	ff = vt_fresh("sc-mf", t->type, CAP, 0, 0, SEED);
+	EXPECT(fc >= 0 && ff >= 0, "create: %s", vt_errno_name(errno));
+	errno = 0;
+	EXPECT(vt_combine(fa, KBLOOM_IOC_MERGE, fc) == -1 && errno == EXDEV,
+	       "other expansion: %s", vt_errno_name(errno));
+	errno = 0;
+	EXPECT(vt_combine(fa, KBLOOM_IOC_MERGE, ff) == -1 && errno == EXDEV,
+	       "fixed into scalable: %s", vt_errno_name(errno));
+	errno = 0;
+	EXPECT(vt_combine(ff, KBLOOM_IOC_MERGE, fa) == -1 && errno == EXDEV,
+	       "scalable into fixed: %s", vt_errno_name(errno));
+	errno = 0;
+	EXPECT(vt_combine(fa, KBLOOM_IOC_INTERSECT, fb) == -1 &&
+	       errno == EOPNOTSUPP, "intersect: %s", vt_errno_name(errno));
+	errno = 0;
+	EXPECT(vt_combine(ff, KBLOOM_IOC_INTERSECT, fa) == -1 &&
+	       errno == EOPNOTSUPP, "intersect with fixed: %s",
+	       vt_errno_name(errno));
+	EXPECT_OK(vt_info(fa, &b));
+	EXPECT(b.bits_set == a.bits_set, "a refused merge changed it");
+	vt_done(fb, "sc-mb", NULL);
+	vt_done(fc, "sc-mc", NULL);
+	vt_done(ff, "sc-mf", NULL);
+	return vt_done(fa, "sc-ma", NULL);
+}
+
+/* What describes one array of blocks refuses a scalable filter. */
+static const char *refused_ops(const struct vt_type *t)
+{
+	char buf[64] = "K";
+	void *p;
+	int fd;
+
+	fd = sc_fresh("sc-ref", t, 2);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	errno = 0;
+	EXPECT(read(fd, buf, sizeof(buf)) == -1 && errno == EOPNOTSUPP,
+	       "read: %s", vt_errno_name(errno));
+	errno = 0;
+	EXPECT(write(fd, buf, 1) == -1 && errno == EOPNOTSUPP, "write: %s",
+	       vt_errno_name(errno));
+	errno = 0;
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT(p == MAP_FAILED && errno == EOPNOTSUPP, "mmap: %s",
+	       vt_errno_name(errno));
+	errno = 0;
+	EXPECT(ioctl(fd, KBLOOM_IOC_ROTATE, 0) == -1 && errno == EOPNOTSUPP,
+	       "rotate: %s", vt_errno_name(errno));
+	return vt_done(fd, "sc-ref", NULL);
+}
+
+/*
+ * Adders on several files grow the filter while checkers, told how far
+ * each adder's returned ADDs reached, find every key below that, and a
+ * reader of the statistics walks the sub-filters as they come.
+ */
+#define RACE_ADDERS	3
+#define RACE_BATCH	500
+#define RACE_KEYS	(20 * CAP)
+
+struct race {
+	const char *name;
+	_Atomic uint64_t added[RACE_ADDERS];	/* keys [0, added) returned */
+	_Atomic int stop;
+	_Atomic int failed;
+	char msg[256];
+};
+
+static void race_fail(struct race *r, const char *what, long got)
+{
+	if (!atomic_exchange(&r->failed, 1))
+		snprintf(r->msg, sizeof(r->msg), "%s: %ld (%s)", what, got,
+			 vt_errno_name(errno));
+}
+
+struct race_arg {
+	struct race *r;
+	int id;
+};
+
+static void *race_add(void *arg)
+{
+	struct race_arg *a = arg;
+	char prefix[16];
+	uint64_t i;
+	int fd = vt_open(a->r->name, O_RDWR);
+
+	snprintf(prefix, sizeof(prefix), "w%d", a->id);
+	for (i = 0; fd >= 0 && i < RACE_KEYS && !a->r->failed;
+	     i += RACE_BATCH) {
+		if (vt_add_prefix(fd, prefix, i, RACE_BATCH) < 0) {
+			race_fail(a->r, "add", -1);
+			break;
+		}
+		atomic_store(&a->r->added[a->id], i + RACE_BATCH);
+	}
+	if (fd < 0)
+		race_fail(a->r, "open", fd);
+	close(fd);
+	return NULL;
+}
+
+static void *race_check(void *arg)
+{
+	struct race *r = arg;
+	int fd = vt_open(r->name, O_RDONLY);
+	char prefix[16];
+	uint64_t upto;
+	long hits;
+	int id = 0;
+
+	while (fd >= 0 && !atomic_load(&r->stop) && !r->failed) {
+		id = (id + 1) % RACE_ADDERS;
+		upto = atomic_load(&r->added[id]);
+		if (!upto)
+			continue;
+		snprintf(prefix, sizeof(prefix), "w%d", id);
+		hits = vt_check_prefix(fd, prefix, 0, upto);
+		if (hits != (long)upto)
+			race_fail(r, "keys found of those added", hits);
+	}
+	close(fd);
+	return NULL;
+}
+
+static void *race_stats(void *arg)
+{
+	struct race *r = arg;
+	struct kbloom_subfilter sf;
+	struct kbloom_info info;
+	int fd = vt_open(r->name, O_RDONLY);
+	uint64_t v;
+
+	while (fd >= 0 && !atomic_load(&r->stop) && !r->failed) {
+		if (vt_info(fd, &info) ||
+		    sc_subfilter(fd, info.subfilters - 1, &sf) ||
+		    vt_sysfs_u64(r->name, "fill_ppb", &v))
+			race_fail(r, "statistics", -1);
+	}
+	close(fd);
+	return NULL;
+}
+
+static const char *adders_race_growth(const struct vt_type *t)
+{
+	pthread_t adders[RACE_ADDERS], checker, stats;
+	struct race_arg args[RACE_ADDERS];
+	static struct race r;
+	struct kbloom_info info;
+	char prefix[16];
+	int fd, i;
+
+	memset(&r, 0, sizeof(r));
+	r.name = "sc-race";
+	fd = sc_fresh(r.name, t, 2);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	pthread_create(&checker, NULL, race_check, &r);
+	pthread_create(&stats, NULL, race_stats, &r);
+	for (i = 0; i < RACE_ADDERS; i++) {
+		args[i] = (struct race_arg){ &r, i };
+		pthread_create(&adders[i], NULL, race_add, &args[i]);
+	}
+	for (i = 0; i < RACE_ADDERS; i++)
+		pthread_join(adders[i], NULL);
+	atomic_store(&r.stop, 1);
+	pthread_join(checker, NULL);
+	pthread_join(stats, NULL);
+	if (r.failed)
+		return vt_done(fd, r.name, vt_fail("%s", r.msg));
+	for (i = 0; i < RACE_ADDERS; i++) {
+		snprintf(prefix, sizeof(prefix), "w%d", i);
+		EXPECT(vt_check_prefix(fd, prefix, 0, RACE_KEYS) == RACE_KEYS,
+		       "adder %d's keys lost", i);
+	}
+	EXPECT_OK(vt_info(fd, &info));
+	EXPECT(info.subfilters >= 5, "grew to %u sub-filters only",
+	       info.subfilters);
+	EXPECT_NULL(sc_subs_match(fd, t, 2, &info, RACE_ADDERS - 1));
+	return vt_done(fd, r.name, NULL);
+}
+
+static const struct vt_case cases[] = {
+	VT_TYPED_NEED(reject_create, VT_GROWS),
+	VT_TYPED_NEED(grow_by_add, VT_GROWS),
+	VT_TYPED_NEED(subfilter_errnos, VT_GROWS),
+	VT_TYPED_NEED(delete_from_home, VT_GROWS),
+	VT_TYPED_NEED(clear_frees, VT_GROWS),
+	VT_TYPED_NEED(cap_stops_growth, VT_GROWS),
+	VT_TYPED_NEED(merge_grows, VT_GROWS),
+	VT_TYPED_NEED(refused_ops, VT_GROWS),
+	VT_TYPED_NEED(adders_race_growth, VT_GROWS),
+};
+
+int main(void)
+{
+	return vt_run(SUITE, cases, ARRAY_SIZE(cases));
+}
