@@ -74,6 +74,14 @@ struct kbl;
  * the module takes capacity = (generations - 1) * rotate_every at 1 %.
  * Other types need all three 0.
  *
+ * A scalable filter (expansion 1 to KBLOOM_EXPANSION_MAX) grows as keys
+ * come: a chain of sub-filters, the first for capacity keys, each next for
+ * expansion times the keys of the one before, all of them together under
+ * fp_ppb however far it grows (see "Scalable filters" in
+ * <linux/kbloom.h>).  It is a bits or counting filter sized by capacity
+ * and fp_ppb alone: bits, bits_per_key and k stay 0.  expansion 0 makes a
+ * filter of fixed size.
+ *
  * The struct grows only at its end.  kbl_create() is a macro that passes
  * sizeof(*spec) to kbl_create_sized(), which reads the fields that fit in
  * that size and takes the rest as 0; a program built against an older
@@ -95,6 +103,9 @@ struct kbl_spec {
 	uint32_t pad;		/* 0 */
 	uint64_t rotate_ms;	/* window: timer period, 0 = none */
 	uint64_t rotate_every;	/* window: adds per generation, 0 = none */
+	/* Since 0.2 too: scalable filters. */
+	uint32_t expansion;	/* scalable: 1..16; 0 = fixed size */
+	uint32_t pad2;		/* 0 */
 };
 
 /* The size of struct kbl_spec in libkbloom 0.1.0, which had no windows. */
@@ -118,7 +129,10 @@ int kbl_node_path(const char *name, char *buf, size_t size);
  * struct kbl_spec: at least KBL_SPEC_SIZE_0_1 (else -EINVAL); fields past
  * it read as 0, and bytes past this library's struct must be 0 (else
  * -E2BIG).  The parameters are judged by the module (-EINVAL for any out
- * of range).
+ * of range), and a few here first, before the control node is opened, so
+ * that the errno is the same with or without the module: -EINVAL for a
+ * pad that is not 0, and for an expansion over KBLOOM_EXPANSION_MAX or
+ * one given with a window type, bits, bits_per_key or k.
  */
 int kbl_create_sized(const char *name, const struct kbl_spec *spec,
 		     size_t size);
@@ -151,7 +165,11 @@ const char *kbl_name(const struct kbl *f);
  * filter destroyed part way, -ENODEV, a keys buffer that faults, -EFAULT;
  * see "Batches" in <linux/kbloom.h>).  results and hits are then not
  * filled.  Adding again is harmless (an add of a key already in changes
- * nothing); a delete is not repeated blindly.
+ * nothing); a delete is not repeated blindly.  An add to a scalable
+ * filter that needs a new sub-filter and cannot have it fails with
+ * -E2BIG (the module's memory caps, or the filter's last sub-filter) or
+ * -ENOMEM, at the first new key that did not fit; keys already in the
+ * filter are still accepted.
  */
 int kbl_add(struct kbl *f, const void *data, const uint32_t *lens,
 	    size_t n, uint64_t *results, uint64_t *hits);
@@ -189,11 +207,31 @@ int kbl_clear(struct kbl *f);
 /*
  * dst |= src and dst &= src (counters: added, saturating, and the lower of
  * the two; window generations by age, current into current); -EXDEV when
- * the filters differ in blocks, k, seed, type or generations.
+ * the filters differ in blocks, k, seed, type or generations.  Scalable
+ * filters merge only with scalable filters of the same capacity, fp_ppb,
+ * expansion, type and seed (else -EXDEV), sub-filter by sub-filter, dst
+ * first growing to as many as src has (-E2BIG or -ENOMEM when it cannot);
+ * they do not intersect (-EOPNOTSUPP, either side).
  */
 int kbl_merge(struct kbl *dst, const struct kbl *src);
 int kbl_intersect(struct kbl *dst, const struct kbl *src);
+/*
+ * The whole filter; for a scalable one, its sub-filters together (see
+ * KBLOOM_IOC_GET_INFO), with info->expansion as created and
+ * info->subfilters the sub-filters it has now (both 0 for a filter of
+ * fixed size).
+ */
 int kbl_info(const struct kbl *f, struct kbloom_info *info);
+/*
+ * Scalable filters: kbl_subfilter() fills *out with sub-filter index (0,
+ * the first and oldest, to kbl_info()'s subfilters - 1): its capacity, the
+ * new keys it took, its memory, seed, k, rates and fill.  -EOPNOTSUPP on a
+ * filter of fixed size, -ERANGE for an index the filter does not have (it
+ * may have grown, or been cleared back to one sub-filter, since
+ * kbl_info()).  Read access is enough.
+ */
+int kbl_subfilter(const struct kbl *f, uint32_t index,
+		  struct kbloom_subfilter *out);
 /*
  * Window filters: kbl_rotate() rotates now (the oldest generation is
  * emptied and a clean one becomes current; needs O_RDWR) and returns once
@@ -218,7 +256,8 @@ uint64_t kbl_image_size(const struct kbloom_info *info);
  * written or a negative errno: -ESTALE when a CLEAR, INTERSECT, image load
  * or (window filters) a rotation rewrote the filter during the read, in
  * which case what reached out_fd is no image: start again (kbloomctl save
- * retries a few times into a fresh file).
+ * retries a few times into a fresh file).  A scalable filter has no
+ * image: -EOPNOTSUPP, here and from kbl_load().
  */
 int64_t kbl_save(const struct kbl *f, int out_fd);
 /*
@@ -251,7 +290,9 @@ uint64_t kbl_ioctl_count(const struct kbl *f);
  * generations and plane_order) the module's
  * core refuses, or cells_offset, cells_bytes and map_bytes that do not
  * describe page-aligned cells of nblocks * 64 bytes ending in the last
- * page.  Nothing is mapped after a failure: checks keep using ioctls.
+ * page, or EOPNOTSUPP for a scalable filter, whose sub-filters the mapping
+ * does not describe.  Nothing is mapped after a failure: checks keep using
+ * ioctls.
  *
  * Once mapped, kbl_check_one(), kbl_check() and kbl_check_keys() answer
  * from the mapped cells through the core's kbloom_lookup() and
@@ -321,8 +362,13 @@ const char *kbl_strerror(int err);
  * module is loaded (it looks for KBL_CONTROL_PATH and KBL_SYSFS_DIR when
  * called) and "kbloom module not loaded" when not, ENOENT from
  * kbl_create() is the latter, EINVAL with an invalid name names the rule,
- * EACCES and EPERM name the node that refused; otherwise the reason is
- * kbl_strerror()'s.  An unknown call gives "call: kbl_strerror(err)".
+ * EACCES and EPERM name the node that refused, EOPNOTSUPP names the type
+ * the call needs (a counting filter to delete, a window to rotate, a
+ * scalable filter for kbl_subfilter()) or the one that refuses it (a
+ * scalable filter to save, load, map or intersect), ERANGE from
+ * kbl_subfilter() is an index past the sub-filters, and E2BIG from an add
+ * or merge says the scalable filter could not grow; otherwise the reason
+ * is kbl_strerror()'s.  An unknown call gives "call: kbl_strerror(err)".
  */
 const char *kbl_error_message(int err, const char *call, const char *name,
 			      char *buf, size_t size);

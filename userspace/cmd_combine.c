@@ -36,6 +36,44 @@ static void describe_geometry(const struct kbloom_info *in, uint32_t gens,
 		snprintf(buf + n, size - n, ", %u generations", gens);
 }
 
+/* A scalable filter's schedule and seed, what a merge needs equal. */
+static void describe_chain(const struct kbloom_info *in, char *buf,
+			   size_t size)
+{
+	char rate[32];
+
+	snprintf(buf, size, "%s, capacity %llu, fp %s, expansion %u, seed 0x%llx",
+		 kbl_type_name(in->type), in->capacity,
+		 fmt_ppb(in->fp_target_ppb, rate, sizeof(rate)), in->expansion,
+		 in->seed);
+}
+
+/*
+ * Scalable filters merge sub-filter by sub-filter, so they need the same
+ * schedule, not the same size: the options that make one.
+ */
+static int fail_incompatible_chain(const struct kbl *dst,
+				   const struct kbloom_info *a,
+				   const struct kbl *src,
+				   const struct kbloom_info *b)
+{
+	char ga[128], gb[128];
+
+	if (!a->expansion || !b->expansion)
+		return fail("filters '%s' and '%s' are not compatible: '%s' is scalable and '%s' is not, and a scalable filter merges only with another one (of the same --capacity, --fp, --expansion, type and --seed)",
+			    kbl_name(dst), kbl_name(src),
+			    kbl_name(a->expansion ? dst : src),
+			    kbl_name(a->expansion ? src : dst));
+	describe_chain(a, ga, sizeof(ga));
+	describe_chain(b, gb, sizeof(gb));
+	/* %.9g of the rate reads back as the same ppb (parse_rate_ppb()). */
+	return fail("filters '%s' (%s) and '%s' (%s) are not compatible: scalable filters merge only with one of the same --capacity, --fp, --expansion, type and --seed (create it with: kbloomctl create NAME --capacity %llu --fp %.9g --expansion %u --seed 0x%llx%s)",
+		    kbl_name(dst), ga, kbl_name(src), gb, a->capacity,
+		    (double)a->fp_target_ppb / KBLOOM_PPB, a->expansion,
+		    a->seed,
+		    a->type == KBLOOM_TYPE_COUNTING ? " --counting" : "");
+}
+
 static int fail_incompatible(const struct kbl *dst,
 			     const struct kbl *src)
 {
@@ -47,6 +85,8 @@ static int fail_incompatible(const struct kbl *dst,
 	if (kbl_info(dst, &a) || kbl_info(src, &b))
 		return fail("filters '%s' and '%s' are not compatible (they need the same type, --bits, --k and --seed, and for windows --generations)",
 			    kbl_name(dst), kbl_name(src));
+	if (a.expansion || b.expansion)
+		return fail_incompatible_chain(dst, &a, src, &b);
 	types_differ = a.type != b.type;
 	gen_a = generations_of(dst, &a);
 	gen_b = generations_of(src, &b);
@@ -85,6 +125,15 @@ static int combine(const struct command *cmd, int argc, char **argv,
 	ret = merge ? kbl_merge(dst, src) : kbl_intersect(dst, src);
 	if (ret == -EXDEV) {
 		fail_incompatible(dst, src);
+		goto out;
+	}
+	/*
+	 * A scalable filter on either side refuses intersect; a merge into
+	 * one may need sub-filters it cannot have: libkbloom says which.
+	 */
+	if ((ret == -EOPNOTSUPP && !merge) || (ret == -E2BIG && merge)) {
+		fail_call(ret, merge ? "kbl_merge" : "kbl_intersect",
+			  argv[optind]);
 		goto out;
 	}
 	if (ret) {
@@ -126,7 +175,10 @@ const struct command cmd_merge = {
 "type, size, k and seed, and windows the same generations (create the\n"
 "second with --bits, --k and --seed of the first, and --counting or\n"
 "--generations if it has them; see kbloomctl info); windows may rotate on\n"
-"different schedules.  Needs write access to DST and read access to SRC.\n"
+"different schedules.  Scalable filters (create --expansion) merge only\n"
+"with each other, of the same --capacity, --fp, --expansion, type and\n"
+"--seed, sub-filter by sub-filter: DST first grows to as many sub-filters\n"
+"as SRC has.  Needs write access to DST and read access to SRC.\n"
 "\n"
 "Example:\n"
 "  kbloomctl merge users-all users-today\n",
@@ -143,7 +195,9 @@ const struct command cmd_intersect = {
 "lower of each pair of counters, windows AND generation by generation, by\n"
 "age): a key added to both is still found; the\n"
 "false-positive rate of the result can be above that of an intersection\n"
-"built from scratch.  Same compatibility and access rules as merge.\n"
+"built from scratch.  Same compatibility and access rules as merge, but\n"
+"scalable filters do not intersect: a key both hold may be in sub-filters\n"
+"of different indexes.\n"
 "\n"
 "Example:\n"
 "  kbloomctl intersect seen-monday seen-tuesday\n",

@@ -52,6 +52,8 @@ static const char create_usage[] =
 "Usage: kbloomctl create NAME SIZE [--counting] [--seed S] [--mode MODE] [-q]\n"
 "       kbloomctl create NAME [SIZE] --generations G [--window DURATION]\n"
 "                        [--rotate-every N] [--seed S] [--mode MODE] [-q]\n"
+"       kbloomctl create NAME --capacity N [--fp RATE] --expansion E\n"
+"                        [--counting] [--seed S] [--mode MODE] [-q]\n"
 "\n"
 "Creates the filter NAME, reachable as /dev/kbloom/NAME.  SIZE is one of:\n"
 "  --capacity N --fp RATE            N keys at a target false-positive rate\n"
@@ -96,6 +98,20 @@ static const char create_usage[] =
 "  being emptied: a cell holds P bits, P the power of two above G, so\n"
 "  G = 3, 7, 15, 31 or 63 wastes none (see: kbloomctl size -g G).\n"
 "\n"
+"Scalable filters (for a number of keys that cannot be known):\n"
+"  -e, --expansion E     a filter that grows as keys come (1-16): a chain of\n"
+"                        sub-filters, the first for --capacity keys, each\n"
+"                        next for E times the keys of the last, all of them\n"
+"                        together under --fp however far it grows (each one\n"
+"                        at a share of it).  Sized by --capacity and --fp\n"
+"                        only (no --bits, --bits-per-key or --k), bits or\n"
+"                        --counting, never a window.  It grows until a new\n"
+"                        sub-filter would pass the module's memory caps; it\n"
+"                        cannot be saved, loaded, mapped or intersected,\n"
+"                        and merges only with a scalable filter of the same\n"
+"                        --capacity, --fp, --expansion, type and --seed\n"
+"                        (see: kbloomctl size N RATE --expansion E).\n"
+"\n"
 "The sizing is the module's own (see: kbloomctl size).  Creating filters\n"
 "needs write access to /dev/kbloom-control (root by default).\n"
 "\n"
@@ -103,13 +119,28 @@ static const char create_usage[] =
 "  kbloomctl create users --capacity 1M --fp 0.1% --mode 0644\n"
 "  kbloomctl create sessions --counting --capacity 100k --fp 1%\n"
 "  kbloomctl create recent --window 1h --generations 6 --capacity 1M --fp 0.1%\n"
-"  kbloomctl create seen --generations 4 --rotate-every 100k\n";
+"  kbloomctl create seen --generations 4 --rotate-every 100k\n"
+"  kbloomctl create visitors --capacity 100k --fp 0.1% --expansion 2\n";
 
 /* "counting ", "window " or "": the word a message puts before "filter". */
 static const char *type_word(uint32_t type)
 {
 	return type == KBLOOM_TYPE_COUNTING ? "counting " :
 	       type == KBLOOM_TYPE_WINDOW ? "window " : "";
+}
+
+/*
+ * A scalable filter's part of the create line: its first sub-filter is
+ * what was made, and the rate it promises is the whole chain's.
+ */
+static void print_created_chain(uint32_t expansion, uint64_t capacity,
+				uint32_t target_ppb)
+{
+	char rate[32], grows[64];
+
+	printf(", capacity %" PRIu64 " in its first sub-filter (%s), false-positive rate under %s however far it grows",
+	       capacity, fmt_expansion(expansion, grows, sizeof(grows)),
+	       fmt_ppb(target_ppb, rate, sizeof(rate)));
 }
 
 static void print_created(const char *name, const struct sizing *planned,
@@ -121,7 +152,8 @@ static void print_created(const char *name, const struct sizing *planned,
 	char bytes[32], rate[32], rot[96];
 	uint64_t bits = planned->nblocks * 512, capacity = planned->capacity;
 	uint32_t k = planned->k, design = planned->fp_ppb, mode = 0;
-	uint32_t type = planned->type;
+	uint32_t type = planned->type, expansion = spec->expansion;
+	uint32_t target = spec->fp_ppb;
 	uint64_t nblocks = planned->nblocks;
 
 	memset(&win, 0, sizeof(win));
@@ -138,6 +170,8 @@ static void print_created(const char *name, const struct sizing *planned,
 			capacity = info.capacity;
 			design = info.fp_design_ppb;
 			mode = info.node_mode;
+			expansion = info.expansion;
+			target = info.fp_target_ppb;
 		}
 		if (type == KBLOOM_TYPE_WINDOW && kbl_window_info(f, &win)) {
 			win.generations = spec->generations;
@@ -146,13 +180,16 @@ static void print_created(const char *name, const struct sizing *planned,
 		}
 		kbl_close(f);
 	}
-	printf("created %sfilter '%s': %" PRIu64 " bits (%s", type_word(type),
-	       name, bits, fmt_bytes(bits / 8, bytes, sizeof(bytes)));
+	printf("created %s%sfilter '%s': %" PRIu64 " bits (%s",
+	       expansion ? "scalable " : "", type_word(type), name, bits,
+	       fmt_bytes(bits / 8, bytes, sizeof(bytes)));
 	if (type == KBLOOM_TYPE_COUNTING)
 		printf(", %" PRIu64 " counters",
 		       filter_cells(nblocks, type, 0));
 	printf("), k %u", k);
-	if (capacity)
+	if (expansion)
+		print_created_chain(expansion, capacity, target);
+	else if (capacity)
 		printf(", capacity %" PRIu64 ", design false-positive rate %s",
 		       capacity, fmt_ppb(design, rate, sizeof(rate)));
 	if (type == KBLOOM_TYPE_WINDOW)
@@ -180,6 +217,7 @@ static int run_create(int argc, char **argv)
 		{ "window", required_argument, NULL, 'w' },
 		{ "generations", required_argument, NULL, 'g' },
 		{ "rotate-every", required_argument, NULL, 'r' },
+		{ "expansion", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct command *cmd = &cmd_create;
@@ -191,7 +229,7 @@ static int run_create(int argc, char **argv)
 	int c, ret;
 
 	while ((c = parse_options(cmd, argc, argv,
-				  ":n:p:b:c:k:s:m:qCw:g:r:", opts)) != -1) {
+				  ":n:p:b:c:k:s:m:qCw:g:r:e:", opts)) != -1) {
 		ret = size_option(cmd, &spec, c);
 		if (ret == 1)
 			ret = window_option(cmd, &spec, &window_ms, c);
@@ -230,7 +268,8 @@ static int run_create(int argc, char **argv)
 	name = argv[optind];
 	if (kbl_check_name(name))
 		return fail_name(name);
-	if (window_finish(cmd, &spec, window_ms))
+	if (expansion_finish(cmd, &spec, window_ms) ||
+	    window_finish(cmd, &spec, window_ms))
 		return EXIT_ERR;
 
 	if (spec.bits && (spec.fp_ppb || spec.bits_per_key))
@@ -248,6 +287,8 @@ static int run_create(int argc, char **argv)
 		if (!spec.capacity)
 			return usage_error(cmd, spec.generations ?
 					   "give a size: --capacity N [--fp RATE] (the keys of one window), --bits B, --capacity N --bits-per-key C, or --rotate-every N (a window of (G - 1) * N keys)" :
+					   spec.expansion ?
+					   "give a size: --capacity N [--fp RATE] (the keys of the first sub-filter)" :
 					   "give a size: --capacity N [--fp RATE], --bits B, or --capacity N --bits-per-key C");
 		if (spec.k)
 			return usage_error(cmd, "--k needs --bits or --bits-per-key (with --fp, k is chosen for the rate)");
@@ -282,6 +323,9 @@ static int run_create(int argc, char **argv)
 	}
 	if (ret == -EINVAL && spec.generations)
 		return fail("cannot create window filter '%s': the module rejected its window parameters (is it older than kbloomctl %s, without window filters? see: kbloomctl help create)",
+			    name, kbl_version());
+	if (ret == -EINVAL && spec.expansion)
+		return fail("cannot create scalable filter '%s': the module rejected its --expansion (is it older than kbloomctl %s, without scalable filters? see: kbloomctl help create)",
 			    name, kbl_version());
 	if (ret)
 		return fail_control(ret, name, "create");
@@ -398,7 +442,7 @@ static bool sysfs_value(const char *name, const char *attr, uint64_t *v)
 static bool list_info(const char *name, struct kbloom_info *info,
 		      bool *stats)
 {
-	uint64_t v[12];
+	uint64_t v[12], grows;
 	bool ok;
 
 	memset(info, 0, sizeof(*info));
@@ -418,6 +462,15 @@ static bool list_info(const char *name, struct kbloom_info *info,
 		 sysfs_value(name, "delete_hits", &v[11]);
 	if (!*stats && errno != EACCES)
 		return false;
+	/*
+	 * 0 for a filter of fixed size, and missing from a module without
+	 * scalable filters, whose filters are all of fixed size.
+	 */
+	if (sysfs_value(name, "expansion", &grows) && grows) {
+		info->expansion = (uint32_t)grows;
+		if (sysfs_value(name, "subfilters", &grows))
+			info->subfilters = (uint32_t)grows;
+	}
 	snprintf(info->name, sizeof(info->name), "%s", name);
 	info->bits = v[0];
 	info->nblocks = v[0] / 512;
@@ -517,6 +570,8 @@ static void list_json_entry(const struct kbloom_info *info,
 	json_u64("bytes", info->bytes);
 	json_u64("k", info->k);
 	json_u64("capacity", info->capacity);
+	json_u64("expansion", info->expansion);
+	json_u64("subfilters", info->subfilters);
 	json_bool("statistics", stats);
 	if (!stats) {
 		json_u64("generations", win->generations);
@@ -537,8 +592,9 @@ static void list_json_entry(const struct kbloom_info *info,
 }
 
 /*
- * The TYPE column: the type, and for a window how it rotates (with stats,
- * its rotations too).
+ * The TYPE column: the type, for a scalable filter its expansion and
+ * sub-filters, and for a window how it rotates (with stats, its rotations
+ * too).
  */
 static void list_type(const struct kbloom_info *info,
 		      const struct kbloom_window_info *w, bool stats)
@@ -546,6 +602,14 @@ static void list_type(const struct kbloom_info *info,
 	char rot[96], next[32];
 
 	fputs(kbl_type_name(info->type), stdout);
+	if (info->expansion) {
+		printf(" (scalable, expansion %u", info->expansion);
+		/* Unknown when the module's sysfs has no count to read. */
+		if (info->subfilters)
+			printf(", %u sub-filter%s", info->subfilters,
+			       info->subfilters == 1 ? "" : "s");
+		putchar(')');
+	}
 	if (info->type != KBLOOM_TYPE_WINDOW)
 		return;
 	printf(" (%u generations, rotates %s", w->generations,
@@ -665,7 +729,11 @@ const struct command cmd_list = {
 "distinct keys, share of cells set (bits, or counters above 0), the\n"
 "false-positive rate of the cells as they are now, and the type: bits,\n"
 "counting (keys can be deleted), or window (keys expire: its generations,\n"
-"how it rotates, the rotations so far and the time to the next one).\n"
+"how it rotates, the rotations so far and the time to the next one); a\n"
+"scalable filter's adds its expansion and the sub-filters it has now.\n"
+"For a scalable filter, bits, memory, keys, fill and rate are those of\n"
+"all its sub-filters together, and capacity that of the first; --json\n"
+"has expansion and subfilters for every filter (0 for fixed sizes).\n"
 "For a window, capacity and keys count the whole window and a cell is set\n"
 "when any live generation set it; --json adds each generation's keys\n"
 "added, estimated keys and fill, newest first.\n"

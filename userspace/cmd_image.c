@@ -129,6 +129,8 @@ static int run_save(int argc, char **argv)
 	if (n < 0) {
 		if (n == -ENODEV || n == -EACCES || n == -EPERM)
 			fail_filter((int)n, name, "save");
+		else if (n == -EOPNOTSUPP)
+			fail_call((int)n, "kbl_save", name);
 		else if (n == -ESTALE && tries < SAVE_TRIES)
 			fail("cannot save filter '%s' to %s: it was rotated, cleared, intersected or loaded while being saved, and %s cannot be rewound to start again (save to a FILE, which retries)",
 			     name, to_stdout ? "stdout" : file,
@@ -305,6 +307,8 @@ static int fail_image(int err, const char *file, int fd, const char *name,
 	case EPERM:
 	case EBADF:
 		return fail_filter(err, name, "load");
+	case EOPNOTSUPP:
+		return fail_call(err, "kbl_load", name);
 	default:
 		return fail("cannot load %s into filter '%s': %s", file, name,
 			    kbl_strerror(err));

@@ -7,12 +7,52 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kbloomctl.h"
 
+/* A scalable filter's sub-filters, oldest first: as many as were read. */
+struct sub_list {
+	struct kbloom_subfilter *sub;
+	uint32_t n;
+};
+
+/*
+ * Every type has the fields: expansion and subfilters 0 and an empty
+ * "sub" for a filter of fixed size.
+ */
+static void json_subfilters(const struct kbloom_info *in,
+			    const struct sub_list *subs)
+{
+	uint32_t i;
+
+	json_u64("expansion", in->expansion);
+	json_u64("subfilters", in->subfilters);
+	printf(",\"sub\":[");
+	for (i = 0; i < subs->n; i++) {
+		const struct kbloom_subfilter *s = &subs->sub[i];
+
+		printf("%s{\"index\":%u", i ? "," : "", s->index);
+		json_u64("capacity", s->capacity);
+		json_u64("keys", s->keys);
+		json_u64("est_keys", s->est_keys);
+		json_u64("nblocks", s->nblocks);
+		json_u64("bytes", s->bytes);
+		json_u64_string("seed", s->seed);
+		json_u64("k", s->k);
+		json_u64("bits_set", s->bits_set);
+		json_u64("fp_target_ppb", s->fp_target_ppb);
+		json_u64("fp_now_ppb", s->fp_now_ppb);
+		json_u64("fill_ppb", s->fill_ppb);
+		putchar('}');
+	}
+	putchar(']');
+}
+
 static void print_info_json(const struct kbloom_info *in,
-			    const struct kbloom_window_info *win)
+			    const struct kbloom_window_info *win,
+			    const struct sub_list *subs)
 {
 	char node[KBL_NODE_PATH_MAX], mode[8];
 
@@ -49,6 +89,7 @@ static void print_info_json(const struct kbloom_info *in,
 	json_u64("observed_fp_ppb", in->observed_fp_ppb);
 	json_bool("saturated", in->saturated);
 	json_u64("mappings", in->mappings);
+	json_subfilters(in, subs);
 	/* Every type has the fields (0, and no generations, but windows). */
 	json_window(win, true);
 	printf("}\n");
@@ -84,11 +125,67 @@ static void print_window_table(const struct kbloom_window_info *w)
 	}
 }
 
+/* How a scalable filter grows, and its sub-filters, oldest first. */
+static void print_subfilter_table(const struct kbloom_info *in,
+				  const struct sub_list *subs)
+{
+	char a[32], b[32], c[32], d[32], grows[64];
+	uint32_t i, most;
+
+	table_row("expansion", "%u (%s)", in->expansion,
+		  fmt_expansion(in->expansion, grows, sizeof(grows)));
+	most = chain_max_subs(in->type, in->capacity, in->fp_target_ppb,
+			      in->expansion);
+	if (most)
+		table_row("sub-filters", "%u of at most %u (the next comes when the newest has taken its capacity of new keys)",
+			  in->subfilters, most);
+	else
+		table_row("sub-filters", "%u", in->subfilters);
+	printf("  %5s %14s %14s %14s %10s %3s %10s %10s %8s\n", "SUB",
+	       "CAPACITY", "KEYS", "KEYS(EST)", "MEMORY", "K", "FP TARGET",
+	       "FP NOW", "FILL");
+	for (i = 0; i < subs->n; i++) {
+		const struct kbloom_subfilter *s = &subs->sub[i];
+
+		printf("  %5u %14llu %14llu %14llu %10s %3u %10s %10s %8s\n",
+		       s->index, s->capacity, s->keys, s->est_keys,
+		       fmt_bytes(s->bytes, a, sizeof(a)), s->k,
+		       fmt_ppb(s->fp_target_ppb, b, sizeof(b)),
+		       fmt_ppb(s->fp_now_ppb, c, sizeof(c)),
+		       fmt_ppb(s->fill_ppb, d, sizeof(d)));
+	}
+}
+
+/* The capacity row: a scalable filter's first sub-filter's, and all of them. */
+static void print_capacity(const struct kbloom_info *in,
+			   const struct sub_list *subs, bool window)
+{
+	uint64_t all = 0;
+	uint32_t i;
+
+	if (!in->capacity) {
+		table_row("capacity", "none given");
+		return;
+	}
+	if (!in->expansion) {
+		table_row("capacity", "%llu keys%s (%.2f bits per key)",
+			  in->capacity, window ? " in the window" : "",
+			  (double)in->bits / in->capacity);
+		return;
+	}
+	for (i = 0; i < subs->n; i++)
+		all += subs->sub[i].capacity;
+	table_row("capacity", "%llu keys in the first sub-filter, %" PRIu64 " in the %u it has now (%.2f bits per key)",
+		  in->capacity, all, subs->n, all ? (double)in->bits / all : 0);
+}
+
 static void print_info_table(const struct kbloom_info *in,
-			     const struct kbloom_window_info *win)
+			     const struct kbloom_window_info *win,
+			     const struct sub_list *subs)
 {
 	bool counting = in->type == KBLOOM_TYPE_COUNTING;
 	bool window = in->type == KBLOOM_TYPE_WINDOW;
+	bool scalable = in->expansion != 0;
 	uint64_t cells = filter_cells(in->nblocks, in->type, win->generations);
 	const char *cell_word = counting ? "cells" : window ? "cells" : "bits";
 	char a[32], b[32];
@@ -96,14 +193,17 @@ static void print_info_table(const struct kbloom_info *in,
 	table_row("filter", "%s (%s/%s, mode %04o)", in->name,
 		  KBL_DEV_DIR, in->name, in->node_mode);
 	if (counting)
-		table_row("type", "counting (4-bit counters; keys can be deleted)");
+		table_row("type", "counting (4-bit counters; keys can be deleted)%s",
+			  scalable ? ", scalable (sub-filters added as keys come)" : "");
 	else if (window)
 		table_row("type", "window (generations that rotate; keys expire)");
 	else
-		table_row("type", "%s", kbl_type_name(in->type));
-	table_row("size", "%llu bits in %llu blocks of 512, %s", in->bits,
+		table_row("type", "%s%s", kbl_type_name(in->type),
+			  scalable ? ", scalable (sub-filters added as keys come)" : "");
+	table_row("size", "%llu bits in %llu blocks of 512, %s%s", in->bits,
 		  in->nblocks,
-		  fmt_bytes(in->bytes, a, sizeof(a)));
+		  fmt_bytes(in->bytes, a, sizeof(a)),
+		  scalable ? " (all sub-filters)" : "");
 	if (counting)
 		table_row("cells", "%" PRIu64 " counters (128 per block)",
 			  cells);
@@ -113,21 +213,16 @@ static void print_info_table(const struct kbloom_info *in,
 			  KBLOOM_BLOCK_CELLS >> win->plane_order);
 	table_row("k", "%u probes per key", in->k);
 	table_row("seed", "0x%016llx", in->seed);
-	if (in->capacity) {
-		table_row("capacity", "%llu keys%s (%.2f bits per key)",
-			  in->capacity, window ? " in the window" : "",
-			  (double)in->bits / in->capacity);
-	} else {
-		table_row("capacity", "none given");
-	}
+	print_capacity(in, subs, window);
 	if (in->fp_target_ppb)
-		table_row("fp target", "%s",
-			  fmt_ppb(in->fp_target_ppb, a, sizeof(a)));
+		table_row("fp target", "%s%s",
+			  fmt_ppb(in->fp_target_ppb, a, sizeof(a)),
+			  scalable ? " for the whole filter, however far it grows" : "");
 	if (in->capacity)
 		table_row("fp design", "%s (formula at capacity%s)",
 			  fmt_ppb(in->fp_design_ppb, a, sizeof(a)),
 			  window ? ", the whole window, just before a rotation" :
-			  "");
+			  scalable ? ", every sub-filter it has now at its own" : "");
 	table_row("fp now", "%s (from the %s set now)",
 		  fmt_ppb(in->fp_now_ppb, a, sizeof(a)), cell_word);
 	table_row("fill", "%s (%llu of %" PRIu64 " %s set%s)",
@@ -152,11 +247,50 @@ static void print_info_table(const struct kbloom_info *in,
 		table_row("fp observed", "%s (false positives / (false positives + true negatives))",
 			  fmt_ppb(in->observed_fp_ppb, b, sizeof(b)));
 	}
-	table_row("saturated", "%s", in->saturated ?
-		  "yes: over capacity or above the target rate (create a larger filter)" :
-		  "no");
+	if (scalable)
+		table_row("saturated", "%s", in->saturated ?
+			  "yes: it cannot grow, and takes no new key (a new sub-filter would pass the module's max_filter_bytes or max_total_bytes, or it has its last sub-filter)" :
+			  "no");
+	else
+		table_row("saturated", "%s", in->saturated ?
+			  "yes: over capacity or above the target rate (create a larger filter)" :
+			  "no");
 	if (window)
 		print_window_table(win);
+	if (scalable)
+		print_subfilter_table(in, subs);
+	else
+		table_row("expansion", "0 (fixed size)");
+}
+
+/*
+ * Sub-filters 0 to info->subfilters - 1.  A clear between GET_INFO and
+ * here takes the filter back to one sub-filter (ERANGE past it): the list
+ * then ends where the filter does.  0, or EXIT_ERR after saying why.
+ */
+static int read_subfilters(const struct kbl *f, const struct kbloom_info *in,
+			   struct sub_list *subs)
+{
+	uint32_t i;
+	int ret;
+
+	subs->sub = NULL;
+	subs->n = 0;
+	if (!in->expansion || !in->subfilters)
+		return 0;
+	subs->sub = calloc(in->subfilters, sizeof(*subs->sub));
+	if (!subs->sub)
+		return fail("out of memory");
+	for (i = 0; i < in->subfilters; i++) {
+		ret = kbl_subfilter(f, i, &subs->sub[i]);
+		if (ret == -ERANGE)
+			break;
+		if (ret)
+			return fail_filter(ret, in->name,
+					   "get sub-filter information on");
+	}
+	subs->n = i;
+	return 0;
 }
 
 static int run_info(int argc, char **argv)
@@ -164,6 +298,7 @@ static int run_info(int argc, char **argv)
 	const struct command *cmd = &cmd_info;
 	struct kbloom_window_info win;
 	struct kbloom_info info;
+	struct sub_list subs = { NULL, 0 };
 	struct kbl *f;
 	bool json = false;
 	int ret;
@@ -183,14 +318,17 @@ static int run_info(int argc, char **argv)
 			ret = fail_filter(ret, argv[optind],
 					  "get window information on");
 	}
+	if (!ret)
+		ret = read_subfilters(f, &info, &subs);
 	kbl_close(f);
-	if (ret)
-		return EXIT_ERR;
-	if (json)
-		print_info_json(&info, &win);
-	else
-		print_info_table(&info, &win);
-	return EXIT_OK;
+	if (!ret) {
+		if (json)
+			print_info_json(&info, &win, &subs);
+		else
+			print_info_table(&info, &win, &subs);
+	}
+	free(subs.sub);
+	return ret ? EXIT_ERR : EXIT_OK;
 }
 
 const struct command cmd_info = {
@@ -211,8 +349,12 @@ const struct command cmd_info = {
 "filter's capacity and rates are the whole window's, and a cell is set\n"
 "when any live generation set it; then come its generations, how it\n"
 "rotates, the rotations so far, the time to the next one and, newest\n"
-"first, each generation's keys added, estimated keys and fill.  Needs read\n"
-"access.\n"
+"first, each generation's keys added, estimated keys and fill.  A\n"
+"scalable filter's size, keys, fill and rates are those of all its\n"
+"sub-filters together, its capacity that of the first; then come its\n"
+"expansion, how many sub-filters it has and, oldest first, each one's\n"
+"capacity, new keys taken, estimated keys, memory, k, target rate (its\n"
+"share of the filter's), rate now and fill.  Needs read access.\n"
 "\n"
 "Options:\n"
 "  -j, --json   one JSON object; rates are integers in parts per billion\n"

@@ -155,6 +155,19 @@ static int fail_not_counting(const char *name)
 		    name);
 }
 
+/*
+ * A scalable filter whose newest sub-filter is full and that cannot have
+ * another; returns EXIT_ERR.
+ */
+static int fail_cannot_grow(const char *name)
+{
+	char msg[512];
+
+	return fail("%s (keys already in it are still taken; raise max_filter_bytes or max_total_bytes in /sys/module/kbloom/parameters, destroy other filters, or create it with a larger --capacity or --expansion)",
+		    kbl_error_message(-E2BIG, "kbl_add", name, msg,
+				      sizeof(msg)));
+}
+
 /* The filter's type, asked before any key is sent: 0, or EXIT_ERR. */
 static int require_counting(const struct kbl *f, const char *name)
 {
@@ -232,6 +245,9 @@ static int key_run_send(struct key_run *r, uint64_t *res)
 		progress_end(&r->prog);
 		if (ret == -EOPNOTSUPP && r->op == KEY_DELETE)
 			return fail_not_counting(r->name);
+		/* Only a scalable filter's growth makes an add E2BIG. */
+		if (ret == -E2BIG && r->op == KEY_ADD)
+			return fail_cannot_grow(r->name);
 		return fail_filter(ret, r->name, what[r->op]);
 	}
 	r->keys += b->count;

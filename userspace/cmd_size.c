@@ -148,17 +148,16 @@ static int print_table(uint32_t type, uint32_t generations)
 }
 
 /* A scalable filter's growth: what it uses at 1, 10, 100 and 1000 times. */
-static int print_chain(const struct kbl_spec *spec, uint32_t expansion,
-		       bool json)
+static int print_chain(const struct kbl_spec *spec, bool json)
 {
 	static const uint64_t times[] = { 1, 10, 100, 1000 };
 	struct chain_growth g[4];
-	char a[32], b[32];
+	char a[32], b[32], grows[64];
 	size_t i;
 
 	for (i = 0; i < 4; i++) {
 		int ret = chain_growth(&g[i], spec->type, spec->capacity,
-				       spec->fp_ppb, expansion, times[i]);
+				       spec->fp_ppb, spec->expansion, times[i]);
 
 		if (ret == -EINVAL)
 			return fail("these values are out of range");
@@ -168,7 +167,7 @@ static int print_chain(const struct kbl_spec *spec, uint32_t expansion,
 	if (!g[0].subs)
 		return fail("that filter would exceed the largest kbloom can hold (2^31 blocks, 128 GiB)");
 	if (json) {
-		printf("{\"expansion\":%u", expansion);
+		printf("{\"expansion\":%u", spec->expansion);
 		json_text("type", kbl_type_name(spec->type));
 		json_u64("capacity", spec->capacity);
 		json_u64("fp_target_ppb", spec->fp_ppb);
@@ -187,12 +186,8 @@ static int print_chain(const struct kbl_spec *spec, uint32_t expansion,
 		printf("]}\n");
 		return EXIT_OK;
 	}
-	if (expansion == 1)
-		table_row("type", "%s, scalable: every sub-filter holds as many keys as the first",
-			  kbl_type_name(spec->type));
-	else
-		table_row("type", "%s, scalable: each next sub-filter holds %u times the last",
-			  kbl_type_name(spec->type), expansion);
+	table_row("type", "%s, scalable: %s", kbl_type_name(spec->type),
+		  fmt_expansion(spec->expansion, grows, sizeof(grows)));
 	table_row("capacity", "%" PRIu64 " keys in the first sub-filter",
 		  spec->capacity);
 	table_row("target fp", "%s for the whole filter, however far it grows",
@@ -321,7 +316,6 @@ static int run_size(int argc, char **argv)
 	const struct command *cmd = &cmd_size;
 	struct kbl_spec spec = { 0 };
 	bool json = false, table = false;
-	uint32_t expansion = 0;
 	struct sizing s;
 	int c, ret;
 
@@ -349,23 +343,14 @@ static int run_size(int argc, char **argv)
 		case 't':
 			table = true;
 			break;
-		case 'e':
-			if (!parse_u32(optarg, KBLOOM_EXPANSION_MIN,
-				       KBLOOM_EXPANSION_MAX, &expansion))
-				return usage_error(cmd, "invalid --expansion '%s': give 1 to %d, the capacity of each next sub-filter over the last",
-						   optarg,
-						   KBLOOM_EXPANSION_MAX);
-			break;
 		default:
 			return EXIT_ERR;
 		}
 	}
-	if (window_finish(cmd, &spec, 0))
+	if (spec.expansion && table)
+		return usage_error(cmd, "--table takes no --expansion");
+	if (expansion_finish(cmd, &spec, 0) || window_finish(cmd, &spec, 0))
 		return EXIT_ERR;
-	if (expansion && (table || spec.generations))
-		return usage_error(cmd, table ?
-				   "--table takes no --expansion" :
-				   "a window filter cannot grow: give --generations or --expansion, not both");
 	if (table) {
 		if (optind != argc || spec.capacity || spec.fp_ppb ||
 		    spec.bits_per_key || spec.bits)
@@ -394,10 +379,8 @@ static int run_size(int argc, char **argv)
 		return usage_error(cmd, "give exactly one of a rate (--fp), --bits-per-key or --bits");
 	if (spec.fp_ppb && spec.k)
 		return usage_error(cmd, "--k cannot be combined with a rate (k is chosen for the rate)");
-	if (expansion && !spec.fp_ppb)
-		return usage_error(cmd, "--expansion needs a rate (--fp): each sub-filter is sized for a rate of its own");
-	if (expansion)
-		return print_chain(&spec, expansion, json);
+	if (spec.expansion)
+		return print_chain(&spec, json);
 
 	ret = sizing_from_spec(&s, &spec);
 	if (ret == -E2BIG)

@@ -125,6 +125,14 @@ static int fail_request(int err, const char *name, const char *what)
 		    kbl_strerror(err));
 }
 
+int fail_call(int err, const char *call, const char *name)
+{
+	char msg[1024];
+
+	return fail("%s", kbl_error_message(err, call, name, msg,
+					    sizeof(msg)));
+}
+
 int fail_name(const char *name)
 {
 	return fail("invalid filter name '%s': use 1 to %d characters of A-Z a-z 0-9 . _ -",

@@ -82,8 +82,37 @@ static int sizing_from_bits_per_key(struct sizing *s, uint32_t type,
 	return ret ? ret : fill_sizing(s, &geo, capacity);
 }
 
+/* The schedule of a scalable filter, as the module's core takes it. */
+static struct kbloom_chain_params chain_params(uint32_t type,
+					       uint64_t capacity,
+					       uint32_t fp_ppb,
+					       uint32_t expansion)
+{
+	return (struct kbloom_chain_params){
+		.capacity = capacity, .type = type, .fp_ppb = fp_ppb,
+		.expansion = expansion,
+	};
+}
+
+/*
+ * A scalable filter's first sub-filter: what create allocates, and what
+ * the module's memory caps judge (see KBLOOM_CTL_CREATE).
+ */
+static int sizing_from_chain(struct sizing *s, const struct kbl_spec *spec)
+{
+	const struct kbloom_chain_params cp =
+		chain_params(spec->type, spec->capacity, spec->fp_ppb,
+			     spec->expansion);
+	struct kbloom_geometry geo;
+	int ret = kbloom_chain_sub_geometry(&geo, &cp, 0);
+
+	return ret ? ret : fill_sizing(s, &geo, spec->capacity);
+}
+
 int sizing_from_spec(struct sizing *s, const struct kbl_spec *spec)
 {
+	if (spec->expansion)
+		return sizing_from_chain(s, spec);
 	if (spec->fp_ppb)
 		return sizing_from_rate(s, spec->type, spec->generations,
 					spec->capacity, spec->fp_ppb);
@@ -110,10 +139,8 @@ uint64_t filter_cells(uint64_t nblocks, uint32_t type, uint32_t generations)
 int chain_growth(struct chain_growth *g, uint32_t type, uint64_t capacity,
 		 uint32_t fp_ppb, uint32_t expansion, uint64_t times)
 {
-	const struct kbloom_chain_params cp = {
-		.capacity = capacity, .type = type, .fp_ppb = fp_ppb,
-		.expansion = expansion,
-	};
+	const struct kbloom_chain_params cp =
+		chain_params(type, capacity, fp_ppb, expansion);
 	u64 rate16, bytes;
 	u32 subs;
 	int ret;
@@ -128,4 +155,14 @@ int chain_growth(struct chain_growth *g, uint32_t type, uint64_t capacity,
 	g->bytes = bytes;
 	g->fp_ppb = (uint32_t)((rate16 + 0xffff) >> 16);
 	return ret;
+}
+
+uint32_t chain_max_subs(uint32_t type, uint64_t capacity, uint32_t fp_ppb,
+			uint32_t expansion)
+{
+	const struct kbloom_chain_params cp =
+		chain_params(type, capacity, fp_ppb, expansion);
+
+	return kbloom_chain_params_validate(&cp) ? 0 :
+	       kbloom_chain_max_subs(&cp);
 }

@@ -89,6 +89,12 @@ int fail_filter(int err, const char *name, const char *what);
 int fail_control(int err, const char *name, const char *what);
 struct stat;
 int fail_foreign(const char *name, const struct stat *st, const char *why);
+/*
+ * libkbloom's own message for err from the call named call (its function
+ * name, "kbl_save") on the filter name: where the call gives the errno a
+ * meaning of its own (kbl_error_message()).
+ */
+int fail_call(int err, const char *call, const char *name);
 int fail_name(const char *name);
 bool module_loaded(void);
 /* The module is not loaded: how to load it. */
@@ -128,6 +134,12 @@ void json_text(const char *key, const char *value);
  */
 const char *fmt_rotation(uint32_t generations, uint64_t rotate_ms,
 			 uint64_t rotate_every, char *buf, size_t size);
+/*
+ * How a scalable filter of this expansion grows, for "scalable: ...":
+ * "each next sub-filter holds 2 times the last", or for 1 "every
+ * sub-filter holds as many keys as the first".
+ */
+const char *fmt_expansion(uint32_t expansion, char *buf, size_t size);
 /*
  * A window's fields of an info or list object: generations, rotate_ms,
  * window_ms, rotate_every, rotations, next_rotation_ms and "gen", newest
@@ -237,7 +249,8 @@ int sizing_from_rate(struct sizing *s, uint32_t type, uint32_t generations,
 		     uint64_t capacity, uint32_t fp_ppb);
 /*
  * spec sizes one way, as kbl_create() takes it: a rate, bits or bits/key,
- * for spec->type (and spec->generations).
+ * for spec->type (and spec->generations); with spec->expansion, the
+ * scalable filter's first sub-filter, the one create allocates.
  */
 int sizing_from_spec(struct sizing *s, const struct kbl_spec *spec);
 /*
@@ -257,6 +270,13 @@ struct chain_growth {
 int chain_growth(struct chain_growth *g, uint32_t type, uint64_t capacity,
 		 uint32_t fp_ppb, uint32_t expansion, uint64_t times);
 /*
+ * The most sub-filters the schedule of a scalable filter allows
+ * (KBLOOM_SUBFILTERS_MAX, fewer where a capacity would pass 2^64 - 1;
+ * the memory caps may end it sooner), 0 for parameters out of range.
+ */
+uint32_t chain_max_subs(uint32_t type, uint64_t capacity, uint32_t fp_ppb,
+			uint32_t expansion);
+/*
  * Cells of a filter: 512 bits or 128 counters per 64-byte block, or a
  * window's 512 masks per key block of 2^plane_order blocks.
  */
@@ -268,7 +288,7 @@ uint32_t plane_order_of(uint32_t generations);
  * size_options.c: the sizing options, read alike by every command that
  * takes them.  Both return 0 or EXIT_ERR (after saying why); size_option()
  * returns 1 when c is none of -n (--capacity), -p (--fp),
- * -c (--bits-per-key), -k (--k) and -C (--counting).
+ * -c (--bits-per-key), -k (--k), -C (--counting) and -e (--expansion).
  */
 #define DEFAULT_FP_PPB	10000000U	/* 1 %: create without --fp, demo, bench */
 /* What a rate and a capacity must be, in every message that rejects one. */
@@ -291,5 +311,13 @@ int window_option(const struct command *cmd, struct kbl_spec *spec,
 		  uint64_t *window_ms, int c);
 int window_finish(const struct command *cmd, struct kbl_spec *spec,
 		  uint64_t window_ms);
+/*
+ * A scalable filter's options judged together, after every option and
+ * before window_finish(): --expansion makes no window (--generations,
+ * --window or --rotate-every, window_ms the last) and is sized by a rate,
+ * never --bits, --bits-per-key or --k.  0, or EXIT_ERR after saying why.
+ */
+int expansion_finish(const struct command *cmd, const struct kbl_spec *spec,
+		     uint64_t window_ms);
 
 #endif /* KBLOOMCTL_H */

@@ -114,6 +114,20 @@ static int request_name(char *field, const char *name)
 	return ret;
 }
 
+/*
+ * What the module would refuse of a scalable filter, refused here: the
+ * errno then does not depend on whether the module is loaded, or is one
+ * old enough to know nothing of expansion.
+ */
+static bool expansion_valid(const struct kbl_spec *spec)
+{
+	if (!spec->expansion)
+		return true;
+	return spec->expansion <= KBLOOM_EXPANSION_MAX &&
+	       spec->type != KBLOOM_TYPE_WINDOW && !spec->bits &&
+	       !spec->bits_per_key && !spec->k;
+}
+
 int kbl_create_sized(const char *name, const struct kbl_spec *spec_arg,
 		     size_t size)
 {
@@ -138,7 +152,7 @@ int kbl_create_sized(const char *name, const struct kbl_spec *spec_arg,
 			return -E2BIG;
 	memset(&spec, 0, sizeof(spec));
 	memcpy(&spec, spec_arg, size < sizeof(spec) ? size : sizeof(spec));
-	if (spec.pad)
+	if (spec.pad || spec.pad2 || !expansion_valid(&spec))
 		return -EINVAL;
 	req.capacity = spec.capacity;
 	req.bits = spec.bits;
@@ -151,6 +165,7 @@ int kbl_create_sized(const char *name, const struct kbl_spec *spec_arg,
 	req.generations = spec.generations;
 	req.rotate_ms = spec.rotate_ms;
 	req.rotate_every = spec.rotate_every;
+	req.expansion = spec.expansion;
 	if (spec.use_seed)
 		req.flags |= KBLOOM_CREATE_SEED;
 	return control_ioctl(KBLOOM_CTL_CREATE, &req);
@@ -679,6 +694,14 @@ int kbl_info(const struct kbl *f, struct kbloom_info *info)
 	return do_ioctl(f, KBLOOM_IOC_GET_INFO, info);
 }
 
+int kbl_subfilter(const struct kbl *f, uint32_t index,
+		  struct kbloom_subfilter *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->index = index;
+	return do_ioctl(f, KBLOOM_IOC_GET_SUBFILTER, out);
+}
+
 int kbl_rotate(struct kbl *f)
 {
 	return do_ioctl(f, KBLOOM_IOC_ROTATE, NULL);
@@ -911,6 +934,7 @@ static const struct {
 	{ "kbl_map", "map filter" },
 	{ "kbl_rotate", "rotate filter" },
 	{ "kbl_window_info", "get window information on filter" },
+	{ "kbl_subfilter", "get sub-filter information on filter" },
 };
 
 /*
@@ -968,14 +992,30 @@ static const char *kbl_reason(int err, const char *call, const char *name)
 		if (!strcmp(call, "kbl_rotate") ||
 		    !strcmp(call, "kbl_window_info"))
 			return "not a window filter";
+		if (!strcmp(call, "kbl_subfilter"))
+			return "not a scalable filter: only those have sub-filters";
+		/* The refusals of a scalable filter, the one type that has them. */
+		if (!strcmp(call, "kbl_intersect"))
+			return "a scalable filter cannot be intersected (a key both hold may be in sub-filters of different indexes)";
+		if (!strcmp(call, "kbl_save") || !strcmp(call, "kbl_load"))
+			return "a scalable filter has no image";
+		if (!strcmp(call, "kbl_map"))
+			return "a scalable filter cannot be mapped (checks go through ioctls)";
+		break;
+	case ERANGE:
+		if (!strcmp(call, "kbl_subfilter"))
+			return "no sub-filter of that index (kbl_info() gives how many there are now)";
 		break;
 	case E2BIG:
 		if (!strcmp(call, "kbl_create"))
 			return "filter larger than the module allows, or a struct kbl_spec with fields this libkbloom does not know";
+		/* Only a scalable filter's growth makes these calls E2BIG. */
+		if (!strncmp(call, "kbl_add", 7) || !strcmp(call, "kbl_merge"))
+			return "the scalable filter cannot grow: a new sub-filter would pass the module's max_filter_bytes or max_total_bytes, or it has its last sub-filter";
 		break;
 	}
 	if (err == EINVAL && !strcmp(call, "kbl_create"))
-		return "invalid parameters (a size: capacity and rate, bits, or capacity and bits per key; k 1 to 16; a window needs 2 to 63 generations, rotate_ms 0 or 10 to 2^31, rotate_every 0 to 2^48, and other types none of them)";
+		return "invalid parameters (a size: capacity and rate, bits, or capacity and bits per key; k 1 to 16; a window needs 2 to 63 generations, rotate_ms 0 or 10 to 2^31, rotate_every 0 to 2^48, and other types none of them; expansion 0, or 1 to 16 for a scalable filter, which is bits or counting, never a window, and is sized by capacity and rate alone, without bits, bits per key or k)";
 	return kbl_strerror(err);
 }
 
@@ -1023,7 +1063,7 @@ const char *kbl_strerror(int err)
 		/* Images (kbl_load) and mappings (kbl_map) both say it. */
 		return "kbloom image or filter mapping of another version: images of kbloom 0.1 place cells otherwise (rebuild the filter from its keys); for a mapping, module and libkbloom versions differ";
 	case EXDEV:
-		return "filters or image differ in geometry, type, seed or generations";
+		return "filters or image differ in geometry, type, seed or generations (scalable filters: in capacity, rate, expansion, type or seed, or only one of them is scalable)";
 	case ENODATA:
 		return "truncated kbloom image";
 	case EMSGSIZE:
@@ -1041,7 +1081,7 @@ const char *kbl_strerror(int err)
 	case ENOTTY:
 		return "not a kbloom device";
 	case EOPNOTSUPP:
-		return "not supported by this filter's type (delete needs a counting filter, rotate a window filter)";
+		return "not supported by this filter's type (delete needs a counting filter, rotate a window filter; a scalable filter has no image, mapping or intersect)";
 	case ESTALE:
 		return "the filter was rewritten (clear, intersect, load or rotation) during the read; read again";
 	default:

@@ -159,6 +159,16 @@ const char *fmt_rotation(uint32_t generations, uint64_t rotate_ms,
 	return buf;
 }
 
+const char *fmt_expansion(uint32_t expansion, char *buf, size_t size)
+{
+	if (expansion == 1)
+		snprintf(buf, size, "every sub-filter holds as many keys as the first");
+	else
+		snprintf(buf, size, "each next sub-filter holds %u times the last",
+			 expansion);
+	return buf;
+}
+
 void json_window(const struct kbloom_window_info *w, bool bits_set)
 {
 	uint32_t i;

@@ -39,9 +39,37 @@ int size_option(const struct command *cmd, struct kbl_spec *spec, int c)
 			return usage_error(cmd, "invalid --k '%s': give 1 to %d",
 					   optarg, KBLOOM_K_MAX);
 		return 0;
+	case 'e':
+		if (!parse_u32(optarg, KBLOOM_EXPANSION_MIN,
+			       KBLOOM_EXPANSION_MAX, &spec->expansion))
+			return usage_error(cmd, "invalid --expansion '%s': give %d to %d, the capacity of each next sub-filter over the last",
+					   optarg, KBLOOM_EXPANSION_MIN,
+					   KBLOOM_EXPANSION_MAX);
+		return 0;
 	default:
 		return 1;
 	}
+}
+
+int expansion_finish(const struct command *cmd, const struct kbl_spec *spec,
+		     uint64_t window_ms)
+{
+	if (!spec->expansion)
+		return 0;
+	/*
+	 * Asked before window_finish(), so that --window or --rotate-every
+	 * without --generations is not answered by asking for --generations.
+	 */
+	if (spec->generations || window_ms || spec->rotate_every)
+		return usage_error(cmd, "a window filter cannot grow: %s makes a window filter, whose keys expire, and --expansion a scalable filter, which grows; give one or the other",
+				   spec->generations ? "--generations" :
+				   window_ms ? "--window" : "--rotate-every");
+	if (spec->bits || spec->bits_per_key)
+		return usage_error(cmd, "--expansion needs a rate (--fp), not %s: a scalable filter is sized by --capacity and --fp, each sub-filter for a rate of its own",
+				   spec->bits ? "--bits" : "--bits-per-key");
+	if (spec->k)
+		return usage_error(cmd, "--expansion cannot be combined with --k: a scalable filter is sized by --capacity and --fp, and each sub-filter's k is chosen for its rate");
+	return 0;
 }
 
 int window_option(const struct command *cmd, struct kbl_spec *spec,

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,8 +65,95 @@ static void spec_cases(void)
 	/* 0.1.0's entry point never reads the pad (nor anything after type). */
 	expect_errno("create-0.1-ignores-new-fields",
 		     (kbl_create)("w", &spec) == -EINVAL ? -EINVAL : 0, 0);
+	spec.pad = 0;
+	spec.pad2 = 1;
+	expect_errno("create-pad2", kbl_create("w", &spec), -EINVAL);
 	expect("spec-size-0.1", KBL_SPEC_SIZE_0_1 == 48 ? "ok" : "changed",
 	       "ok");
+}
+
+/*
+ * A scalable filter's spec, judged by the library before the control
+ * node: each refusal is -EINVAL with or without the module, and the
+ * message kbloomctl and other callers print names the rule.
+ */
+static void expansion_cases(void)
+{
+	const struct kbl_spec good = { .capacity = 1000, .fp_ppb = 10000000,
+				       .expansion = 2 };
+	struct kbl_spec spec;
+	char buf[512];
+	const char *m;
+
+	spec = good;
+	spec.expansion = KBLOOM_EXPANSION_MAX + 1;
+	expect_errno("create-expansion-over-max", kbl_create("w", &spec),
+		     -EINVAL);
+	spec.expansion = UINT32_MAX;
+	expect_errno("create-expansion-u32-max", kbl_create("w", &spec),
+		     -EINVAL);
+	spec = good;
+	spec.type = KBLOOM_TYPE_WINDOW;
+	spec.generations = 3;
+	expect_errno("create-expansion-window", kbl_create("w", &spec),
+		     -EINVAL);
+	spec = good;
+	spec.fp_ppb = 0;
+	spec.bits = 65536;
+	expect_errno("create-expansion-bits", kbl_create("w", &spec),
+		     -EINVAL);
+	spec = good;
+	spec.fp_ppb = 0;
+	spec.bits_per_key = 10;
+	expect_errno("create-expansion-bits-per-key", kbl_create("w", &spec),
+		     -EINVAL);
+	spec = good;
+	spec.k = 3;
+	expect_errno("create-expansion-k", kbl_create("w", &spec), -EINVAL);
+	/* Fields past the caller's size read as 0: no expansion to refuse. */
+	spec = good;
+	spec.expansion = KBLOOM_EXPANSION_MAX + 1;
+	expect_errno("create-sized-before-expansion",
+		     kbl_create_sized("w", &spec,
+				      offsetof(struct kbl_spec, expansion)) ==
+		     -EINVAL ? -EINVAL : 0, 0);
+
+	m = kbl_error_message(-EINVAL, "kbl_create", "w", buf, sizeof(buf));
+	expect("create-invalid-expansion-range", m,
+	       "expansion 0, or 1 to 16 for a scalable filter");
+	expect("create-invalid-expansion-window", m,
+	       "bits or counting, never a window");
+	expect("create-invalid-expansion-sized", m,
+	       "sized by capacity and rate alone, without bits, bits per key or k");
+	m = kbl_error_message(-EOPNOTSUPP, "kbl_subfilter", "a", buf,
+			      sizeof(buf));
+	expect("subfilter-not-scalable", m,
+	       "cannot get sub-filter information on filter 'a': not a scalable filter: only those have sub-filters");
+	m = kbl_error_message(-ERANGE, "kbl_subfilter", "a", buf, sizeof(buf));
+	expect("subfilter-range", m,
+	       "cannot get sub-filter information on filter 'a': no sub-filter of that index (kbl_info() gives how many there are now)");
+	m = kbl_error_message(-EOPNOTSUPP, "kbl_intersect", "a", buf,
+			      sizeof(buf));
+	expect("intersect-scalable", m,
+	       "cannot intersect filter 'a': a scalable filter cannot be intersected");
+	m = kbl_error_message(-EOPNOTSUPP, "kbl_save", "a", buf, sizeof(buf));
+	expect("save-scalable", m,
+	       "cannot save filter 'a': a scalable filter has no image");
+	m = kbl_error_message(-EOPNOTSUPP, "kbl_load", "a", buf, sizeof(buf));
+	expect("load-scalable", m,
+	       "cannot load an image into filter 'a': a scalable filter has no image");
+	m = kbl_error_message(-EOPNOTSUPP, "kbl_map", "a", buf, sizeof(buf));
+	expect("map-scalable", m,
+	       "cannot map filter 'a': a scalable filter cannot be mapped");
+	m = kbl_error_message(-E2BIG, "kbl_add_one", "a", buf, sizeof(buf));
+	expect("add-cannot-grow", m,
+	       "cannot add a key to filter 'a': the scalable filter cannot grow: a new sub-filter would pass the module's max_filter_bytes or max_total_bytes, or it has its last sub-filter");
+	m = kbl_error_message(-E2BIG, "kbl_merge", "a", buf, sizeof(buf));
+	expect("merge-cannot-grow", m,
+	       "cannot merge into filter 'a': the scalable filter cannot grow");
+	m = kbl_error_message(-EXDEV, "kbl_merge", "a", buf, sizeof(buf));
+	expect("merge-exdev-scalable", m,
+	       "(scalable filters: in capacity, rate, expansion, type or seed, or only one of them is scalable)");
 }
 
 int main(void)
@@ -98,7 +186,7 @@ int main(void)
 	expect("window-info-not-window", m,
 	       "cannot get window information on filter 'a': not a window filter");
 	expect("strerror-eopnotsupp", kbl_strerror(-EOPNOTSUPP),
-	       "not supported by this filter's type (delete needs a counting filter, rotate a window filter)");
+	       "not supported by this filter's type (delete needs a counting filter, rotate a window filter; a scalable filter has no image, mapping or intersect)");
 	m = kbl_error_message(-EINVAL, "kbl_create", "w", buf, sizeof(buf));
 	expect("create-invalid", m,
 	       "cannot create filter 'w': invalid parameters (");
@@ -128,6 +216,7 @@ int main(void)
 	       sizeof(tiny) - 1 ? "ok" : tiny, "ok");
 
 	spec_cases();
+	expansion_cases();
 
 	if (access(KBL_CONTROL_PATH, F_OK) == 0) {
 		printf("SKIP: messages/open-module-missing: %s exists here\n",

@@ -184,10 +184,12 @@ kb_ok() {
 }
 
 # kb_json_flat: $out without a window's per-generation array ("gen":
-# [{...}, ...], whose objects repeat field names such as add_calls), so
-# that a field name means the filter's own field.
+# [{...}, ...], whose objects repeat field names such as add_calls) and a
+# scalable filter's per-sub-filter one ("sub": [...], capacity, k, ...),
+# so that a field name means the filter's own field.
 kb_json_flat() {
-	echo "$out" | sed 's/"gen":\[[^]]*\],\{0,1\}//'
+	echo "$out" | sed -e 's/"gen":\[[^]]*\],\{0,1\}//' \
+		-e 's/"sub":\[[^]]*\],\{0,1\}//'
 }
 
 # kb_json_field NAME: the number after "NAME": in $out.

@@ -249,6 +249,44 @@ kb_expect create-bad-seed 2 "invalid --seed 'z'" create x --capacity 10 --seed z
 kb_expect create-too-big 2 "largest filter kbloom can hold" \
 	create x --capacity 1e15 --fp 1e-9
 
+# create --expansion: what cannot make a scalable filter is refused before
+# the device, each with the rule and the way out.  The value is read as
+# size reads it (size-expansion-0 and -17 above).
+kb_expect create-expansion-0 2 \
+	"invalid --expansion '0': give 1 to 16, the capacity of each next sub-filter over the last (see: kbloomctl help create)" \
+	create x --capacity 1k --expansion 0
+kb_expect create-expansion-17 2 "invalid --expansion '17': give 1 to 16" \
+	create x --capacity 1k --expansion 17
+kb_expect create-expansion-not-number 2 "invalid --expansion 'two': give 1 to 16" \
+	create x --capacity 1k -e two
+kb_expect create-expansion-generations 2 \
+	"a window filter cannot grow: --generations makes a window filter, whose keys expire, and --expansion a scalable filter, which grows; give one or the other" \
+	create x --capacity 1k --expansion 2 --generations 3
+# Without --generations too: the message is not "--window needs
+# --generations", which would lead to the refusal above.
+kb_expect create-expansion-window 2 \
+	"a window filter cannot grow: --window makes a window filter" \
+	create x --capacity 1k --expansion 2 --window 1h
+kb_expect create-expansion-rotate-every 2 \
+	"a window filter cannot grow: --rotate-every makes a window filter" \
+	create x --expansion 2 --rotate-every 100k
+kb_expect create-expansion-bits 2 \
+	"--expansion needs a rate (--fp), not --bits: a scalable filter is sized by --capacity and --fp, each sub-filter for a rate of its own" \
+	create x --bits 8Ki --expansion 2
+kb_expect create-expansion-bits-per-key 2 \
+	"--expansion needs a rate (--fp), not --bits-per-key: a scalable filter is sized by --capacity and --fp" \
+	create x --capacity 1k --bits-per-key 10 --expansion 2
+kb_expect create-expansion-k 2 \
+	"--expansion cannot be combined with --k: a scalable filter is sized by --capacity and --fp, and each sub-filter's k is chosen for its rate" \
+	create x --capacity 1k --fp 1% --expansion 2 --k 3
+kb_expect create-expansion-no-size 2 \
+	"give a size: --capacity N [--fp RATE] (the keys of the first sub-filter)" \
+	create x --expansion 2
+# The first sub-filter is what create allocates, and what must fit.
+kb_expect create-expansion-too-big 2 "largest filter kbloom can hold" \
+	create x --capacity 1e15 --fp 1e-9 --expansion 2
+kb_expect create-help-expansion 0 "-e, --expansion E" create --help
+
 kb_expect add-no-name 2 "missing the filter NAME" add
 kb_expect check-no-name 2 "missing the filter NAME" check
 kb_expect delete-no-name 2 "missing the filter NAME" delete
@@ -289,6 +327,11 @@ if [ ! -e /dev/kbloom-control ] && [ ! -e /sys/class/kbloom ]; then
 		kb_expect "no-module:${c%% *}" 2 \
 			"kbloom module not loaded (/dev/kbloom-control missing; try: modprobe kbloom)" $c
 	done
+	# A valid scalable filter passes every check above and reaches the
+	# device.
+	kb_expect no-module:create-scalable 2 \
+		"kbloom module not loaded (/dev/kbloom-control missing; try: modprobe kbloom)" \
+		create x --capacity 10 --expansion 2
 fi
 
 kb_finish

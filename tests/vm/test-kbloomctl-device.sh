@@ -16,6 +16,7 @@ done
 names=""
 for t in $kb_types; do
 	names="$names users-$t sized-$t bpk-$t addv-$t rep-$t cnt-$t map-$t"
+	names="$names grow-$t"
 done
 # Leftovers of an earlier failed run would change every answer below.
 # shellcheck disable=SC2086
@@ -487,6 +488,63 @@ for t in $kb_types; do
 	kb_why="mappings $(mappings) after the check ended"
 	[ "$(mappings)" -eq 0 ]
 	kb_ok "mappings-gone-after-exit/$t"
+done
+
+# --- scalable filters: they grow as keys come ----------------------------
+# Made for 1000 keys and given 10 times that, a scalable filter adds
+# sub-filters (with expansion 2 they hold 1000, 2000, 4000 and 8000 new
+# keys: 4 of them for the 10000, fewer only by the keys that were false
+# positives when they came), and every key is still found.  Windows do not
+# grow.  What a scalable filter refuses says so.
+kb_numbers 1 10000 >"$kb_tmp/grow-keys"
+# shellcheck disable=SC2086
+for t in $kb_types; do
+	[ "$t" = window ] && continue
+	kb_type "$t"
+	f=grow-$t
+	kb_expect "scalable-create/$t" 0 \
+		"created scalable ${kb_word}filter '$f': " \
+		create "$f" --capacity 1000 --fp 1% --expansion 2 --seed 9 $kb_opt
+	kb_info "scalable-info-created/$t" "$f" expansion=2 subfilters=1 \
+		capacity=1000 fp_target_ppb=10000000 type="$t"
+	kb_expect "scalable-add/$t" 0 "added 10000 keys to '$f'" \
+		add "$f" -f "$kb_tmp/grow-keys"
+	kb_ctl info --json "$f"
+	subs=$(kb_json_field subfilters)
+	listed=$(echo "$out" | grep -o '"index":[0-9]*' | wc -l)
+	kb_why="subfilters '$subs', $listed listed: $out"
+	[ "$rc" -eq 0 ] && [ "${subs:-0}" -gt 1 ] && [ "$listed" -eq "$subs" ] &&
+		[ "$(kb_json_field expansion)" = 2 ]
+	kb_ok "scalable-grows/$t"
+	kb_expect "scalable-info-table/$t" 0 "$(kb_lines \
+		"capacity        1000 keys in the first sub-filter" \
+		"expansion       2 (each next sub-filter holds 2 times the last)" \
+		"sub-filters     $subs of at most " \
+		"    SUB       CAPACITY           KEYS" \
+		"      0           1000 ")" info "$f"
+	kb_expect "scalable-no-false-negatives/$t" 0 \
+		"10000 keys checked in '$f': 10000 may be present, 0 definitely absent" \
+		check "$f" -f "$kb_tmp/grow-keys"
+	kb_ctl list
+	kb_why="$out"
+	echo "$out" | grep -qE "^$f .* $t \(scalable, expansion 2, $subs sub-filters\)\$"
+	kb_ok "scalable-list/$t"
+	kb_expect "scalable-list-json/$t" 0 \
+		"\"name\":\"$f\",\"node\":\"/dev/kbloom/$f\",\"type\":\"$t\"" list --json
+	kb_why="no expansion 2, subfilters $subs for $f: $out"
+	echo "$out" | tr '{' '\n' | grep "\"name\":\"$f\"" |
+		grep -q "\"expansion\":2,\"subfilters\":$subs,"
+	kb_ok "scalable-list-json-fields/$t"
+	kb_expect "scalable-save-refused/$t" 2 \
+		"cannot save filter '$f': a scalable filter has no image" \
+		save "$f" "$kb_tmp/grow.kbloom"
+	kb_expect "scalable-intersect-refused/$t" 2 \
+		"cannot intersect filter '$f': a scalable filter cannot be intersected" \
+		intersect "$f" "sized-$t"
+	kb_expect "scalable-merge-fixed-refused/$t" 2 \
+		"filters '$f' and 'sized-$t' are not compatible: '$f' is scalable and 'sized-$t' is not" \
+		merge "$f" "sized-$t"
+	"$KBLOOMCTL" destroy -q "$f"
 done
 
 # --- destroy -------------------------------------------------------------
