@@ -60,10 +60,23 @@
  * CLEAR began is left; MERGE and rotations keep it (a rotation in the
  * live generations); INTERSECT keeps it whole or intersects it whole.
  *
+ * Scalable filters (KBLOOM_CTL_CREATE with an expansion): checks and
+ * check_keys answer for all sub-filters.  add never allocates: a key new
+ * to the filter when its newest sub-filter is full returns -EAGAIN,
+ * changes nothing, and has a kernel worker grow the filter soon after,
+ * so that the same add then succeeds; once a growth failed it returns
+ * that errno instead (-E2BIG at the module's caps or the filter's last
+ * sub-filter, -ENOMEM), each such add asking the worker to try again, so
+ * raising a cap lets the filter grow.  A key already in the filter is
+ * always taken.  add_keys returns -EOPNOTSUPP (after -EINVAL for its
+ * keys) and changes nothing: a batch that stopped at the first full
+ * sub-filter could not say where; add the keys one by one.
+ *
  * Errors: -EINVAL for a name that is not 1-31 of [A-Za-z0-9._-], a key of
  * 0 or more than KBLOOM_KEY_MAX bytes (nothing of the batch is done), a
  * NULL filter; -ENOENT for no filter of that name or id; -ENODEV for a
- * destroyed filter; -EDEADLK as above.
+ * destroyed filter; -EDEADLK as above; -EAGAIN, -E2BIG, -ENOMEM and
+ * -EOPNOTSUPP from scalable filters, as above.
  */
 #ifndef _LINUX_KBLOOM_API_H
 #define _LINUX_KBLOOM_API_H
@@ -89,7 +102,10 @@ u32 kbloom_filter_id(const struct kbloom_filter *f);
 
 /* 1: maybe present, 0: absent, or a negative errno. */
 int kbloom_filter_check(struct kbloom_filter *f, const void *key, u32 len);
-/* 1: the key set a new bit (took a counter from 0), 0: it did not. */
+/*
+ * 1: the key set a new bit (took a counter from 0), 0: it did not; a
+ * scalable filter's -EAGAIN: retry after its growth, as above.
+ */
 int kbloom_filter_add(struct kbloom_filter *f, const void *key, u32 len);
 
 /*

@@ -652,6 +652,71 @@ static const char *tc_learn_case(const struct vt_type *t)
 	return vt_done(fd, NAME, msg);
 }
 
+/*
+ * tc_learn into a scalable filter of first capacity 100: a packet whose
+ * add found it full is refused (EAGAIN, TC_ACT_UNSPEC) and comes again
+ * after the worker grew the filter; in the end every key is in it, by
+ * CHECK, across the sub-filters grown meanwhile.
+ */
+static const char *tc_learn_scalable(const struct vt_type *t)
+{
+	uint8_t key[KBT_KEY_BYTES], pkt[KBT_PKT_BYTES];
+	uint64_t errors0 = g->errors, i, eagain = 0;
+	struct kbloom_create req;
+	struct kbloom_info info;
+	const char *msg = NULL;
+	uint32_t id, tries;
+	long ret, found;
+	int fd;
+
+	EXPECT_NULL(need_test_obj());
+	vt_destroy(NAME);
+	vt_create_req(&req, NAME, 100, 10000000U);
+	req.type = t->type;
+	req.expansion = 2;
+	EXPECT_OK(vt_create_raw(&req));
+	fd = vt_open(NAME, O_RDWR);
+	EXPECT(fd >= 0 && !filter_id(NAME, &id), "open %s: %s", NAME,
+	       vt_errno_name(errno));
+	target(id, NAME);
+	for (i = 0; i < KBT_ADD_MAX && !msg; i++) {
+		kb_key(key, 8, i);
+		kb_packet(pkt, key);
+		for (tries = 0; tries < 1000; tries++) {
+			ret = kb_run_pkt(prog("tc_learn"), pkt, sizeof(pkt), 1);
+			if (ret == TC_ACT_OK)
+				break;
+			if ((uint32_t)ret != (uint32_t)TC_ACT_UNSPEC ||
+			    g->last_error != -EAGAIN) {
+				msg = vt_fail("tc_learn of key %llu: %ld, error %lld",
+					      (unsigned long long)i, ret,
+					      (long long)g->last_error);
+				break;
+			}
+			eagain++;
+			usleep(1000);
+		}
+		if (!msg && tries == 1000)
+			msg = vt_fail("key %llu: still EAGAIN after 1 s",
+				      (unsigned long long)i);
+	}
+	if (!msg && (vt_info(fd, &info) || info.subfilters < 4 || !eagain ||
+		     g->errors - errors0 != eagain))
+		msg = vt_fail("%u sub-filters, %llu EAGAIN (%llu errors)",
+			      info.subfilters, (unsigned long long)eagain,
+			      (unsigned long long)(g->errors - errors0));
+	found = msg ? 0 : keys_op(fd, KBLOOM_IOC_CHECK, 8, 0, KBT_ADD_MAX,
+				  KBT_KEY_BYTES, NULL);
+	if (!msg && found != KBT_ADD_MAX)
+		msg = vt_fail("CHECK found %ld of the %d keys learnt", found,
+			      KBT_ADD_MAX);
+	if (!msg)
+		printf("  %s/tc-learn-scalable/%s: %d keys into %u sub-filters, %llu packets refused with EAGAIN until the worker grew it\n",
+		       SUITE, t->name, KBT_ADD_MAX, info.subfilters,
+		       (unsigned long long)eagain);
+	return vt_done(fd, NAME, msg);
+}
+
 /* ---- the verifier ---- */
 
 struct rejection {
@@ -1851,6 +1916,9 @@ int main(int argc, char **argv)
 		vt_for_each_type(t, 0)
 			vt_report_typed(SUITE, typed[i].name, t,
 					typed[i].fn(t));
+	vt_for_each_type(t, VT_GROWS)
+		vt_report_typed(SUITE, "tc-learn-scalable", t,
+				tc_learn_scalable(t));
 	for (i = 0; i < ARRAY_SIZE(rejections); i++) {
 		snprintf(full, sizeof(full), "reject/%s", rejections[i].name);
 		vt_report(SUITE, full, reject_case(&rejections[i]));
