@@ -57,15 +57,19 @@
  *                            started (the keys whose add may have begun)
  *                            before a batch and done (the keys whose add
  *                            returned) after it, so that a test racing
- *                            whole-filter writers has ground truth
+ *                            whole-filter writers has ground truth.  On a
+ *                            scalable filter the batches go key by key
+ *                            (add_keys refuses them), and a key that
+ *                            finds it full waits for its growth
+ *                            (EAGAIN), bottom halves on, counted in waits
  *   adder-count              "ret=0 started=S done=D"
  *   nmi                      whether the nmi CTX works here: "ret=0
  *                            nmi=yes" or "nmi=no" (no NMI this module
  *                            sent itself at load arrived; then every
  *                            command in nmi fails with EOPNOTSUPP)
  *   adder-stop               stop and wait for the thread: "ret=0
- *                            started=S done=D bad=N bad_err=E", bad
- *                            counting adds that returned an error
+ *                            started=S done=D bad=N bad_err=E waits=W",
+ *                            bad counting adds that returned an error
  *
  * CTX is where the calls run: process, rcu (under rcu_read_lock()),
  * spinlock (with a spinlock_t held), bh (bottom halves disabled), softirq
@@ -901,6 +905,8 @@ static u64 kapi_adder_started;
 static u64 kapi_adder_done;
 static atomic_long_t kapi_adder_bad;
 static atomic_t kapi_adder_bad_err;
+/* Adds that waited for a scalable filter's growth (EAGAIN), each time. */
+static atomic_long_t kapi_adder_waits;
 
 static void kapi_adder_fail(int err)
 {
@@ -908,11 +914,34 @@ static void kapi_adder_fail(int err)
 	atomic_cmpxchg(&kapi_adder_bad_err, 0, err);
 }
 
-static void kapi_adder_batch(char *bufs, struct kbloom_key *keys, u64 first,
+/*
+ * One key by kbloom_filter_add(), with bottom halves off; a scalable
+ * filter's EAGAIN is waited out (its worker grows it) with them on.
+ * False when the thread was told to stop before the key went in.
+ */
+static bool kapi_adder_one(const struct kbloom_key *key)
+{
+	int ret;
+
+	while ((ret = kbloom_filter_add(kapi_adder_filter, key->data,
+					key->len)) == -EAGAIN) {
+		atomic_long_inc(&kapi_adder_waits);
+		local_bh_enable();
+		usleep_range(100, 200);
+		local_bh_disable();
+		if (kthread_should_stop())
+			return false;
+	}
+	if (ret < 0)
+		kapi_adder_fail(ret);
+	return true;
+}
+
+static bool kapi_adder_batch(char *bufs, struct kbloom_key *keys, u64 first,
 			     bool batched)
 {
 	u32 i;
-	int ret;
+	int ret = -EOPNOTSUPP;
 
 	for (i = 0; i < KAPI_ADDER_BATCH; i++) {
 		keys[i].data = bufs + i * KAPI_KEY_BYTES;
@@ -923,17 +952,18 @@ static void kapi_adder_batch(char *bufs, struct kbloom_key *keys, u64 first,
 	if (batched) {
 		ret = kbloom_filter_add_keys(kapi_adder_filter, keys,
 					     KAPI_ADDER_BATCH, NULL);
-		if (ret < 0)
+		/* A scalable filter's: the keys one by one instead. */
+		if (ret < 0 && ret != -EOPNOTSUPP)
 			kapi_adder_fail(ret);
-	} else {
-		for (i = 0; i < KAPI_ADDER_BATCH; i++) {
-			ret = kbloom_filter_add(kapi_adder_filter,
-						keys[i].data, keys[i].len);
-			if (ret < 0)
-				kapi_adder_fail(ret);
+	}
+	for (i = 0; ret == -EOPNOTSUPP && i < KAPI_ADDER_BATCH; i++) {
+		if (!kapi_adder_one(&keys[i])) {
+			local_bh_enable();
+			return false;
 		}
 	}
 	local_bh_enable();
+	return true;
 }
 
 static int kapi_adder_fn(void *arg)
@@ -953,8 +983,9 @@ static int kapi_adder_fn(void *arg)
 		 * barrier, as a later load may pass an earlier store...
 		 */
 		smp_store_mb(kapi_adder_started, next + KAPI_ADDER_BATCH);
-		kapi_adder_batch(bufs, keys, next,
-				 (next / KAPI_ADDER_BATCH) & 1);
+		if (!kapi_adder_batch(bufs, keys, next,
+				      (next / KAPI_ADDER_BATCH) & 1))
+			break;
 		next += KAPI_ADDER_BATCH;
 		/* ...and after its last add's stores. */
 		smp_store_release(&kapi_adder_done, next);
@@ -971,9 +1002,10 @@ static void kapi_adder_emit(bool stopped)
 	u64 done = smp_load_acquire(&kapi_adder_done);
 
 	if (stopped)
-		kapi_emit("ret=0 started=%llu done=%llu bad=%ld bad_err=%d",
+		kapi_emit("ret=0 started=%llu done=%llu bad=%ld bad_err=%d waits=%ld",
 			  started, done, atomic_long_read(&kapi_adder_bad),
-			  atomic_read(&kapi_adder_bad_err));
+			  atomic_read(&kapi_adder_bad_err),
+			  atomic_long_read(&kapi_adder_waits));
 	else
 		kapi_emit("ret=0 started=%llu done=%llu", started, done);
 }
@@ -1024,6 +1056,7 @@ static int kapi_adder_start(const char *name, const char *tag)
 	kapi_adder_done = 0;
 	atomic_long_set(&kapi_adder_bad, 0);
 	atomic_set(&kapi_adder_bad_err, 0);
+	atomic_long_set(&kapi_adder_waits, 0);
 	t = kthread_run(kapi_adder_fn, arg, "kbloom-adder");
 	if (IS_ERR(t)) {
 		kapi_adder_filter = NULL;

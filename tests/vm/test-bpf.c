@@ -661,7 +661,7 @@ static const char *tc_learn_case(const struct vt_type *t)
 static const char *tc_learn_scalable(const struct vt_type *t)
 {
 	uint8_t key[KBT_KEY_BYTES], pkt[KBT_PKT_BYTES];
-	uint64_t errors0 = g->errors, i, eagain = 0;
+	uint64_t errors0, i, eagain = 0;
 	struct kbloom_create req;
 	struct kbloom_info info;
 	const char *msg = NULL;
@@ -670,6 +670,7 @@ static const char *tc_learn_scalable(const struct vt_type *t)
 	int fd;
 
 	EXPECT_NULL(need_test_obj());
+	errors0 = g->errors;
 	vt_destroy(NAME);
 	vt_create_req(&req, NAME, 100, 10000000U);
 	req.type = t->type;

@@ -10,12 +10,15 @@
  * with E2BIG and done, and growth going on once raised; MERGE of
  * compatible filters and EXDEV otherwise; the operations that refuse a
  * scalable filter; sysfs; adders racing growth with checkers that know
- * which keys must be found.
+ * which keys must be found: ADD ioctls alone, then beside a kernel
+ * thread adding through the in-kernel API (which waits out EAGAIN while
+ * the worker grows the filter) and merges of compatible filters.
  */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "stress.h"
 #include "vmtest.h"
 #include "kbloom_chain.h"
 
@@ -698,6 +701,171 @@ static const char *adders_race_growth(const struct vt_type *t)
 	return vt_done(fd, r.name, NULL);
 }
 
+/*
+ * Writers of every kind grow one filter at once, with ground truth: an
+ * ADD ioctl writer, the companion module's kernel thread (kbloom_filter_
+ * add(), waiting out EAGAIN while the worker grows the filter) and a
+ * merger that fills compatible filters and merges them in.  A checker
+ * finds every key whose add or merge had returned when its CHECK began.
+ */
+/*
+ * A merge adds its keys to main's sub-filters of the same index, past
+ * their capacity: few and small, so that main's rate stays low enough
+ * for "found" to mean something (the case measures it).
+ */
+#define KRACE_MERGES	4
+#define KRACE_MERGE_KEYS	100
+
+struct krace {
+	const struct vt_type *t;
+	_Atomic uint64_t ioctl_added;
+	_Atomic uint64_t merged;	/* merges done: keys m<i>-* for i below */
+	_Atomic int stop;
+	_Atomic int failed;
+	char msg[256];
+};
+
+static void krace_fail(struct krace *r, const char *fmt, long long v)
+{
+	if (!atomic_exchange(&r->failed, 1))
+		snprintf(r->msg, sizeof(r->msg), fmt, v);
+}
+
+static void *krace_ioctl_adder(void *arg)
+{
+	struct krace *r = arg;
+	int fd = vt_open("sc-krace", O_RDWR);
+	uint64_t i;
+
+	for (i = 0; fd >= 0 && i < RACE_KEYS && !r->failed; i += RACE_BATCH) {
+		if (vt_add_prefix(fd, "w", i, RACE_BATCH) < 0) {
+			krace_fail(r, "ioctl add: errno %lld", errno);
+			break;
+		}
+		atomic_store(&r->ioctl_added, i + RACE_BATCH);
+	}
+	close(fd);
+	return NULL;
+}
+
+static void *krace_merger(void *arg)
+{
+	struct krace *r = arg;
+	char prefix[16];
+	int i, fd, src;
+
+	fd = vt_open("sc-krace", O_RDWR);
+	for (i = 0; fd >= 0 && i < KRACE_MERGES && !r->failed; i++) {
+		snprintf(prefix, sizeof(prefix), "m%d", i);
+		src = sc_fresh("sc-kmerge", r->t, 2);
+		if (src < 0 ||
+		    vt_add_prefix(src, prefix, 0, KRACE_MERGE_KEYS) < 0 ||
+		    vt_combine(fd, KBLOOM_IOC_MERGE, src)) {
+			krace_fail(r, "merge: errno %lld", errno);
+			break;
+		}
+		atomic_store(&r->merged, i + 1);
+		vt_done(src, "sc-kmerge", NULL);
+	}
+	close(fd);
+	return NULL;
+}
+
+/* Every key published before this call began is found; -1 otherwise. */
+static int krace_check(int fd, struct krace *r, uint64_t kernel_done)
+{
+	uint64_t added = atomic_load(&r->ioctl_added);
+	uint64_t merged = atomic_load(&r->merged), i;
+	char prefix[24];
+
+	for (i = 0; i < kernel_done; i += KBLOOM_BATCH_MAX) {
+		uint64_t n = kernel_done - i < KBLOOM_BATCH_MAX ?
+			     kernel_done - i : KBLOOM_BATCH_MAX;
+
+		if (vt_check_prefix(fd, "k", i, n) != (long)n)
+			return -1;
+	}
+	if (added && vt_check_prefix(fd, "w", 0, added) != (long)added)
+		return -1;
+	for (i = 0; i < merged; i++) {
+		snprintf(prefix, sizeof(prefix), "m%llu", (unsigned long long)i);
+		if (vt_check_prefix(fd, prefix, 0, KRACE_MERGE_KEYS) !=
+		    KRACE_MERGE_KEYS)
+			return -1;
+	}
+	return 0;
+}
+
+static const char *kernel_adder_races(const struct vt_type *t)
+{
+	pthread_t adder, merger;
+	static struct krace r;
+	struct kbloom_info info;
+	long long done = 0, bad = -1, waits = 0;
+	uint64_t fp = 0;
+	const char *msg = NULL;
+	int fd, cmd = -1, res = -1, rounds = 0;
+	char ans[256];
+	bool loaded;
+
+	if (st_kapi_load(ST_KAPI_KO, &loaded))
+		return vt_skip("no companion module %s: make module builds it",
+			       ST_KAPI_KO);
+	memset(&r, 0, sizeof(r));
+	r.t = t;
+	fd = sc_fresh("sc-krace", t, 2);
+	if (fd < 0 || st_kapi_open(&cmd, &res) ||
+	    st_kapi_cmd(cmd, res, ans, sizeof(ans), "adder-start sc-krace k") ||
+	    !st_kapi_has(ans, "ret=0")) {
+		msg = vt_fail("setup: %s (%s)", vt_errno_name(errno), ans);
+		goto out;
+	}
+	pthread_create(&adder, NULL, krace_ioctl_adder, &r);
+	pthread_create(&merger, NULL, krace_merger, &r);
+	while (!r.failed && (atomic_load(&r.ioctl_added) < RACE_KEYS ||
+			     atomic_load(&r.merged) < KRACE_MERGES)) {
+		/* The kernel thread's returned adds, before the CHECK. */
+		if (st_kapi_cmd(cmd, res, ans, sizeof(ans), "adder-count") ||
+		    !st_kapi_num(ans, "done", &done)) {
+			krace_fail(&r, "adder-count: errno %lld", errno);
+			break;
+		}
+		if (krace_check(fd, &r, done))
+			krace_fail(&r, "a published key missed (round %lld)",
+				   rounds);
+		rounds++;
+	}
+	pthread_join(adder, NULL);
+	pthread_join(merger, NULL);
+	if (st_kapi_cmd(cmd, res, ans, sizeof(ans), "adder-stop") ||
+	    !st_kapi_num(ans, "done", &done) || !st_kapi_num(ans, "bad", &bad))
+		msg = vt_fail("adder-stop: %s", ans);
+	st_kapi_num(ans, "waits", &waits);
+	if (!msg && r.failed)
+		msg = vt_fail("%s", r.msg);
+	if (!msg && (bad || krace_check(fd, &r, done)))
+		msg = vt_fail("after: %lld bad kernel adds, or a key missed (%s)",
+			      bad, ans);
+	if (!msg && (vt_info(fd, &info) || info.subfilters < 5))
+		msg = vt_fail("grew to %u sub-filters only", info.subfilters);
+	/* The keys found were found for being there, not by chance. */
+	if (!msg && (sc_false_positives(fd, 20000, &fp) || fp > 20000 / 20))
+		msg = vt_fail("%llu of 20000 absent keys found: too many for the checks to show anything",
+			      (unsigned long long)fp);
+	if (!msg)
+		printf("  %s/kernel_adder_races/%s: %lld kernel adds (%lld waits for growth), %d ioctl adds, %d merges, %d rounds of checks, %u sub-filters, %llu of 20000 absent keys found\n",
+		       SUITE, t->name, done, waits, RACE_KEYS, KRACE_MERGES,
+		       rounds, info.subfilters, (unsigned long long)fp);
+out:
+	if (cmd >= 0)
+		close(cmd);
+	if (res >= 0)
+		close(res);
+	if (loaded)
+		st_kapi_unload();
+	return vt_done(fd, "sc-krace", msg);
+}
+
 static const struct vt_case cases[] = {
 	VT_TYPED_NEED(reject_create, VT_GROWS),
 	VT_TYPED_NEED(grow_by_add, VT_GROWS),
@@ -708,6 +876,7 @@ static const struct vt_case cases[] = {
 	VT_TYPED_NEED(merge_grows, VT_GROWS),
 	VT_TYPED_NEED(refused_ops, VT_GROWS),
 	VT_TYPED_NEED(adders_race_growth, VT_GROWS),
+	VT_TYPED_NEED(kernel_adder_races, VT_GROWS),
 };
 
 int main(void)
