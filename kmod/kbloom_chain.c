@@ -170,7 +170,8 @@ int kbloom_chain_plan(const struct kbloom_chain_params *cp, u64 n,
 /* 2^78 / 10^9 rounded down: ppb << 16 to a fraction of 2^62, << 32. */
 #define KBLOOM_PPB16_TO_2_94	302231454903657ULL
 
-u64 kbloom_chain_pass62_fold(u64 pass62, u64 f_ppb16)
+/* pass62 times the chance 1 - f of passing one more sub-filter. */
+static u64 pass62_fold(u64 pass62, u64 f_ppb16)
 {
 	u64 f62 = min_t(u64, mul_u64_u64_shr(min_t(u64, f_ppb16,
 						   KBLOOM_PPB16_ONE),
@@ -186,7 +187,7 @@ u64 kbloom_chain_pass62(u64 pass62, const struct kbloom_geometry *geo,
 	struct kbloom_fp_model m;
 
 	kbloom_fp_model_init_cells(&m, geo->k, kbloom_cells_order(geo->type));
-	return kbloom_chain_pass62_fold(pass62, kbloom_fp_model_ppb16(&m, keys,
+	return pass62_fold(pass62, kbloom_fp_model_ppb16(&m, keys,
 							 geo->nblocks));
 }
 
@@ -433,15 +434,22 @@ u64 kbloom_chain_bytes(const struct kbloom_chain *c)
 }
 
 void kbloom_chain_sub_stats(const struct kbloom_chain *c, u32 index,
+			    const struct kbloom_cell_stats *cells,
 			    struct kbloom_chain_sub_stats *st)
 {
 	const struct kbloom_chain_sub *sub = c->subs[index];
 	struct kbloom_cell_stats cs;
 
-	kbloom_scan_cells(&sub->f, &cs);
+	if (cells)
+		cs = *cells;
+	else
+		kbloom_scan_cells(&sub->f, &cs);
 	*st = (struct kbloom_chain_sub_stats){
 		.capacity = sub->f.geo.capacity,
 		.keys = (u64)atomic64_read(&sub->keys),
+		.nblocks = sub->f.geo.nblocks,
+		.seed = sub->f.geo.seed,
+		.bits_set = cs.bits_set,
 		.est_keys = cs.est_keys,
 		.bytes = kbloom_geometry_bytes(&sub->f.geo),
 		.fill_ppb = cs.fill_ppb,
@@ -451,18 +459,48 @@ void kbloom_chain_sub_stats(const struct kbloom_chain *c, u32 index,
 	};
 }
 
-u32 kbloom_chain_fp_now_ppb(const struct kbloom_chain *c)
+u32 kbloom_chain_scan(const struct kbloom_chain *c,
+		      struct kbloom_cell_stats *sub,
+		      struct kbloom_cell_stats *total)
 {
 	u32 i, n = kbloom_chain_subs(c);
-	u64 pass62 = KBLOOM_CHAIN_PASS_ONE;
+	u32 order = kbloom_cells_order(c->params.type);
+	u64 pass62 = KBLOOM_CHAIN_PASS_ONE, nblocks = 0, set, num;
 
+	memset(total, 0, sizeof(*total));
 	for (i = 0; i < n; i++) {
-		struct kbloom_cell_stats cs;
+		const struct kbloom_filter *f = &c->subs[i]->f;
+		struct kbloom_cell_stats one;
 
-		kbloom_scan_cells(&c->subs[i]->f, &cs);
-		pass62 = kbloom_chain_pass62_fold(pass62, (u64)cs.fp_now_ppb << 16);
+		kbloom_scan_cells(f, &one);
+		if (sub)
+			sub[i] = one;
+		total->bits_set += one.bits_set;
+		total->est_keys += one.est_keys;
+		nblocks += f->geo.nblocks;
+		pass62 = pass62_fold(pass62, (u64)one.fp_now_ppb << 16);
 	}
-	return (u32)(kbloom_chain_rate_ppb16(pass62) >> 16);
+	/*
+	 * As a filter's fill (kbloom_scan_cells()): 10^9 / cells a block is
+	 * exact; past 2^64 (over 2^44 blocks in all) both halve.
+	 */
+	set = total->bits_set;
+	while (check_mul_overflow(set, (u64)(KBLOOM_PPB >> order), &num)) {
+		set >>= 1;
+		nblocks >>= 1;
+	}
+	if (nblocks)
+		total->fill_ppb = (u32)div64_u64(num, nblocks);
+	total->fp_now_ppb = (u32)(kbloom_chain_rate_ppb16(pass62) >> 16);
+	return n;
+}
+
+u32 kbloom_chain_fp_now_ppb(const struct kbloom_chain *c)
+{
+	struct kbloom_cell_stats total;
+
+	kbloom_chain_scan(c, NULL, &total);
+	return total.fp_now_ppb;
 }
 
 struct kbloom_chain_sub *kbloom_chain_detach(struct kbloom_chain *c)

@@ -84,8 +84,6 @@ int kbloom_chain_sub_geometry(struct kbloom_geometry *geo,
 u64 kbloom_chain_pass62(u64 pass62, const struct kbloom_geometry *geo,
 			u64 keys);
 u64 kbloom_chain_rate_ppb16(u64 pass62);
-/* pass62 times the chance 1 - f of passing one more sub-filter. */
-u64 kbloom_chain_pass62_fold(u64 pass62, u64 f_ppb16);
 
 /*
  * The chain of cp holding n keys, its sub-filters filled in order (all
@@ -209,14 +207,18 @@ int kbloom_chain_merge(struct kbloom_chain *dst,
 
 /*
  * Sub-filter index's statistics, index below kbloom_chain_subs(): its
- * design, the new keys it took, and from a walk of its cells their fill,
- * the keys they suggest and the rate they give a query now.  The chain's
- * rate now combines those of its sub-filters, 1 - prod(1 - fp_now).  Both
- * walk cells and may sleep (kbloom_scan_cells()): process context.
+ * design, the new keys it took, and from a walk of its cells (or cells,
+ * a walk already made) their fill, the keys they suggest and the rate
+ * they give a query now.  The chain's rate now combines those of its
+ * sub-filters, 1 - prod(1 - fp_now).  The walks may sleep
+ * (kbloom_scan_cells()): process context.
  */
 struct kbloom_chain_sub_stats {
 	u64 capacity;
 	u64 keys;
+	u64 nblocks;
+	u64 seed;
+	u64 bits_set;
 	u64 est_keys;
 	u64 bytes;
 	u32 fill_ppb;
@@ -226,7 +228,17 @@ struct kbloom_chain_sub_stats {
 };
 
 void kbloom_chain_sub_stats(const struct kbloom_chain *c, u32 index,
+			    const struct kbloom_cell_stats *cells,
 			    struct kbloom_chain_sub_stats *st);
+/*
+ * The walk of the chain's cells those combine: each sub-filter's into
+ * sub[i] (when sub is not NULL; room for kbloom_chain_subs()), and the
+ * whole chain's into *total (cells set and keys suggested summed, their
+ * fill over all cells, the rate now).  Returns the sub-filters walked.
+ */
+u32 kbloom_chain_scan(const struct kbloom_chain *c,
+		      struct kbloom_cell_stats *sub,
+		      struct kbloom_cell_stats *total);
 u32 kbloom_chain_fp_now_ppb(const struct kbloom_chain *c);
 
 #endif /* KBLOOM_CHAIN_H */

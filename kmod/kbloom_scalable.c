@@ -403,32 +403,14 @@ void kbloom_scale_key(struct kbloom_dev *kd, struct kbloom_stats_key *key)
 void kbloom_scale_scan(struct kbloom_dev *kd, struct kbloom_cell_stats *cs)
 {
 	struct kbloom_scale *s = kd->scale;
-	const struct kbloom_chain *c = &s->chain;
-	u32 i, n = kbloom_chain_subs(c);
-	u64 pass62 = KBLOOM_CHAIN_PASS_ONE, cells = 0;
+	u32 n;
 
-	memset(cs, 0, sizeof(*cs));
 	if (!s->cells)
 		s->cells = kvcalloc(KBLOOM_SUBFILTERS_MAX, sizeof(*s->cells),
 				    GFP_KERNEL);
-	for (i = 0; i < n && !READ_ONCE(kd->filter.walks_stop); i++) {
-		const struct kbloom_filter *f = &c->subs[i]->f;
-		struct kbloom_cell_stats one;
-
-		kbloom_scan_cells(f, &one);
-		if (s->cells)
-			s->cells[i] = one;
-		cs->bits_set += one.bits_set;
-		cs->est_keys += one.est_keys;
-		cells += f->geo.nblocks << kbloom_cells_order(f->geo.type);
-		pass62 = kbloom_chain_pass62_fold(pass62,
-						  (u64)one.fp_now_ppb << 16);
-	}
-	s->walked = s->cells ? i : 0;
-	if (cells)
-		cs->fill_ppb = mul_u64_u64_div_u64(cs->bits_set, KBLOOM_PPB,
-						   cells);
-	cs->fp_now_ppb = kbloom_chain_rate_ppb16(pass62) >> 16;
+	/* A destroy stops every sub-filter's walk (kbloom_scale_stop_walks()). */
+	n = kbloom_chain_scan(&s->chain, s->cells, cs);
+	s->walked = s->cells ? n : 0;
 }
 
 /*
@@ -471,7 +453,7 @@ static int kbloom_scale_subfilter(struct kbloom_dev *kd,
 {
 	struct kbloom_stats_cache *sc = &kd->stats_cache;
 	struct kbloom_scale *s = kd->scale;
-	const struct kbloom_chain_sub *sub;
+	struct kbloom_chain_sub_stats st;
 	struct kbloom_cell_stats cells;
 	struct kbloom_counts counts;
 	int err;
@@ -485,23 +467,21 @@ static int kbloom_scale_subfilter(struct kbloom_dev *kd,
 		mutex_unlock(&sc->lock);
 		return -ERANGE;
 	}
-	sub = s->chain.subs[sf->index];
-	if (sf->index < s->walked)
-		cells = s->cells[sf->index];
-	else
-		kbloom_scan_cells(&sub->f, &cells);
-	sf->capacity = sub->f.geo.capacity;
-	sf->keys = atomic64_read(&sub->keys);
-	sf->nblocks = sub->f.geo.nblocks;
-	sf->bytes = kbloom_geometry_bytes(&sub->f.geo);
-	sf->seed = sub->f.geo.seed;
-	sf->bits_set = cells.bits_set;
-	sf->est_keys = cells.est_keys;
-	sf->k = sub->f.geo.k;
-	sf->fp_target_ppb = sub->f.geo.fp_target_ppb;
-	sf->fp_now_ppb = cells.fp_now_ppb;
-	sf->fill_ppb = cells.fill_ppb;
+	kbloom_chain_sub_stats(&s->chain, sf->index,
+			       sf->index < s->walked ? &s->cells[sf->index] :
+			       NULL, &st);
 	mutex_unlock(&sc->lock);
+	sf->capacity = st.capacity;
+	sf->keys = st.keys;
+	sf->nblocks = st.nblocks;
+	sf->bytes = st.bytes;
+	sf->seed = st.seed;
+	sf->bits_set = st.bits_set;
+	sf->est_keys = st.est_keys;
+	sf->k = st.k;
+	sf->fp_target_ppb = st.fp_target_ppb;
+	sf->fp_now_ppb = st.fp_now_ppb;
+	sf->fill_ppb = st.fill_ppb;
 	/* A walk that destroy cut short answers nothing. */
 	return READ_ONCE(kd->filter.walks_stop) ? -ENODEV : 0;
 }

@@ -287,7 +287,7 @@ static void grows_and_finds(struct kunit *test)
 		struct kbloom_chain_sub_stats st;
 		struct kbloom_cell_stats cs;
 
-		kbloom_chain_sub_stats(c, i, &st);
+		kbloom_chain_sub_stats(c, i, NULL, &st);
 		kbloom_scan_cells(f, &cs);
 		KUNIT_EXPECT_EQ(test, st.capacity, 1000ULL << i);
 		KUNIT_EXPECT_LE(test, st.keys, st.capacity);
@@ -375,7 +375,7 @@ static void delete_undoes_adds(struct kunit *test)
 	for (s = 0; s < kbloom_chain_subs(c); s++) {
 		struct kbloom_chain_sub_stats st;
 
-		kbloom_chain_sub_stats(c, s, &st);
+		kbloom_chain_sub_stats(c, s, NULL, &st);
 		KUNIT_EXPECT_EQ_MSG(test, st.fill_ppb, 0U, "sub-filter %u", s);
 	}
 }
@@ -392,7 +392,7 @@ static void clear_back_to_one(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kbloom_chain_subs(c), 3U);
 	kbloom_chain_clear(c);
 	KUNIT_EXPECT_EQ(test, kbloom_chain_subs(c), 1U);
-	kbloom_chain_sub_stats(c, 0, &st);
+	kbloom_chain_sub_stats(c, 0, NULL, &st);
 	KUNIT_EXPECT_EQ(test, st.keys, 0ULL);
 	KUNIT_EXPECT_EQ(test, st.fill_ppb, 0U);
 	KUNIT_EXPECT_EQ(test, kbloom_chain_fp_now_ppb(c), 0U);
