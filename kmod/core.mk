@@ -2,7 +2,8 @@
 # The filter core's sources, relative to kmod/.  One list, used by the
 # module, KUnit, the host tests and the benchmark so they cannot drift.
 KBLOOM_CORE_SRCS := kbloom_core.c kbloom_formula.c kbloom_geometry.c \
-		    kbloom_stats.c kbloom_image.c kbloom_chain.c
+		    kbloom_stats.c kbloom_image.c kbloom_chain.c \
+		    kbloom_chain_image.c
 
 # In a kernel build (the module's Kbuild, KUnit's): the one probe the core
 # itself needs.  <asm/unaligned.h> moved to <linux/unaligned.h> in 6.12;

@@ -505,12 +505,20 @@ u32 kbloom_chain_fp_now_ppb(const struct kbloom_chain *c)
 
 struct kbloom_chain_sub *kbloom_chain_detach(struct kbloom_chain *c)
 {
+	return kbloom_chain_truncate(c, 1);
+}
+
+struct kbloom_chain_sub *kbloom_chain_truncate(struct kbloom_chain *c,
+					       u32 subs)
+{
 	struct kbloom_chain_sub *list = NULL;
 	u32 i = c->nsubs;
 
+	if (i <= subs)
+		return NULL;
 	/* Growers are serialised with this (the caller's part). */
-	smp_store_release(&c->nsubs, 1);
-	while (--i) {
+	smp_store_release(&c->nsubs, subs);
+	while (--i >= subs) {
 		WRITE_ONCE(c->subs[i]->f.walks_stop, true);
 		c->subs[i]->retired = list;
 		list = c->subs[i];

@@ -199,6 +199,9 @@ void kbloom_chain_clear(struct kbloom_chain *c);
  * hold it.
  */
 struct kbloom_chain_sub *kbloom_chain_detach(struct kbloom_chain *c);
+/* detach down to the first subs (at least 1) sub-filters. */
+struct kbloom_chain_sub *kbloom_chain_truncate(struct kbloom_chain *c,
+					       u32 subs);
 void kbloom_chain_free_subs(struct kbloom_chain_sub *list);
 bool kbloom_chain_compatible(const struct kbloom_chain *a,
 			     const struct kbloom_chain *b);
@@ -240,5 +243,36 @@ u32 kbloom_chain_scan(const struct kbloom_chain *c,
 		      struct kbloom_cell_stats *sub,
 		      struct kbloom_cell_stats *total);
 u32 kbloom_chain_fp_now_ppb(const struct kbloom_chain *c);
+
+/*
+ * The chain's image, version 4 (kbloom_chain_image.c).  start snapshots
+ * the header for the sub-filters present now, with the whole filter's
+ * counts (a chain keeps none of its own); emit then streams as
+ * kbloom_image_emit() does, the caller keeping those sub-filters (and no
+ * more) alive.  check_header judges the first sizeof(struct
+ * kbloom_image_header) bytes against c: 0 with the image's sub-filters
+ * and length, or an image errno (-EXDEV for a version 3 image).
+ * validate judges a whole image; it may size sub-filters past c's
+ * present ones (process context).  apply takes a validated image into a
+ * chain the caller grew or truncated to its sub-filters, rewriting each
+ * one's cells under its stripes, setting its keys, and hands back the
+ * image's whole-filter counts.  The caller serialises apply as it does
+ * clear; adds and checks may run on, and a racing add lands wholly before
+ * or after the rewrite of its block.
+ */
+u64 kbloom_chain_image_bytes(const struct kbloom_chain *c, u32 subs);
+void kbloom_chain_image_start(const struct kbloom_chain *c,
+			      const struct kbloom_counts *counts,
+			      struct kbloom_image_cursor *cur);
+size_t kbloom_chain_image_emit(const struct kbloom_chain *c,
+			       struct kbloom_image_cursor *cur, void *buf,
+			       size_t len);
+int kbloom_chain_image_check_header(const struct kbloom_chain *c,
+				    const void *img, size_t len, u32 *subs,
+				    u64 *bytes);
+int kbloom_chain_image_validate(const struct kbloom_chain *c,
+				const void *img, size_t len, u32 *subs);
+void kbloom_chain_image_apply(struct kbloom_chain *c, const void *img,
+			      struct kbloom_counts *counts);
 
 #endif /* KBLOOM_CHAIN_H */

@@ -511,6 +511,7 @@ void kbloom_stats_combine(const struct kbloom_filter *f,
 struct kbloom_image_cursor {
 	struct kbloom_image_header hdr;
 	struct kbloom_image_window win;	/* the window part */
+	struct kbloom_image_chain chain;	/* a scalable filter's */
 	u64 pos;
 	u32 crc;
 };
@@ -547,5 +548,20 @@ int kbloom_image_load(struct kbloom_filter *f, const void *img, size_t len);
 int kbloom_image_validate(const struct kbloom_filter *f, const void *img,
 			  size_t len);
 void kbloom_image_apply(struct kbloom_filter *f, const void *img);
+
+/*
+ * The parts a scalable filter's image (kbloom_chain_image.c) shares.
+ * copy_cells copies bytes [from, from + len) of f's cells in image order,
+ * each word masked by keep (a window's live planes, else ~0).  put_cells
+ * rewrites all of f's cells from an image's, under each stripe
+ * (kbloom_rewrite()).  fields_valid judges the header fields both
+ * versions share (all but magic, version and header_bytes).  check_crc
+ * says -EBADMSG unless the last 4 of len bytes are the CRC32C of the rest.
+ */
+void kbloom_image_copy_cells(const struct kbloom_filter *f, u64 from,
+			     u8 *out, size_t len, u64 keep);
+void kbloom_image_put_cells(struct kbloom_filter *f, const void *cells);
+bool kbloom_image_fields_valid(const struct kbloom_image_header *hdr);
+int kbloom_image_check_crc(const void *img, u64 len);
 
 #endif /* KBLOOM_CORE_H */

@@ -118,12 +118,8 @@ void kbloom_image_start(const struct kbloom_filter *f,
 	cur->crc = KBLOOM_CRC_SEED;
 }
 
-/*
- * Copies bytes [from, from + len) of the bits section, in image order,
- * each word masked by keep (a window's live planes, else every bit).
- */
-static void emit_bits(const struct kbloom_filter *f, u64 from, u8 *out,
-		      size_t len, u64 keep)
+void kbloom_image_copy_cells(const struct kbloom_filter *f, u64 from,
+			     u8 *out, size_t len, u64 keep)
 {
 	while (len) {
 		u64 index = from / sizeof(u64);
@@ -163,8 +159,8 @@ size_t kbloom_image_emit(const struct kbloom_filter *f,
 			memcpy(out, (u8 *)&cur->win + at, take);
 		} else if (cur->pos < bits_end) {
 			take = min_t(u64, room, bits_end - cur->pos);
-			emit_bits(f, cur->pos - KBLOOM_HDR2_BYTES, out, take,
-				  keep);
+			kbloom_image_copy_cells(f, cur->pos - KBLOOM_HDR2_BYTES,
+						out, take, keep);
 		} else {
 			__le32 crc = cpu_to_le32(~cur->crc);
 
@@ -181,14 +177,12 @@ size_t kbloom_image_emit(const struct kbloom_filter *f,
 	return copied;
 }
 
-static bool header_fields_valid(const struct kbloom_image_header *hdr)
+bool kbloom_image_fields_valid(const struct kbloom_image_header *hdr)
 {
 	u32 k = le32_to_cpu(hdr->k), type = le32_to_cpu(hdr->type);
 	u64 nblocks = le64_to_cpu(hdr->nblocks);
 	u32 i;
 
-	if (le16_to_cpu(hdr->header_bytes) != KBLOOM_HDR2_BYTES)
-		return false;
 	if (hdr->flags)
 		return false;
 	for (i = 0; i < ARRAY_SIZE(hdr->reserved); i++)
@@ -217,9 +211,13 @@ int kbloom_image_check_header(const struct kbloom_filter *f, const void *img,
 	memcpy(&hdr, img, sizeof(hdr));
 	if (le32_to_cpu(hdr.magic) != KBLOOM_IMAGE_MAGIC)
 		return -ENOEXEC;
+	/* A scalable filter's: kbloom_chain_image.c loads those. */
+	if (le16_to_cpu(hdr.version) == KBLOOM_IMAGE_VERSION_CHAIN)
+		return -EXDEV;
 	if (le16_to_cpu(hdr.version) != KBLOOM_IMAGE_VERSION)
 		return -EPROTO;
-	if (!header_fields_valid(&hdr))
+	if (le16_to_cpu(hdr.header_bytes) != KBLOOM_HDR2_BYTES ||
+	    !kbloom_image_fields_valid(&hdr))
 		return -EINVAL;
 	if (le64_to_cpu(hdr.nblocks) != f->geo.nblocks ||
 	    le32_to_cpu(hdr.k) != f->geo.k ||
@@ -265,15 +263,13 @@ int kbloom_image_validate(const struct kbloom_filter *f, const void *img,
 			  size_t len)
 {
 	const u8 *start = img;
-	u64 bits_end, total, i;
-	u32 crc;
+	u64 total;
 	int ret;
 
 	ret = kbloom_image_check_header(f, img, len);
 	if (ret)
 		return ret;
 	total = kbloom_image_bytes(&f->geo);
-	bits_end = total - KBLOOM_CRC_BYTES;
 	if (len < total)
 		return -ENODATA;
 	if (len > total)
@@ -281,13 +277,21 @@ int kbloom_image_validate(const struct kbloom_filter *f, const void *img,
 	ret = kbloom_image_check_window(f, img, len);
 	if (ret)
 		return ret;
-	crc = KBLOOM_CRC_SEED;
-	for (i = 0; i < bits_end; i += KBLOOM_CRC_CHUNK) {
+	return kbloom_image_check_crc(start, total);
+}
+
+int kbloom_image_check_crc(const void *img, u64 len)
+{
+	const u8 *start = img;
+	u64 end = len - KBLOOM_CRC_BYTES, i;
+	u32 crc = KBLOOM_CRC_SEED;
+
+	for (i = 0; i < end; i += KBLOOM_CRC_CHUNK) {
 		crc = __crc32c_le(crc, start + i,
-				  min_t(u64, bits_end - i, KBLOOM_CRC_CHUNK));
+				  min_t(u64, end - i, KBLOOM_CRC_CHUNK));
 		cond_resched();
 	}
-	if (~crc != get_unaligned_le32(start + bits_end))
+	if (~crc != get_unaligned_le32(start + end))
 		return -EBADMSG;
 	return 0;
 }
@@ -333,6 +337,16 @@ static void apply_blocks(struct kbloom_filter *f, u64 first, u64 end,
 			WRITE_ONCE(f->words[w],
 				   get_unaligned_le64(a->bits + w * 8) &
 				   a->keep);
+}
+
+void kbloom_image_put_cells(struct kbloom_filter *f, const void *cells)
+{
+	struct kbloom_apply_arg a = {
+		.bits = cells,
+		.keep = ~0ULL,
+	};
+
+	kbloom_rewrite(f, apply_blocks, &a);
 }
 
 void kbloom_image_apply(struct kbloom_filter *f, const void *img)

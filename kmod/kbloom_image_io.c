@@ -19,6 +19,14 @@
  * filter, then stages the rest in a buffer sized from this filter's own
  * geometry, never from the caller's numbers.  The final byte loads the
  * whole image at once.
+ *
+ * A scalable filter's image (version 4, kbloom_chain_image.c) streams the
+ * sub-filters there were at offset 0; those stay while the stream does,
+ * since only CLEAR and a load free sub-filters, and both end it.  Its
+ * write() stages the header alone first: the sub-filters it counts and
+ * the chain's own schedule say how long the image is (an image of more
+ * sub-filters than the schedule has is refused there), and the chain
+ * part is judged with the rest at the final byte.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -121,8 +129,15 @@ loff_t kbloom_image_llseek(struct file *file, loff_t offset, int whence)
 static void kbloom_image_begin(struct kbloom_file *kf)
 {
 	struct kbloom_dev *kd = kf->kd;
+	struct kbloom_counts counts;
 
-	kbloom_image_start(&kd->filter, &kf->cursor);
+	if (kd->scale) {
+		kbloom_counts_read(&kd->filter, &counts);
+		kbloom_chain_image_start(&kd->scale->chain, &counts,
+					 &kf->cursor);
+	} else {
+		kbloom_image_start(&kd->filter, &kf->cursor);
+	}
 	kf->read_generation = kbloom_map_sequence(kd);
 	if (kbloom_is_window(kd)) {
 		kf->cursor.win.elapsed_ms =
@@ -193,7 +208,12 @@ static ssize_t kbloom_image_emit_locked(struct kbloom_file *kf, size_t len)
 		/* Nothing handed out yet: start over from the new cells. */
 		kbloom_image_begin(kf);
 	}
-	ret = kbloom_image_emit(&kd->filter, &kf->cursor, kf->io_buf, len);
+	if (kd->scale)
+		ret = kbloom_chain_image_emit(&kd->scale->chain, &kf->cursor,
+					      kf->io_buf, len);
+	else
+		ret = kbloom_image_emit(&kd->filter, &kf->cursor, kf->io_buf,
+					len);
 unlock:
 	kbloom_image_unlock(kd);
 	return ret;
@@ -249,9 +269,6 @@ ssize_t kbloom_image_read(struct file *file, char __user *buf, size_t count,
 
 	if (READ_ONCE(kf->kd->dead))
 		return -ENODEV;
-	/* The image describes one array of blocks. */
-	if (kf->kd->scale)
-		return -EOPNOTSUPP;
 	ret = mutex_lock_interruptible(&kf->io_lock);
 	if (ret)
 		return ret;
@@ -279,6 +296,7 @@ static int kbloom_image_load_staged(struct kbloom_file *kf)
 	/* Read now, used only once validate passed it. */
 	u64 elapsed_ms = kbloom_is_window(kd) ?
 			 kbloom_image_elapsed_ms(kf->staging) : 0;
+	struct kbloom_chain_sub *retired = NULL;
 	int err;
 
 	err = kbloom_window_lock(kd);
@@ -287,6 +305,8 @@ static int kbloom_image_load_staged(struct kbloom_file *kf)
 	down_write(&kd->lock);
 	if (kd->dead) {
 		err = -ENODEV;
+	} else if (kd->scale) {
+		err = kbloom_scale_load(kd, kf->staging, kf->staged, &retired);
 	} else {
 		err = kbloom_image_validate(&kd->filter, kf->staging,
 					    kf->staged);
@@ -301,6 +321,7 @@ static int kbloom_image_load_staged(struct kbloom_file *kf)
 	}
 	up_write(&kd->lock);
 	kbloom_window_unlock(kd);
+	kbloom_scale_retire(kd, retired);
 	return err;
 }
 
@@ -313,14 +334,56 @@ static int kbloom_image_load_staged(struct kbloom_file *kf)
  */
 static int kbloom_image_check_prefix(struct kbloom_file *kf)
 {
+	struct kbloom_dev *kd = kf->kd;
 	struct kbloom_image_cursor own;
+	u32 subs;
+	u64 bytes;
 	int err;
 
-	kbloom_image_start(&kf->kd->filter, &own);
-	memcpy(&own.hdr, kf->write_header.bytes, kf->staged);
-	err = kbloom_image_check_header(&kf->kd->filter, &own.hdr,
-					KBLOOM_HEADER_BYTES);
+	if (kd->scale) {
+		/* The rest of the check reads no sub-filter past the first. */
+		memset(&own.hdr, 0, sizeof(own.hdr));
+		own.hdr.magic = cpu_to_le32(KBLOOM_IMAGE_MAGIC);
+		own.hdr.version = cpu_to_le16(KBLOOM_IMAGE_VERSION_CHAIN);
+		memcpy(&own.hdr, kf->write_header.bytes, kf->staged);
+		err = kbloom_chain_image_check_header(&kd->scale->chain,
+						      &own.hdr,
+						      KBLOOM_HEADER_BYTES,
+						      &subs, &bytes);
+	} else {
+		kbloom_image_start(&kd->filter, &own);
+		memcpy(&own.hdr, kf->write_header.bytes, kf->staged);
+		err = kbloom_image_check_header(&kd->filter, &own.hdr,
+						KBLOOM_HEADER_BYTES);
+	}
 	return err == -ENOEXEC || err == -EPROTO ? err : 0;
+}
+
+/*
+ * A scalable filter's header, whole: its image's length follows from it
+ * and the chain's schedule (kbloom_chain_image_check_header()).
+ */
+static int kbloom_image_stage_chain(struct kbloom_file *kf)
+{
+	u64 bytes;
+	u32 subs;
+	int err;
+
+	err = kbloom_chain_image_check_header(&kf->kd->scale->chain,
+					      kf->write_header.bytes,
+					      KBLOOM_HEADER_BYTES, &subs,
+					      &bytes);
+	if (err)
+		return err;
+	/* Where size_t is 32 bits, an image it cannot count. */
+	if (bytes != (size_t)bytes)
+		return -E2BIG;
+	err = kbloom_image_alloc_staging(kf, bytes);
+	if (err)
+		return err;
+	kf->write_bytes = bytes;
+	memcpy(kf->staging, kf->write_header.bytes, kf->staged);
+	return 0;
 }
 
 /*
@@ -333,7 +396,8 @@ static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
 					 const char __user *buf, size_t count)
 {
 	const struct kbloom_filter *f = &kf->kd->filter;
-	size_t want = sizeof(kf->write_header.bytes);
+	size_t want = kf->kd->scale ? KBLOOM_HEADER_BYTES :
+		      sizeof(kf->write_header.bytes);
 	size_t n = min(count, want - kf->staged);
 	int err;
 
@@ -342,6 +406,10 @@ static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
 	kf->staged += n;
 	if (kf->staged < KBLOOM_HEADER_BYTES) {
 		err = kbloom_image_check_prefix(kf);
+		return err ? err : n;
+	}
+	if (kf->kd->scale) {
+		err = kbloom_image_stage_chain(kf);
 		return err ? err : n;
 	}
 	/* The geometry is fixed for the filter's life: no lock needed. */
@@ -429,8 +497,6 @@ ssize_t kbloom_image_write(struct file *file, const char __user *buf,
 
 	if (READ_ONCE(kf->kd->dead))
 		return -ENODEV;
-	if (kf->kd->scale)
-		return -EOPNOTSUPP;
 	ret = mutex_lock_interruptible(&kf->io_lock);
 	if (ret)
 		return ret;

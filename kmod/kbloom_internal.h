@@ -440,6 +440,9 @@ int kbloom_scale_kapi_check_keys(struct kbloom_dev *kd,
 				 unsigned long *answers);
 int kbloom_scale_kapi_add(struct kbloom_dev *kd, const void *key, u32 len);
 int kbloom_scale_clear(struct kbloom_dev *kd);
+int kbloom_scale_load(struct kbloom_dev *kd, const void *img, size_t len,
+		      struct kbloom_chain_sub **retired);
+void kbloom_scale_retire(struct kbloom_dev *kd, struct kbloom_chain_sub *list);
 int kbloom_scale_merge(struct kbloom_dev *kd, struct kbloom_dev *other);
 u64 kbloom_scale_subfilters(const struct kbloom_dev *kd);
 /* All the filter's blocks, a scalable one's sub-filters' too; no lock. */

@@ -324,12 +324,51 @@ int kbloom_scale_kapi_add(struct kbloom_dev *kd, const void *key, u32 len)
 	return ret;
 }
 
+static u64 kbloom_scale_retired_bytes(const struct kbloom_chain_sub *list)
+{
+	u64 bytes = 0;
+
+	for (; list; list = list->retired)
+		bytes += kbloom_geometry_bytes(&list->f.geo);
+	return bytes;
+}
+
+/*
+ * The sub-filters a CLEAR or a load detached under kd->lock exclusive,
+ * which took their bytes off kd->bytes there, freed once no reader can
+ * hold them: the lockless readers first, then a statistics walk, which
+ * their walks_stop ends.  kd->lock not held.
+ */
+void kbloom_scale_retire(struct kbloom_dev *kd, struct kbloom_chain_sub *list)
+{
+	u64 bytes = kbloom_scale_retired_bytes(list);
+
+	if (!list)
+		return;
+	synchronize_rcu();
+	mutex_lock(&kd->stats_cache.lock);
+	kbloom_chain_free_subs(list);
+	mutex_unlock(&kd->stats_cache.lock);
+	atomic64_sub(bytes, &kbloom_total_bytes);
+}
+
+/* Down to the first subs sub-filters; kd->lock held exclusive. */
+static struct kbloom_chain_sub *kbloom_scale_truncate(struct kbloom_dev *kd,
+						      u32 subs)
+{
+	struct kbloom_chain_sub *retired;
+
+	retired = kbloom_chain_truncate(&kd->scale->chain, subs);
+	WRITE_ONCE(kd->bytes, kd->bytes - kbloom_scale_retired_bytes(retired));
+	WRITE_ONCE(kd->scale->grow_err, 0);
+	return retired;
+}
+
 int kbloom_scale_clear(struct kbloom_dev *kd)
 {
 	struct kbloom_scale *s = kd->scale;
-	struct kbloom_chain_sub *retired, *sub;
+	struct kbloom_chain_sub *retired;
 	struct kbloom_counts zero = {};
-	u64 bytes = 0;
 
 	down_write(&kd->lock);
 	if (kd->dead) {
@@ -337,24 +376,52 @@ int kbloom_scale_clear(struct kbloom_dev *kd)
 		return -ENODEV;
 	}
 	kbloom_map_rewrite_begin(kd);
-	retired = kbloom_chain_detach(&s->chain);
+	retired = kbloom_scale_truncate(kd, 1);
 	kbloom_clear(&s->chain.subs[0]->f);
 	atomic64_set(&s->chain.subs[0]->keys, 0);
 	kbloom_counts_set(&kd->filter, &zero);
-	for (sub = retired; sub; sub = sub->retired)
-		bytes += kbloom_geometry_bytes(&sub->f.geo);
-	WRITE_ONCE(kd->bytes, kd->bytes - bytes);
-	WRITE_ONCE(s->grow_err, 0);
 	kbloom_map_rewrite_end(kd);
 	kbloom_dev_reset_reports(kd);
 	up_write(&kd->lock);
+	kbloom_scale_retire(kd, retired);
+	return 0;
+}
 
-	/* Lockless readers first, then a walk, which walks_stop ends. */
-	synchronize_rcu();
-	mutex_lock(&kd->stats_cache.lock);
-	kbloom_chain_free_subs(retired);
-	mutex_unlock(&kd->stats_cache.lock);
-	atomic64_sub(bytes, &kbloom_total_bytes);
+/*
+ * A version 4 image of len bytes, under kd->lock exclusive (no ioctl
+ * reads, adds or grows meanwhile; in-kernel and BPF adds run on, each
+ * landing wholly before or after the rewrite of its block, as for a
+ * filter of fixed size).  Growth first, within the caps, as ADD's: when
+ * it fails the image is rejected and the chain keeps the empty
+ * sub-filters it grew, as a merge's does (its keys and answers are
+ * unchanged; taking them away again could drop a key an in-kernel add
+ * has put there meanwhile).  Sub-filters past the image's are detached
+ * into *retired, for kbloom_scale_retire() once kd->lock is dropped.
+ */
+int kbloom_scale_load(struct kbloom_dev *kd, const void *img, size_t len,
+		      struct kbloom_chain_sub **retired)
+{
+	struct kbloom_scale *s = kd->scale;
+	struct kbloom_counts counts;
+	u32 subs;
+	int err;
+
+	lockdep_assert_held_write(&kd->lock);
+	err = kbloom_chain_image_validate(&s->chain, img, len, &subs);
+	if (err)
+		return err;
+	mutex_lock(&s->grow_lock);
+	while (!err && s->chain.nsubs < subs)
+		err = kbloom_scale_grow_one(kd);
+	mutex_unlock(&s->grow_lock);
+	if (err)
+		return err;
+	kbloom_map_rewrite_begin(kd);
+	*retired = kbloom_scale_truncate(kd, subs);
+	kbloom_chain_image_apply(&s->chain, img, &counts);
+	kbloom_counts_set(&kd->filter, &counts);
+	kbloom_map_rewrite_end(kd);
+	kbloom_dev_reset_reports(kd);
 	return 0;
 }
 

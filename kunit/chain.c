@@ -447,6 +447,212 @@ static void merge_compatible(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kbloom_test_chain_keys(a), keys);
 }
 
+/* The image of c's sub-filters now, emitted 777 bytes at a time. */
+static u8 *kbloom_test_chain_image(struct kunit *test,
+				   const struct kbloom_chain *c, size_t *len)
+{
+	const struct kbloom_counts counts = { .add_calls = 7, .add_new = 5 };
+	struct kbloom_image_cursor cur;
+	size_t done = 0, got;
+	u8 *img;
+
+	*len = kbloom_chain_image_bytes(c, kbloom_chain_subs(c));
+	img = kunit_kzalloc(test, *len + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, img);
+	kbloom_chain_image_start(c, &counts, &cur);
+	do {
+		got = kbloom_chain_image_emit(c, &cur, img + done,
+					      min_t(size_t, 777,
+						    *len + 1 - done));
+		done += got;
+	} while (got && done <= *len);
+	KUNIT_EXPECT_EQ(test, done, *len);
+	return img;
+}
+
+/* Validates img into c, grows or truncates c to its sub-filters, applies. */
+static int kbloom_test_chain_load(struct kunit *test, struct kbloom_chain *c,
+				  const u8 *img, size_t len)
+{
+	struct kbloom_counts counts;
+	u32 subs;
+	int ret;
+
+	ret = kbloom_chain_image_validate(c, img, len, &subs);
+	if (ret)
+		return ret;
+	while (c->nsubs < subs)
+		KUNIT_ASSERT_EQ(test, kbloom_chain_grow(c), 0);
+	kbloom_chain_free_subs(kbloom_chain_truncate(c, subs));
+	kbloom_chain_image_apply(c, img, &counts);
+	KUNIT_EXPECT_EQ(test, counts.add_calls, 7ULL);
+	KUNIT_EXPECT_EQ(test, counts.add_new, 5ULL);
+	return 0;
+}
+
+/*
+ * Images of version 4: a chain of 3 sub-filters loads into one of 1 (which
+ * grows) and one of 5 (which drops 2), each then equal to it cell for
+ * cell and key count for key count, every key found; a second image of
+ * the loaded chain is the first byte for byte.
+ */
+static void image_round_trip(struct kunit *test)
+{
+	const struct kbloom_test_type *t = test->param_value;
+	const struct kbloom_chain_params cp = kbloom_test_chain_params(t);
+	struct kbloom_chain *a = kbloom_test_chain(test, &cp);
+	u32 into, i;
+
+	kbloom_test_chain_feed(test, a, 0, 5000);
+	KUNIT_ASSERT_EQ(test, kbloom_chain_subs(a), 3U);
+	for (into = 1; into <= 5; into += 4) {
+		struct kbloom_chain *b = kbloom_test_chain(test, &cp);
+		size_t len, len2;
+		u8 *img, *img2;
+
+		img = kbloom_test_chain_image(test, a, &len);
+		kbloom_test_chain_feed(test, b, 1000000, 0);
+		while (b->nsubs < into)
+			KUNIT_ASSERT_EQ(test, kbloom_chain_grow(b), 0);
+		KUNIT_ASSERT_EQ(test, kbloom_test_chain_load(test, b, img, len),
+				0);
+		KUNIT_EXPECT_EQ(test, kbloom_chain_subs(b), 3U);
+		for (i = 0; i < 3; i++) {
+			const struct kbloom_filter *fa = &a->subs[i]->f;
+			size_t bytes = fa->geo.nblocks * KBLOOM_BLOCK_BYTES;
+
+			KUNIT_EXPECT_EQ(test, atomic64_read(&b->subs[i]->keys),
+					atomic64_read(&a->subs[i]->keys));
+			KUNIT_EXPECT_TRUE(test, !memcmp(fa->words,
+							b->subs[i]->f.words,
+							bytes));
+		}
+		KUNIT_EXPECT_EQ(test, kbloom_test_chain_missing(test, b, 0,
+								5000), 0ULL);
+		img2 = kbloom_test_chain_image(test, b, &len2);
+		KUNIT_EXPECT_EQ(test, len2, len);
+		KUNIT_EXPECT_TRUE(test, !memcmp(img, img2, len));
+	}
+}
+
+struct kbloom_test_chain_corrupt {
+	const char *name;
+	size_t at;		/* byte offset, or ~0: see len_delta */
+	u64 value;		/* stored little-endian, width bytes */
+	u32 width;
+	int err;
+};
+
+#define KT_HDR(field) offsetof(struct kbloom_image_header, field)
+#define KT_WIN		sizeof(struct kbloom_image_header)
+#define KT_CHAIN	(KT_WIN + sizeof(struct kbloom_image_window))
+#define KT_SUB(i, field) (KT_CHAIN + sizeof(struct kbloom_image_chain) + \
+			  (i) * sizeof(struct kbloom_image_subfilter) + \
+			  offsetof(struct kbloom_image_subfilter, field))
+
+/*
+ * One field of a good image (3 sub-filters, bits, capacity 1000, 1 %,
+ * expansion 2) changed, and the errno each change must meet.
+ */
+static const struct kbloom_test_chain_corrupt kbloom_test_chain_corrupts[] = {
+	{ "magic", KT_HDR(magic), 0x4d4c424c, 4, -ENOEXEC },
+	{ "version_3", KT_HDR(version), KBLOOM_IMAGE_VERSION, 2, -EXDEV },
+	{ "version_2", KT_HDR(version), 2, 2, -EPROTO },
+	{ "version_5", KT_HDR(version), 5, 2, -EPROTO },
+	{ "flags", KT_HDR(flags), 1, 4, -EINVAL },
+	{ "reserved", KT_HDR(reserved), 1, 8, -EINVAL },
+	{ "k", KT_HDR(k), 3, 4, -EINVAL },
+	{ "k_0", KT_HDR(k), 0, 4, -EINVAL },
+	{ "type_window", KT_HDR(type), KBLOOM_TYPE_WINDOW, 4, -EINVAL },
+	{ "type_unknown", KT_HDR(type), 9, 4, -EINVAL },
+	{ "type_other", KT_HDR(type), KBLOOM_TYPE_COUNTING, 4, -EXDEV },
+	{ "seed", KT_HDR(seed), 1, 8, -EXDEV },
+	{ "capacity", KT_HDR(capacity), 1001, 8, -EXDEV },
+	{ "fp", KT_HDR(fp_target_ppb), 10000001, 4, -EXDEV },
+	{ "fp_1", KT_HDR(fp_target_ppb), KBLOOM_PPB, 4, -EINVAL },
+	{ "nblocks_0", KT_HDR(nblocks), 0, 8, -EINVAL },
+	{ "nblocks_less", KT_HDR(nblocks), 1, 8, -EINVAL },
+	{ "header_bytes_odd", KT_HDR(header_bytes), KT_CHAIN + 40, 2,
+	  -EINVAL },
+	{ "header_bytes_no_sub", KT_HDR(header_bytes), KT_CHAIN + 32, 2,
+	  -EINVAL },
+	{ "header_bytes_v3", KT_HDR(header_bytes), KT_CHAIN, 2, -EINVAL },
+	{ "header_bytes_max", KT_HDR(header_bytes),
+	  KT_CHAIN + 32 + (KBLOOM_CHAIN_MAX_SUBS + 1) * 32, 2, -EINVAL },
+	{ "window", KT_WIN + 4, 1, 4, -EINVAL },
+	{ "expansion", KT_CHAIN, 3, 4, -EXDEV },
+	{ "subfilters", KT_CHAIN + 4, 2, 4, -EINVAL },
+	{ "chain_reserved", KT_CHAIN + 8, 1, 8, -EINVAL },
+	{ "sub_nblocks", KT_SUB(1, nblocks), 1, 8, -EINVAL },
+	{ "sub_seed", KT_SUB(2, seed), 1, 8, -EINVAL },
+	{ "sub_k", KT_SUB(0, k), 2, 4, -EINVAL },
+	{ "sub_reserved", KT_SUB(2, reserved), 1, 4, -EINVAL },
+	{ "crc", KT_SUB(0, keys), 1, 8, -EBADMSG },
+	{ "cells", KT_SUB(2, reserved) + 100, 0xff, 1, -EBADMSG },
+};
+
+static void
+kbloom_test_chain_corrupt_desc(const struct kbloom_test_chain_corrupt *c,
+			       char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kbloom_test_chain_corrupt, kbloom_test_chain_corrupts,
+		  kbloom_test_chain_corrupt_desc);
+
+static void kbloom_test_put_le(u8 *p, u64 v, u32 width)
+{
+	u32 i;
+
+	for (i = 0; i < width; i++)
+		p[i] = v >> (8 * i);
+}
+
+/*
+ * Each corruption alone is refused with its errno by validate, and by
+ * check_header already where the header shows it; the chain is unchanged
+ * (its image the same bytes).  A fixed filter's check calls any version 4
+ * image EXDEV; a short image is ENODATA, a long one EMSGSIZE.
+ */
+static void image_rejected(struct kunit *test)
+{
+	const struct kbloom_test_chain_corrupt *bad = test->param_value;
+	const struct kbloom_chain_params cp =
+		kbloom_test_chain_params(&kbloom_test_types[0]);
+	struct kbloom_chain *c = kbloom_test_chain(test, &cp);
+	size_t len, len2;
+	u8 *img, *img2;
+	u32 subs;
+	u64 bytes;
+	int err;
+
+	KUNIT_ASSERT_EQ(test, kbloom_test_types[0].type, KBLOOM_TYPE_BITS);
+	kbloom_test_chain_feed(test, c, 0, 5000);
+	KUNIT_ASSERT_EQ(test, kbloom_chain_subs(c), 3U);
+	img = kbloom_test_chain_image(test, c, &len);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_image_validate(c, img, len, &subs),
+			0);
+	KUNIT_EXPECT_EQ(test, subs, 3U);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_image_validate(c, img, len - 1,
+							  &subs), -ENODATA);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_image_validate(c, img, len + 1,
+							  &subs), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, kbloom_image_check_header(&c->subs[0]->f, img,
+							len), -EXDEV);
+	kbloom_test_put_le(img + bad->at, bad->value, bad->width);
+	err = kbloom_chain_image_validate(c, img, len, &subs);
+	KUNIT_EXPECT_EQ(test, err, bad->err);
+	if (bad->at < KT_WIN && bad->err != -EBADMSG)
+		KUNIT_EXPECT_EQ(test,
+				kbloom_chain_image_check_header(c, img, KT_WIN,
+								&subs, &bytes),
+				bad->err);
+	img2 = kbloom_test_chain_image(test, c, &len2);
+	kbloom_test_put_le(img2 + bad->at, bad->value, bad->width);
+	KUNIT_EXPECT_TRUE(test, len2 == len && !memcmp(img, img2, len));
+}
+
 static struct kunit_case kbloom_chain_cases[] = {
 	KUNIT_CASE_PARAM(params_rejected, kbloom_test_chain_bad_gen_params),
 	KUNIT_CASE(schedule_ends),
@@ -458,6 +664,8 @@ static struct kunit_case kbloom_chain_cases[] = {
 	KBLOOM_TEST_CHAIN_CASE(delete_undoes_adds),
 	KBLOOM_TEST_CHAIN_CASE(clear_back_to_one),
 	KBLOOM_TEST_CHAIN_CASE(merge_compatible),
+	KBLOOM_TEST_CHAIN_CASE(image_round_trip),
+	KUNIT_CASE_PARAM(image_rejected, kbloom_test_chain_corrupt_gen_params),
 	{}
 };
 

@@ -213,6 +213,7 @@ static void image_while_adding(struct kunit *test)
 enum kbloom_test_defect {
 	KBLOOM_TEST_MAGIC,
 	KBLOOM_TEST_VERSION,
+	KBLOOM_TEST_VERSION_CHAIN,
 	KBLOOM_TEST_HEADER_BYTES,
 	KBLOOM_TEST_FLAGS,
 	KBLOOM_TEST_RESERVED,
@@ -253,6 +254,7 @@ struct kbloom_test_bad_image {
 static const struct kbloom_test_bad_image kbloom_test_bad_images[] = {
 	{ "magic", KBLOOM_TEST_MAGIC, -ENOEXEC, true },
 	{ "version", KBLOOM_TEST_VERSION, -EPROTO, true },
+	{ "version_chain", KBLOOM_TEST_VERSION_CHAIN, -EXDEV, true },
 	{ "header_bytes", KBLOOM_TEST_HEADER_BYTES, -EINVAL, true },
 	{ "flags", KBLOOM_TEST_FLAGS, -EINVAL, true },
 	{ "reserved", KBLOOM_TEST_RESERVED, -EINVAL, true },
@@ -335,7 +337,11 @@ static void image_rejects(struct kunit *test)
 		h->magic = cpu_to_le32(KBLOOM_IMAGE_MAGIC ^ 0x20);
 		break;
 	case KBLOOM_TEST_VERSION:
-		h->version = cpu_to_le16(KBLOOM_IMAGE_VERSION + 1);
+		h->version = cpu_to_le16(KBLOOM_IMAGE_VERSION_CHAIN + 1);
+		break;
+	case KBLOOM_TEST_VERSION_CHAIN:
+		/* A scalable filter's image: not this filter's kind. */
+		h->version = cpu_to_le16(KBLOOM_IMAGE_VERSION_CHAIN);
 		break;
 	case KBLOOM_TEST_HEADER_BYTES:
 		h->header_bytes = cpu_to_le16(hdr + 8);

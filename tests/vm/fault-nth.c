@@ -16,7 +16,8 @@
  * (nothing rotated on a failure, one rotation on success) and GET_WINDOW.
  * So do scalable filters: their create, the ADD that grows one (ENOMEM
  * at the key that needed the growth, nothing else changed, and the ADD
- * again finishes), the MERGE that grows one first, and GET_SUBFILTER.
+ * again finishes), the MERGE that grows one first, GET_SUBFILTER, and the
+ * load of an image that grows one.
  * Growth by the worker, for adds from the kernel, is not swept: fail-nth
  * is per task.
  * One kind of call is mmap() of a node plus a read of every mapped page:
@@ -491,6 +492,65 @@ static bool subfilter_step(int n)
 	return done && !e;
 }
 
+/*
+ * A scalable filter's image (version 4) loaded into one that must grow to
+ * its sub-filters: the staging buffer, then each growth.  On ENOMEM the
+ * filter's keys and counts are as they were (the empty sub-filters it
+ * grew may stay); on success it holds the image, its own image then the
+ * same bytes.
+ */
+static bool load_scalable_step(int n)
+{
+	struct kbloom_info before, after;
+	int fd = scalable_fresh(SNAME, false), src = scalable_fresh(SNAME2, true);
+	ssize_t len, len2 = -1;
+	struct st_keys k;
+	bool done;
+	int e = 0;
+
+	/* Twice the keys of fd: sub-filters fd has to grow.  One buffer. */
+	if (fd >= 0 && src >= 0) {
+		k = keys("more");
+		e = st_batch(src, KBLOOM_IOC_ADD, &k, NULL, NULL);
+		k = keys("own");
+		e = e ?: st_batch(fd, KBLOOM_IOC_ADD, &k, NULL, NULL);
+	}
+	if (fd < 0 || src < 0 || e || !info_of(fd, &before)) {
+		problem("load scalable: setup: %s", st_errname(errno));
+		return true;
+	}
+	len = read_all(src, image, sizeof(image));
+	if (len <= 0 || lseek(fd, 0, SEEK_SET)) {
+		problem("load scalable: read: %s", st_errname(errno));
+		return true;
+	}
+	arm(n);
+	e = write(fd, image, len) == len ? 0 : errno;
+	done = unreached();
+	if (e && e != ENOMEM)
+		problem("load scalable, fault %d: %s", n, st_errname(e));
+	if (!info_of(fd, &after))
+		problem("load scalable, fault %d: get_info: %s", n,
+			st_errname(errno));
+	else if (e && (after.add_new != before.add_new ||
+		       after.subfilters < before.subfilters ||
+		       !has_keys(fd, "own")))
+		problem("load scalable, fault %d: after ENOMEM: add_new %llu (%llu), %u sub-filters (%u), own keys %s",
+			n, (unsigned long long)after.add_new,
+			(unsigned long long)before.add_new, after.subfilters,
+			before.subfilters, has_keys(fd, "own") ? "found" : "lost");
+	if (!e)
+		len2 = read_all(fd, image2, sizeof(image2));
+	if (!e && (len2 != len || memcmp(image, image2, len) ||
+		   !has_keys(fd, "base") || !has_keys(fd, "more")))
+		problem("load scalable, fault %d: the loaded filter differs from its image",
+			n);
+	close(src);
+	close(fd);
+	st_destroy(st_open_ctl(), SNAME2);
+	return done && !e;
+}
+
 /* A window of its own for the ROTATE and GET_WINDOW sweeps. */
 static int window_fd;
 
@@ -801,6 +861,7 @@ int main(int argc, char **argv)
 	sweep("grow", grow_step);
 	sweep("merge-scalable", merge_scalable_step);
 	sweep("get-subfilter", subfilter_step);
+	sweep("load-scalable", load_scalable_step);
 	st_destroy(st_open_ctl(), SNAME);
 	st_destroy(st_open_ctl(), WNAME);
 	if (!st_create_gen(st_open_ctl(), WNAME, KBLOOM_TYPE_WINDOW,

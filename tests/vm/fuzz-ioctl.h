@@ -233,7 +233,7 @@ void fz_fault_pause(struct worker *w, bool pause);
 void record_fail(struct worker *w, enum fail_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /*
- * What an image or mapping call may return on p, otherwise: a scalable
+ * What a mapping call or INTERSECT may return on p, otherwise: a scalable
  * filter refuses them with EOPNOTSUPP (after ENODEV).
  */
 errset scalable_gate(const struct pool_fd *p, errset otherwise);

@@ -291,7 +291,10 @@ static int write_whole(const char *name, const uint8_t *img, size_t len)
 REJECTION(reject_image_magic, "img-magic", ENOEXEC,
 	  (img[0] ^= 1, reseal(img, len)))
 REJECTION(reject_image_version, "img-version", EPROTO,
-	  (img[4] = KBLOOM_IMAGE_VERSION + 1, reseal(img, len)))
+	  (img[4] = KBLOOM_IMAGE_VERSION_CHAIN + 1, reseal(img, len)))
+/* A scalable filter's version: an image of another kind of filter. */
+REJECTION(reject_image_version_chain, "img-version4", EXDEV,
+	  (img[4] = KBLOOM_IMAGE_VERSION_CHAIN, reseal(img, len)))
 REJECTION(reject_image_version_zero, "img-version0", EPROTO,
 	  (img[4] = 0, reseal(img, len)))
 REJECTION(reject_image_header_size, "img-hsize", EINVAL,
@@ -834,6 +837,7 @@ static const struct vt_case cases[] = {
 	/* each refused image, the filter left as it was */
 	VT_TYPED(reject_image_magic),
 	VT_TYPED(reject_image_version),
+	VT_TYPED(reject_image_version_chain),
 	VT_TYPED(reject_image_version_zero),
 	VT_TYPED(reject_image_header_size),
 	VT_TYPED(reject_image_flags),

@@ -140,9 +140,10 @@
  *   of its index; sub-filters may then hold more than their capacity, and
  *   fp_now_ppb says what that costs.  Not for scalable filters
  *   (EOPNOTSUPP, after EBADF and ENODEV): INTERSECT, since two filters
- *   hold a common key in sub-filters of different indexes; read() and
- *   write() of images and mmap(), whose formats describe one array of
- *   blocks.  GET_INFO reports the whole filter: capacity and fp_target_ppb
+ *   hold a common key in sub-filters of different indexes; mmap(), whose
+ *   format describes one array of blocks.  Their images are of version
+ *   KBLOOM_IMAGE_VERSION_CHAIN ("Filter images" says what a load does to
+ *   the sub-filters).  GET_INFO reports the whole filter: capacity and fp_target_ppb
  *   as created, nblocks, bits, bytes, bits_set, est_keys and fill_ppb of
  *   all sub-filters together, k and seed of sub-filter 0, fp_design_ppb
  *   the rate with every present sub-filter at its capacity, fp_now_ppb
@@ -384,6 +385,24 @@
  *   the time since the last rotation (so the timer's next rotation comes
  *   when it would have); the filter keeps its own rotate_ms and
  *   rotate_every.
+ *   A scalable filter's image is of version 4 (KBLOOM_IMAGE_VERSION_CHAIN):
+ *   the header holds the filter as created (capacity, fp_target_ppb, type,
+ *   and sub-filter 0's k and seed) and in nblocks the blocks of all its
+ *   sub-filters; the window part is zero; a struct kbloom_image_chain and
+ *   one struct kbloom_image_subfilter per sub-filter follow, all counted
+ *   in header_bytes; then the cells of sub-filter 0, 1, ... in turn, each
+ *   as a version 3 image places them.  A read streams the sub-filters
+ *   there were when it began; a growth during it does not end it (the
+ *   keys added before it began are in those).  A version 4 image loads
+ *   only into a scalable filter of equal capacity, fp_target_ppb,
+ *   expansion, type and seed (EXDEV otherwise, and for a version 3 image
+ *   into a scalable filter); each sub-filter's nblocks, seed and k must be
+ *   those of its index (EINVAL otherwise).  The load leaves the filter with
+ *   the image's sub-filters, their cells and their keys: it grows the
+ *   filter to as many first, as ADD would (E2BIG, ENOMEM: the image is
+ *   rejected, and the filter keeps the empty sub-filters it grew, its keys
+ *   and answers unchanged), or frees those past the image's before it
+ *   returns.
  *   write() of a whole image, starting at offset 0, restores it into a
  *   compatible filter at the final byte, with the report counters reset;
  *   the filter keeps its own capacity and fp_target_ppb (it was sized by
@@ -403,12 +422,16 @@
  *   The filter is unchanged if the image is rejected:
  *     ENOEXEC  wrong magic          EPROTO   unsupported version
  *     EINVAL   invalid header field EXDEV    geometry, type, seed or
- *              (window part too)             generations differ
+ *              (window part,                 generations differ (scalable:
+ *              sub-filters too)              capacity, rate, expansion,
+ *                                            or only one is scalable)
  *     EMSGSIZE longer than its header says (also: any byte written after
  *              an image was loaded, until a write at offset 0 starts anew)
  *     E2BIG    the image is staged whole before it is checked, and its
  *              buffer counts against max_total_bytes with the filters:
- *              past it, the write that completes the header fails
+ *              past it, the write that completes the header fails; for
+ *              a scalable filter, also the growth the image needs, at
+ *              the final byte (as for ADD)
  *     EFAULT, ENOMEM  as for any write, and the image is rejected too
  *     EBADMSG  CRC mismatch
  *     ENODATA  truncated image: returned by the close() that drops the
@@ -701,6 +724,12 @@ struct kbloom_window_info {
  * cells were placed otherwise, are refused.
  */
 #define KBLOOM_IMAGE_VERSION	3
+/*
+ * 4: a scalable filter's image: version 3's header and window part, a
+ * struct kbloom_image_chain and its struct kbloom_image_subfilter array,
+ * then each sub-filter's cells as version 3 places them.
+ */
+#define KBLOOM_IMAGE_VERSION_CHAIN	4
 
 struct kbloom_image_header {
 	__le32 magic;
@@ -737,6 +766,22 @@ struct kbloom_image_window {
 	 * the image is refused with EINVAL.
 	 */
 	__le64 plane_adds[KBLOOM_IMAGE_PLANES];
+};
+
+/* After the window part of a version 4 image. */
+struct kbloom_image_chain {
+	__le32 expansion;
+	__le32 subfilters;	/* 1 .. KBLOOM_SUBFILTERS_MAX */
+	__le64 reserved[3];	/* must be 0 */
+};
+
+/* subfilters of them, after the struct kbloom_image_chain, oldest first. */
+struct kbloom_image_subfilter {
+	__le64 nblocks;
+	__le64 seed;
+	__le64 keys;		/* new keys it took: its load */
+	__le32 k;
+	__le32 reserved;	/* must be 0 */
 };
 
 /*

@@ -58,8 +58,11 @@ bool image_sane(struct worker *w, enum op op, const uint8_t *img,
 	const struct kbloom_image_header *h = (const void *)img;
 	uint32_t crc;
 
+	/* Version 4 (a scalable filter's): its header_bytes say. */
 	if (len < sizeof(*h) + 4 || h->magic != KBLOOM_IMAGE_MAGIC ||
-	    len != st_image_bytes(h->nblocks)) {
+	    len != (h->version == KBLOOM_IMAGE_VERSION_CHAIN ?
+		    h->header_bytes + h->nblocks * 64 + 4 :
+		    st_image_bytes(h->nblocks))) {
 		record_fail(w, F_RESULT, "worker %d %s: image of %zu bytes malformed",
 			    w->id, op_names[op], len);
 		return false;
@@ -130,13 +133,11 @@ void do_read(struct worker *w)
 	}
 	if (p->shared) {
 		read_image(w, OP_read, p->fd,
-			   scalable_gate(p, ALLOW(0, ENODEV, ESTALE, ESPIPE)),
-			   &len);
+			   ALLOW(0, ENODEV, ESTALE, ESPIPE), &len);
 		return;
 	}
 	/* ESTALE: a clear, merge or load rewrote the filter mid-stream. */
-	if (read_image(w, OP_read, p->fd,
-		       scalable_gate(p, ALLOW(0, ENODEV, ESTALE)), &len))
+	if (read_image(w, OP_read, p->fd, ALLOW(0, ENODEV, ESTALE), &len))
 		return;
 	if (image_sane(w, OP_read, w->iobuf, len))
 		keep_image(w, w->iobuf, len);
@@ -156,8 +157,7 @@ void do_read_bad(struct worker *w)
 		 */
 		n = pread(p->fd, w->iobuf, 64, 1 + st_below(&w->rng, 5000));
 		outcome(w, OP_read_bad, sys_err(n),
-			can_read(p) ?
-			scalable_gate(p, ALLOW(0, ESPIPE, ENODEV, ESTALE)) :
+			can_read(p) ? ALLOW(0, ESPIPE, ENODEV, ESTALE) :
 			ALLOW(EBADF), "pread");
 		return;
 	}
@@ -167,9 +167,8 @@ void do_read_bad(struct worker *w)
 	outcome(w, OP_read_bad, sys_err(n),
 		!can_read(p) ? ALLOW(EBADF) :
 		/* EFAULT also from the VFS, for a kernel address. */
-		scalable_gate(p, p->shared ?
-			      ALLOW(0, EFAULT, ENODEV, ESTALE, ESPIPE) :
-			      ALLOW(EFAULT, ENODEV)) | ALLOW(EFAULT),
+		p->shared ? ALLOW(0, EFAULT, ENODEV, ESTALE, ESPIPE) :
+			    ALLOW(EFAULT, ENODEV),
 		"read into a bad buffer");
 }
 
@@ -248,15 +247,17 @@ void do_write(struct worker *w, enum op op)
 			lseek(p->fd, 0, SEEK_SET);
 			e = sys_err(write(p->fd, bad_ptr_kind(w, len, false, false),
 					  len));
-			outcome(w, op, e, scalable_gate(p, p->shared ?
+			outcome(w, op, e, p->shared ?
 				ALLOW(EFAULT, ENODEV, ESPIPE, EMSGSIZE) :
-				ALLOW(EFAULT, ENODEV)) | ALLOW(EFAULT),
+				ALLOW(EFAULT, ENODEV),
 				"write from a bad buffer");
 			return;
 		}
 	}
-	e = write_image(w, op, p->fd, w->iobuf, len,
-			scalable_gate(p, allowed));
+	/* A scalable filter grows to the image's sub-filters first. */
+	if (p->scalable)
+		allowed |= ALLOW(ENOMEM);
+	e = write_image(w, op, p->fd, w->iobuf, len, allowed);
 	if (!e && whole)
 		w->st->images_loaded++;
 }

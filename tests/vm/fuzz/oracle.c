@@ -208,7 +208,9 @@ void do_good_bad_image(struct worker *w)
 		want = ENOEXEC;
 		break;
 	case 3:
-		h->version = KBLOOM_IMAGE_VERSION + 1 + st_below(&w->rng, 1000);
+		/* Past 4, a scalable filter's (EXDEV here). */
+		h->version = KBLOOM_IMAGE_VERSION_CHAIN + 1 +
+			     st_below(&w->rng, 1000);
 		want = EPROTO;
 		break;
 	case 4:
