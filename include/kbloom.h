@@ -248,7 +248,10 @@ int kbl_report(struct kbl *f, uint64_t false_positives,
 
 /*
  * Size in bytes of the image the module writes of a filter with this
- * geometry: version 3, a header and its window part, the cells, a CRC.
+ * geometry: version 3, a header and its window part, the cells, a CRC;
+ * for a scalable filter version 4, which adds a chain part and one
+ * descriptor per sub-filter.  A scalable filter may grow before its
+ * image is read: kbl_save() reads to the image's end, whatever this says.
  */
 uint64_t kbl_image_size(const struct kbloom_info *info);
 /*
@@ -256,17 +259,21 @@ uint64_t kbl_image_size(const struct kbloom_info *info);
  * written or a negative errno: -ESTALE when a CLEAR, INTERSECT, image load
  * or (window filters) a rotation rewrote the filter during the read, in
  * which case what reached out_fd is no image: start again (kbloomctl save
- * retries a few times into a fresh file).  A scalable filter has no
- * image: -EOPNOTSUPP, here and from kbl_load().
+ * retries a few times into a fresh file).  A scalable filter's image is
+ * of version 4, holding its sub-filters (-EOPNOTSUPP from a module too
+ * old to have one, here and from kbl_load()).
  */
 int64_t kbl_save(const struct kbl *f, int out_fd);
 /*
  * Reads one image from in_fd and restores it into the filter, all or
  * nothing.  Image errnos: ENOEXEC (not a kbloom image), EPROTO (version),
- * EINVAL (bad header field), EXDEV (geometry, type or seed differs), ENODATA
- * (truncated), EMSGSIZE (longer than its header says), EBADMSG (CRC).
- * Only version 3 loads: kbloom 0.1's versions 1 and 2 placed a key's cells
- * otherwise (EPROTO).
+ * EINVAL (bad header field), EXDEV (geometry, type or seed differs; for a
+ * scalable filter capacity, rate, expansion, type or seed, or only one of
+ * image and filter is scalable), ENODATA (truncated), EMSGSIZE (longer
+ * than its header says), EBADMSG (CRC), E2BIG and ENOMEM (staging the
+ * image, or growing a scalable filter to the image's sub-filters).
+ * Versions 3 (filters of fixed size) and 4 (scalable) load: kbloom 0.1's
+ * versions 1 and 2 placed a key's cells otherwise (EPROTO).
  */
 int kbl_load(struct kbl *f, int in_fd);
 

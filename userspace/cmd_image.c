@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "kbloomctl.h"
+#include "libkbloom_image.h"
 
 /*
  * save writes FILE.tmp.PID and renames it: when that fails, the message
@@ -189,7 +190,9 @@ const struct command cmd_save = {
 "which one is current, its rotations and the time since the last one; a\n"
 "rotation (or a clear, intersect or load) during the save starts it again\n"
 "from the beginning, up to 5 times (into a FILE or a regular file on\n"
-"stdout; a pipe cannot be rewound).  Needs read access.\n"
+"stdout; a pipe cannot be rewound).  A scalable filter's image (version 4)\n"
+"holds its expansion and each sub-filter's cells and keys, as many\n"
+"sub-filters as it had when the save began.  Needs read access.\n"
 "\n"
 "Example:\n"
 "  kbloomctl save users /var/lib/kbloom/users.kbloom\n",
@@ -218,6 +221,22 @@ static uint32_t image_generations(int fd,
 	return le32toh(win.generations);
 }
 
+/*
+ * The expansion of a version 4 image (a scalable filter's), from its
+ * struct kbloom_image_chain; 0 for any other image or when unreadable.
+ */
+static uint32_t image_expansion(int fd, const struct kbloom_image_header *hdr)
+{
+	struct kbloom_image_chain chain;
+
+	if (!kbl_image_subfilters(hdr) ||
+	    pread(fd, &chain, sizeof(chain),
+		  sizeof(*hdr) + sizeof(struct kbloom_image_window)) !=
+	    (ssize_t)sizeof(chain))
+		return 0;
+	return le32toh(chain.expansion);
+}
+
 /* " --counting", " --generations G" or "": create's option for a type. */
 static const char *type_option(uint32_t type, uint32_t generations,
 			       char *buf, size_t size)
@@ -229,6 +248,68 @@ static const char *type_option(uint32_t type, uint32_t generations,
 	else
 		buf[0] = '\0';
 	return buf;
+}
+
+/*
+ * What a scalable filter's image needs equal in the filter, and the create
+ * line that makes such a filter (%.9g of the rate reads back as the same
+ * ppb, as in cmd_combine.c).
+ */
+static void describe_chain(uint32_t type, uint64_t capacity, uint32_t fp_ppb,
+			   uint32_t expansion, uint64_t seed, char *buf,
+			   size_t size)
+{
+	char rate[32];
+
+	snprintf(buf, size, "%s, capacity %llu, fp %s, expansion %u, seed 0x%llx",
+		 kbl_type_name(type), (unsigned long long)capacity,
+		 fmt_ppb(fp_ppb, rate, sizeof(rate)), expansion,
+		 (unsigned long long)seed);
+}
+
+static void chain_create_line(const struct kbloom_image_header *hdr,
+			      uint32_t expansion, char *buf, size_t size)
+{
+	snprintf(buf, size, "kbloomctl create NAME --capacity %llu --fp %.9g --expansion %u --seed 0x%llx%s",
+		 (unsigned long long)le64toh(hdr->capacity),
+		 (double)le32toh(hdr->fp_target_ppb) / KBLOOM_PPB, expansion,
+		 (unsigned long long)le64toh(hdr->seed),
+		 le32toh(hdr->type) == KBLOOM_TYPE_COUNTING ? " --counting" : "");
+}
+
+/*
+ * EXDEV with a scalable filter on either side: a version 4 image loads
+ * only into a scalable filter of its schedule and seed, a version 3 one
+ * only into a filter of fixed size.
+ */
+static int fail_chain_geometry(const char *file, const char *name, int fd,
+			       const struct kbloom_image_header *hdr,
+			       const struct kbloom_info *info)
+{
+	uint32_t expansion = image_expansion(fd, hdr);
+	char img[160], flt[160], line[192], opt[32];
+
+	if (!kbl_image_subfilters(hdr)) {
+		type_option(le32toh(hdr->type), image_generations(fd, hdr),
+			    opt, sizeof(opt));
+		return fail("%s holds the image of a filter of fixed size (version %u), and filter '%s' is scalable: such an image loads only into a fixed-size filter of its type, size, k and seed (create it with: kbloomctl create NAME%s --bits %llu --k %u --seed 0x%llx, or use load --create); filter '%s' is unchanged",
+			    file, le16toh(hdr->version), name, opt,
+			    (unsigned long long)le64toh(hdr->nblocks) * 512,
+			    le32toh(hdr->k),
+			    (unsigned long long)le64toh(hdr->seed), name);
+	}
+	describe_chain(le32toh(hdr->type), le64toh(hdr->capacity),
+		       le32toh(hdr->fp_target_ppb), expansion,
+		       le64toh(hdr->seed), img, sizeof(img));
+	chain_create_line(hdr, expansion, line, sizeof(line));
+	if (!info->expansion)
+		return fail("%s holds a scalable filter's image (version %u: %s), and filter '%s' is of fixed size: such an image loads only into a scalable filter of the same --capacity, --fp, --expansion, type and --seed (create it with: %s, or use load --create); filter '%s' is unchanged",
+			    file, KBLOOM_IMAGE_VERSION_CHAIN, img, name, line,
+			    name);
+	describe_chain(info->type, info->capacity, info->fp_target_ppb,
+		       info->expansion, info->seed, flt, sizeof(flt));
+	return fail("image differs from scalable filter '%s': %s holds %s, the filter is %s; a scalable filter's image loads only into one of the same --capacity, --fp, --expansion, type and --seed (create it with: %s, or use load --create); filter '%s' is unchanged",
+		    name, file, img, flt, line, name);
 }
 
 static int fail_geometry(const char *file, const char *name, int fd,
@@ -243,6 +324,8 @@ static int fail_geometry(const char *file, const char *name, int fd,
 	struct kbloom_window_info win;
 	char opt[32];
 
+	if (info->expansion || kbl_image_subfilters(hdr))
+		return fail_chain_geometry(file, name, fd, hdr, info);
 	type_option(type, gens, opt, sizeof(opt));
 	if (type != info->type)
 		return fail("image type differs from filter '%s': %s holds a %s filter, the filter is a %s one (create it with: kbloomctl create NAME%s --bits %llu --k %u --seed 0x%llx, or use load --create)",
@@ -265,6 +348,8 @@ static int fail_image(int err, const char *file, int fd, const char *name,
 	struct kbloom_info info;
 	struct stat st;
 	bool have_hdr = read_header(fd, &hdr);
+	uint32_t subs = have_hdr ? kbl_image_subfilters(&hdr) : 0;
+	uint64_t want = have_hdr ? kbl_image_length(&hdr) : 0;
 
 	switch (-err) {
 	case ENOEXEC:
@@ -274,26 +359,36 @@ static int fail_image(int err, const char *file, int fd, const char *name,
 		if (have_hdr && le16toh(hdr.version) < KBLOOM_IMAGE_VERSION)
 			return fail("%s is a kbloom image of version %u, from kbloom 0.1, which placed a key's cells differently: its cells would answer for other keys, so it cannot be loaded; rebuild the filter by adding its keys again (kbloomctl add %s -f KEYS); filter '%s' is unchanged",
 				    file, le16toh(hdr.version), name, name);
+		/* Only a module older than scalable filter images says it. */
+		if (have_hdr && le16toh(hdr.version) ==
+		    KBLOOM_IMAGE_VERSION_CHAIN)
+			return fail("%s is a scalable filter's image (version %d), which this kbloom module is too old to read: update the module (kbloomctl %s reads it); filter '%s' is unchanged",
+				    file, KBLOOM_IMAGE_VERSION_CHAIN,
+				    kbl_version(), name);
 		if (have_hdr)
-			return fail("%s is a kbloom image of version %u, which this module does not read (kbloomctl %s writes and reads version %d); filter '%s' is unchanged",
+			return fail("%s is a kbloom image of version %u, which this module does not read (kbloomctl %s writes and reads versions %d and %d, %d for a scalable filter); filter '%s' is unchanged",
 				    file, le16toh(hdr.version), kbl_version(),
-				    KBLOOM_IMAGE_VERSION, name);
+				    KBLOOM_IMAGE_VERSION,
+				    KBLOOM_IMAGE_VERSION_CHAIN,
+				    KBLOOM_IMAGE_VERSION_CHAIN, name);
 		return fail("%s is a kbloom image of a version this module does not read; filter '%s' is unchanged",
 			    file, name);
 	case EXDEV:
 		if (have_hdr && !kbl_info(f, &info))
 			return fail_geometry(file, name, fd, &hdr, f, &info);
-		return fail("image geometry or type differs from filter '%s' (create it with the same type, --generations, --bits, --k and --seed)",
+		return fail("image geometry or type differs from filter '%s' (a version 3 image loads into a fixed-size filter of the same type, --generations, --bits, --k and --seed; a version 4 one, a scalable filter's, into a scalable filter of the same --capacity, --fp, --expansion, type and --seed)",
 			    name);
 	case EINVAL:
+		if (subs)
+			return fail("%s has an invalid kbloom image header or sub-filter descriptor (damaged file, or sub-filters this module would not make: one of another kbloom version?); filter '%s' is unchanged",
+				    file, name);
 		return fail("%s has an invalid kbloom image header (damaged file?); filter '%s' is unchanged",
 			    file, name);
 	case ENODATA:
-		if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
-		    !kbl_info(f, &info))
+		/* The image's own length: the filter's may differ (growth). */
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode) && want)
 			return fail("%s is a truncated kbloom image (%" PRIu64 " of %" PRIu64 " bytes); filter '%s' is unchanged",
-				    file, (uint64_t)st.st_size,
-				    kbl_image_size(&info), name);
+				    file, (uint64_t)st.st_size, want, name);
 		return fail("%s is a truncated kbloom image; filter '%s' is unchanged",
 			    file, name);
 	case EMSGSIZE:
@@ -307,6 +402,17 @@ static int fail_image(int err, const char *file, int fd, const char *name,
 	case EPERM:
 	case EBADF:
 		return fail_filter(err, name, "load");
+	case E2BIG:
+		if (subs)
+			return fail("cannot load %s into filter '%s': its %u sub-filters, with the image staged whole, would pass the module's max_filter_bytes or max_total_bytes (raise them in /sys/module/kbloom/parameters, or destroy other filters); the filter's keys are unchanged",
+				    file, name, subs);
+		return fail("cannot load %s into filter '%s': the image, staged whole, would pass the module's max_total_bytes (raise it in /sys/module/kbloom/parameters, or destroy other filters); the filter is unchanged",
+			    file, name);
+	case ENOMEM:
+		return fail("cannot load %s into filter '%s': out of memory (staging the image%s); the filter's keys are unchanged",
+			    file, name, subs ?
+			    ", or growing the scalable filter to its sub-filters" :
+			    "");
 	case EOPNOTSUPP:
 		return fail_call(err, "kbl_load", name);
 	default:
@@ -329,6 +435,29 @@ static int create_from_image(const char *name, const char *file, int fd,
 	if (!read_header(fd, &hdr))
 		return fail("%s is not a kbloom image (make one with: kbloomctl save NAME FILE)",
 			    file);
+	if (kbl_image_subfilters(&hdr)) {
+		/*
+		 * A scalable filter is made from its schedule, as create
+		 * --expansion makes it; the load then grows it to the
+		 * image's sub-filters.
+		 */
+		if (spec->generations || window_ms || spec->rotate_every)
+			return fail("%s holds a scalable filter, which does not rotate: --window, --generations and --rotate-every are for window images",
+				    file);
+		spec->expansion = image_expansion(fd, &hdr);
+		if (!spec->expansion)
+			return fail("%s has an invalid kbloom image header (damaged file?)",
+				    file);
+		spec->capacity = le64toh(hdr.capacity);
+		spec->fp_ppb = le32toh(hdr.fp_target_ppb);
+		spec->seed = le64toh(hdr.seed);
+		spec->use_seed = 1;
+		spec->type = le32toh(hdr.type);
+		ret = kbl_create(name, spec);
+		if (ret)
+			return fail_control(ret, name, "create");
+		return 0;
+	}
 	spec->bits = le64toh(hdr.nblocks) * 512;
 	spec->k = le32toh(hdr.k);
 	spec->seed = le64toh(hdr.seed);
@@ -453,6 +582,14 @@ static int run_load(int argc, char **argv)
 		       file, name, spec.generations,
 		       fmt_rotation(spec.generations, spec.rotate_ms,
 				    spec.rotate_every, rot, sizeof(rot)));
+	} else if (!quiet && created && spec.expansion) {
+		struct kbloom_info info;
+
+		if (kbl_info(f, &info))
+			info.subfilters = 0;
+		printf("loaded %s into new scalable filter '%s' (expansion %u, %u sub-filter%s)\n",
+		       file, name, spec.expansion, info.subfilters,
+		       info.subfilters == 1 ? "" : "s");
 	} else if (!quiet) {
 		printf("loaded %s into %sfilter '%s'\n", file,
 		       created ? "new " : "", name);
@@ -482,12 +619,20 @@ const struct command cmd_load = {
 "seed (and for a window, generations).  The image does not carry the\n"
 "delete counters, which restart at 0.  A window filter gets the image's\n"
 "generations, current one, rotations and time since the last rotation,\n"
-"and keeps its own rotation schedule.  Images of kbloom 0.1 (versions 1\n"
-"and 2) placed cells differently and are refused.  Needs write access.\n"
+"and keeps its own rotation schedule.  A scalable filter's image (version\n"
+"4) loads only into a scalable filter of the same --capacity, --fp,\n"
+"--expansion, type and --seed, which takes the image's sub-filters:\n"
+"it grows to as many first (failing as add does, at the module's byte\n"
+"caps or out of memory, keys unchanged) or frees those past them; a\n"
+"version 3 image loads only into a filter of fixed size.  Images of\n"
+"kbloom 0.1 (versions 1 and 2) placed cells differently and are refused.\n"
+"Needs write access.\n"
 "\n"
 "Options:\n"
-"  -c, --create      create NAME from the image's type and geometry if it\n"
-"                    does not exist (needs access to /dev/kbloom-control);\n"
+"  -c, --create      create NAME from the image's type and geometry (for a\n"
+"                    scalable filter's, its capacity, rate, expansion and\n"
+"                    seed) if it does not exist (needs access to\n"
+"                    /dev/kbloom-control);\n"
 "                    a NAME that exists must be yours (its node's owner)\n"
 "  -m, --mode MODE   node mode for --create (default 0600)\n"
 "  -w, --window DURATION, -r, --rotate-every N\n"

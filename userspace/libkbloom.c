@@ -17,6 +17,7 @@
 #include <endian.h>
 
 #include "kbloom.h"
+#include "libkbloom_image.h"
 #include "libkbloom_map.h"
 
 /* An image: header, 64 bytes per block, then a CRC32C. */
@@ -725,28 +726,89 @@ int kbl_report(struct kbl *f, uint64_t false_positives,
 	return do_ioctl(f, KBLOOM_IOC_REPORT, &r);
 }
 
+/* Where a version 4 image's parts begin (see the uapi header). */
+#define KBL_IMAGE_CHAIN_AT	(sizeof(struct kbloom_image_header) + \
+				 sizeof(struct kbloom_image_window))
+#define KBL_IMAGE_SUBS_AT	(KBL_IMAGE_CHAIN_AT + \
+				 sizeof(struct kbloom_image_chain))
+#define KBL_IMAGE_SUB_BYTES	sizeof(struct kbloom_image_subfilter)
+
+/*
+ * A scalable filter's image counts its sub-filters in header_bytes, one
+ * descriptor each; info->subfilters is how many it had at GET_INFO, and
+ * a growth since makes the image of a later read longer (kbl_save()
+ * therefore reads to the end, trusting no size computed before).  A
+ * scalable filter always has sub-filter 0: an info that says 0 of them
+ * (filled by hand) still gets its one descriptor.
+ */
 uint64_t kbl_image_size(const struct kbloom_info *info)
 {
-	return sizeof(struct kbloom_image_header) +
-	       sizeof(struct kbloom_image_window) +
-	       info->nblocks * KBLOOM_IMAGE_BLOCK + KBLOOM_IMAGE_TRAILER;
+	uint64_t header = KBL_IMAGE_CHAIN_AT;
+
+	if (info->expansion || info->subfilters)
+		header = KBL_IMAGE_SUBS_AT + (uint64_t)(info->subfilters ?
+			 info->subfilters : 1) * KBL_IMAGE_SUB_BYTES;
+	return header + info->nblocks * KBLOOM_IMAGE_BLOCK +
+	       KBLOOM_IMAGE_TRAILER;
+}
+
+uint32_t kbl_image_subfilters(const struct kbloom_image_header *hdr)
+{
+	uint64_t hbytes = le16toh(hdr->header_bytes), n;
+
+	if (le16toh(hdr->version) != KBLOOM_IMAGE_VERSION_CHAIN ||
+	    hbytes < KBL_IMAGE_SUBS_AT + KBL_IMAGE_SUB_BYTES ||
+	    (hbytes - KBL_IMAGE_SUBS_AT) % KBL_IMAGE_SUB_BYTES)
+		return 0;
+	n = (hbytes - KBL_IMAGE_SUBS_AT) / KBL_IMAGE_SUB_BYTES;
+	return n <= KBLOOM_SUBFILTERS_MAX ? (uint32_t)n : 0;
 }
 
 /*
- * The length of the image whose header is hdr, from its own fields (an
- * old version 1 image has no window part), or 0 when they cannot describe one
- * (the module then says why).
+ * header_bytes is judged before it is trusted: a length taken from a
+ * damaged header would have kbl_load() call a whole image truncated (or
+ * a truncated one whole).  Only versions 3 and 4 have a length this
+ * library knows; the module refuses the others (EPROTO) before any
+ * length matters.
  */
-static uint64_t image_length(const struct kbloom_image_header *hdr)
+uint64_t kbl_image_length(const struct kbloom_image_header *hdr)
 {
-	uint64_t cells, len;
+	uint64_t cells, len, hbytes = le16toh(hdr->header_bytes);
 
+	switch (le16toh(hdr->version)) {
+	case KBLOOM_IMAGE_VERSION:
+		if (hbytes != KBL_IMAGE_CHAIN_AT)
+			return 0;
+		break;
+	case KBLOOM_IMAGE_VERSION_CHAIN:
+		if (!kbl_image_subfilters(hdr))
+			return 0;
+		break;
+	default:
+		return 0;
+	}
 	if (__builtin_mul_overflow(le64toh(hdr->nblocks),
 				   (uint64_t)KBLOOM_IMAGE_BLOCK, &cells) ||
-	    __builtin_add_overflow(cells, (uint64_t)le16toh(hdr->header_bytes) +
-				   KBLOOM_IMAGE_TRAILER, &len))
+	    __builtin_add_overflow(cells, hbytes + KBLOOM_IMAGE_TRAILER, &len))
 		return 0;
 	return len;
+}
+
+int kbl_image_input_end(const void *head, size_t head_len, uint64_t total)
+{
+	struct kbloom_image_header hdr;
+	uint64_t want;
+
+	memset(&hdr, 0, sizeof(hdr));
+	memcpy(&hdr, head, head_len < sizeof(hdr) ? head_len : sizeof(hdr));
+	if (head_len < sizeof(hdr.magic) ||
+	    le32toh(hdr.magic) != KBLOOM_IMAGE_MAGIC)
+		return head_len < sizeof(hdr) ? -ENOEXEC : 0;
+	/* Every image is longer than its header. */
+	if (head_len < sizeof(hdr))
+		return -ENODATA;
+	want = kbl_image_length(&hdr);
+	return want && total < want ? -ENODATA : 0;
 }
 
 /* Reads until len bytes or the end of input; bytes read or -errno. */
@@ -847,16 +909,16 @@ int64_t kbl_save(const struct kbl *f, int out_fd)
 int kbl_load(struct kbl *f, int in_fd)
 {
 	struct kbloom_image_header hdr;
-	struct kbloom_info info;
-	uint64_t want, total;
+	uint64_t total;
 	ssize_t head;
 	char *buf;
 	int ret;
 
-	ret = kbl_info(f, &info);
-	if (ret)
-		return ret;
-	want = kbl_image_size(&info);
+	/*
+	 * The length to expect comes from the image's own header, never
+	 * from the filter: a scalable filter's image counts the sub-filters
+	 * it was saved with, which the filter need not have now.
+	 */
 	ret = rewind_node(f);
 	if (ret)
 		return ret;
@@ -877,20 +939,10 @@ int kbl_load(struct kbl *f, int in_fd)
 		return -ENOMEM;
 	ret = copy_stream(in_fd, f->fd, buf, &total);
 	free(buf);
-	total += (uint64_t)head;
-	/* A whole header says how long its image is, whatever its version. */
-	if ((size_t)head == sizeof(hdr) &&
-	    le32toh(hdr.magic) == KBLOOM_IMAGE_MAGIC && image_length(&hdr))
-		want = image_length(&hdr);
-	if (!ret && total < want) {
-		if ((size_t)head < sizeof(hdr.magic) ||
-		    ((size_t)head < sizeof(hdr) &&
-		     le32toh(hdr.magic) != KBLOOM_IMAGE_MAGIC))
-			ret = -ENOEXEC;
-		else
-			ret = -ENODATA;
-	}
-	return ret;
+	if (ret)
+		return ret;
+	return kbl_image_input_end(&hdr, (size_t)head,
+				   total + (uint64_t)head);
 }
 
 const char *kbl_type_name(uint32_t type)
@@ -997,8 +1049,12 @@ static const char *kbl_reason(int err, const char *call, const char *name)
 		/* The refusals of a scalable filter, the one type that has them. */
 		if (!strcmp(call, "kbl_intersect"))
 			return "a scalable filter cannot be intersected (a key both hold may be in sub-filters of different indexes)";
+		/*
+		 * Every filter has an image now; only a module older than
+		 * scalable filters' images (version 4) refuses theirs.
+		 */
 		if (!strcmp(call, "kbl_save") || !strcmp(call, "kbl_load"))
-			return "a scalable filter has no image";
+			return "the kbloom module is older than scalable filter images (version 4) and refuses them: update the module to save or load a scalable filter";
 		if (!strcmp(call, "kbl_map"))
 			return "a scalable filter cannot be mapped (checks go through ioctls)";
 		break;
@@ -1012,6 +1068,14 @@ static const char *kbl_reason(int err, const char *call, const char *name)
 		/* Only a scalable filter's growth makes these calls E2BIG. */
 		if (!strncmp(call, "kbl_add", 7) || !strcmp(call, "kbl_merge"))
 			return "the scalable filter cannot grow: a new sub-filter would pass the module's max_filter_bytes or max_total_bytes, or it has its last sub-filter";
+		/* A load stages the image, and a scalable one may grow. */
+		if (!strcmp(call, "kbl_load"))
+			return "the image does not fit: staging it (it counts against the module's max_total_bytes) or growing the scalable filter to the image's sub-filters would pass max_filter_bytes or max_total_bytes (raise them in /sys/module/kbloom/parameters, or destroy other filters)";
+		break;
+	case EXDEV:
+		/* Which filters an image loads into depends on its version. */
+		if (!strcmp(call, "kbl_load"))
+			return "the image does not fit the filter: a version 3 image loads only into a fixed-size filter of its geometry, type, seed and generations, a version 4 (scalable) image only into a scalable filter of equal capacity, rate, expansion, type and seed (create one to match)";
 		break;
 	}
 	if (err == EINVAL && !strcmp(call, "kbl_create"))
@@ -1063,7 +1127,7 @@ const char *kbl_strerror(int err)
 		/* Images (kbl_load) and mappings (kbl_map) both say it. */
 		return "kbloom image or filter mapping of another version: images of kbloom 0.1 place cells otherwise (rebuild the filter from its keys); for a mapping, module and libkbloom versions differ";
 	case EXDEV:
-		return "filters or image differ in geometry, type, seed or generations (scalable filters: in capacity, rate, expansion, type or seed, or only one of them is scalable)";
+		return "filters or image differ in geometry, type, seed or generations (scalable filters: in capacity, rate, expansion, type or seed, or only one of them is scalable); a version 4 image, a scalable filter's, loads only into a scalable filter of equal capacity, rate, expansion, type and seed, a version 3 image only into a fixed-size filter";
 	case ENODATA:
 		return "truncated kbloom image";
 	case EMSGSIZE:
@@ -1081,7 +1145,7 @@ const char *kbl_strerror(int err)
 	case ENOTTY:
 		return "not a kbloom device";
 	case EOPNOTSUPP:
-		return "not supported by this filter's type (delete needs a counting filter, rotate a window filter; a scalable filter has no image, mapping or intersect)";
+		return "not supported by this filter's type (delete needs a counting filter, rotate a window filter; a scalable filter has no mapping or intersect)";
 	case ESTALE:
 		return "the filter was rewritten (clear, intersect, load or rotation) during the read; read again";
 	default:

@@ -136,12 +136,27 @@ static void expansion_cases(void)
 			      sizeof(buf));
 	expect("intersect-scalable", m,
 	       "cannot intersect filter 'a': a scalable filter cannot be intersected");
+	/*
+	 * Scalable filters have images (version 4): only a module older
+	 * than those refuses them, and the fix is a newer module.
+	 */
 	m = kbl_error_message(-EOPNOTSUPP, "kbl_save", "a", buf, sizeof(buf));
-	expect("save-scalable", m,
-	       "cannot save filter 'a': a scalable filter has no image");
+	expect("save-scalable-old-module", m,
+	       "cannot save filter 'a': the kbloom module is older than scalable filter images (version 4) and refuses them: update the module to save or load a scalable filter");
 	m = kbl_error_message(-EOPNOTSUPP, "kbl_load", "a", buf, sizeof(buf));
-	expect("load-scalable", m,
-	       "cannot load an image into filter 'a': a scalable filter has no image");
+	expect("load-scalable-old-module", m,
+	       "cannot load an image into filter 'a': the kbloom module is older than scalable filter images (version 4)");
+	/* Which filter an image loads into depends on its version. */
+	m = kbl_error_message(-EXDEV, "kbl_load", "a", buf, sizeof(buf));
+	expect("load-exdev-v3", m,
+	       "cannot load an image into filter 'a': the image does not fit the filter: a version 3 image loads only into a fixed-size filter");
+	expect("load-exdev-v4", m,
+	       "a version 4 (scalable) image only into a scalable filter of equal capacity, rate, expansion, type and seed (create one to match)");
+	expect("strerror-exdev-images", kbl_strerror(-EXDEV),
+	       "; a version 4 image, a scalable filter's, loads only into a scalable filter of equal capacity, rate, expansion, type and seed, a version 3 image only into a fixed-size filter");
+	m = kbl_error_message(-E2BIG, "kbl_load", "a", buf, sizeof(buf));
+	expect("load-cannot-grow", m,
+	       "cannot load an image into filter 'a': the image does not fit: staging it (it counts against the module's max_total_bytes) or growing the scalable filter to the image's sub-filters would pass max_filter_bytes or max_total_bytes");
 	m = kbl_error_message(-EOPNOTSUPP, "kbl_map", "a", buf, sizeof(buf));
 	expect("map-scalable", m,
 	       "cannot map filter 'a': a scalable filter cannot be mapped");
@@ -186,7 +201,7 @@ int main(void)
 	expect("window-info-not-window", m,
 	       "cannot get window information on filter 'a': not a window filter");
 	expect("strerror-eopnotsupp", kbl_strerror(-EOPNOTSUPP),
-	       "not supported by this filter's type (delete needs a counting filter, rotate a window filter; a scalable filter has no image, mapping or intersect)");
+	       "not supported by this filter's type (delete needs a counting filter, rotate a window filter; a scalable filter has no mapping or intersect)");
 	m = kbl_error_message(-EINVAL, "kbl_create", "w", buf, sizeof(buf));
 	expect("create-invalid", m,
 	       "cannot create filter 'w': invalid parameters (");

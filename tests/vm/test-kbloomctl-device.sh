@@ -535,9 +535,18 @@ for t in $kb_types; do
 	echo "$out" | tr '{' '\n' | grep "\"name\":\"$f\"" |
 		grep -q "\"expansion\":2,\"subfilters\":$subs,"
 	kb_ok "scalable-list-json-fields/$t"
-	kb_expect "scalable-save-refused/$t" 2 \
-		"cannot save filter '$f': a scalable filter has no image" \
+	kb_expect "scalable-save/$t" 0 "saved filter '$f' to $kb_tmp/grow.kbloom" \
 		save "$f" "$kb_tmp/grow.kbloom"
+	kb_expect "scalable-load-create/$t" 0 \
+		"loaded $kb_tmp/grow.kbloom into new scalable filter 'copy-$f' (expansion 2, $subs sub-filters)" \
+		load --create "copy-$f" "$kb_tmp/grow.kbloom"
+	kb_expect "scalable-load-no-false-negatives/$t" 0 \
+		"10000 keys checked in 'copy-$f': 10000 may be present, 0 definitely absent" \
+		check "copy-$f" -f "$kb_tmp/grow-keys"
+	kb_expect "scalable-load-into-fixed-refused/$t" 2 \
+		"holds a scalable filter's image (version 4: $t, capacity 1000, fp 1%, expansion 2, seed " \
+		load "sized-$t" "$kb_tmp/grow.kbloom"
+	"$KBLOOMCTL" destroy -q "copy-$f"
 	kb_expect "scalable-intersect-refused/$t" 2 \
 		"cannot intersect filter '$f': a scalable filter cannot be intersected" \
 		intersect "$f" "sized-$t"
