@@ -249,9 +249,10 @@ u32 kbloom_chain_fp_now_ppb(const struct kbloom_chain *c);
  * the header for the sub-filters present now, with the whole filter's
  * counts (a chain keeps none of its own); emit then streams as
  * kbloom_image_emit() does, the caller keeping those sub-filters (and no
- * more) alive.  check_header judges the first sizeof(struct
- * kbloom_image_header) bytes against c: 0 with the image's sub-filters
- * and length, or an image errno (-EXDEV for a version 3 image).
+ * more) alive.  check_header judges the header, window and chain parts
+ * (KBLOOM_CHAIN_IMAGE_HEAD bytes; -ENODATA for fewer once magic, version
+ * and parameters passed) against c: 0 with the image's sub-filters and
+ * length, or an image errno (-EXDEV for a version 3 image).
  * validate judges a whole image; it may size sub-filters past c's
  * present ones (process context).  apply takes a validated image into a
  * chain the caller grew or truncated to its sub-filters, rewriting each
@@ -260,6 +261,9 @@ u32 kbloom_chain_fp_now_ppb(const struct kbloom_chain *c);
  * clear; adds and checks may run on, and a racing add lands wholly before
  * or after the rewrite of its block.
  */
+#define KBLOOM_CHAIN_IMAGE_HEAD	(sizeof(struct kbloom_image_header) + \
+				 sizeof(struct kbloom_image_window) + \
+				 sizeof(struct kbloom_image_chain))
 u64 kbloom_chain_image_bytes(const struct kbloom_chain *c, u32 subs);
 void kbloom_chain_image_start(const struct kbloom_chain *c,
 			      const struct kbloom_counts *counts,

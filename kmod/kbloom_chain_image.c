@@ -10,8 +10,12 @@
  * parameters, so a load checks each field against what the schedule
  * gives its index and trusts none: a sub-filter's nblocks, seed and k
  * are the ones its index has in this chain, and the image's length is
- * known from the header alone (header_bytes says how many sub-filters,
- * the schedule their blocks) before any of the rest arrives.
+ * known from the header and the chain part alone (header_bytes says how
+ * many sub-filters, the schedule their blocks) before any of the rest
+ * arrives.  The chain part comes first among those checks because its
+ * expansion is one of the parameters: an image of another expansion is
+ * EXDEV, as one of another seed is, not EINVAL for blocks its schedule
+ * would not have.
  *
  * The descriptors are written from the chain as the stream reaches them,
  * not kept: up to 1024 of them would make every open file's cursor
@@ -30,7 +34,7 @@
 #define HDR_BYTES	sizeof(struct kbloom_image_header)
 #define WIN_BYTES	sizeof(struct kbloom_image_window)
 #define CHAIN_AT	(HDR_BYTES + WIN_BYTES)
-#define SUBS_AT		(CHAIN_AT + sizeof(struct kbloom_image_chain))
+#define SUBS_AT		KBLOOM_CHAIN_IMAGE_HEAD
 #define SUB_BYTES	sizeof(struct kbloom_image_subfilter)
 #define CRC_BYTES	sizeof(__le32)
 
@@ -199,11 +203,14 @@ int kbloom_chain_image_check_header(const struct kbloom_chain *c,
 {
 	const struct kbloom_chain_params *cp = &c->params;
 	struct kbloom_image_header hdr, one;
+	struct kbloom_image_chain ch;
 	u64 hbytes, n;
+	u32 i;
 
 	if (len < HDR_BYTES)
 		return -ENODATA;
 	memcpy(&hdr, img, sizeof(hdr));
+	/* Magic and version before the length: another kind of image. */
 	if (le32_to_cpu(hdr.magic) != KBLOOM_IMAGE_MAGIC)
 		return -ENOEXEC;
 	/* A filter of fixed size's image. */
@@ -224,6 +231,11 @@ int kbloom_chain_image_check_header(const struct kbloom_chain *c,
 	    le64_to_cpu(hdr.capacity) != cp->capacity ||
 	    le32_to_cpu(hdr.fp_target_ppb) != cp->fp_ppb)
 		return -EXDEV;
+	if (len < SUBS_AT)
+		return -ENODATA;
+	memcpy(&ch, (const u8 *)img + CHAIN_AT, sizeof(ch));
+	if (le32_to_cpu(ch.expansion) != cp->expansion)
+		return -EXDEV;
 	/* Equal parameters: sub-filter 0 (never freed) is this chain's. */
 	if (le32_to_cpu(hdr.k) != c->subs[0]->f.geo.k)
 		return -EINVAL;
@@ -231,8 +243,11 @@ int kbloom_chain_image_check_header(const struct kbloom_chain *c,
 	if (hbytes < header_bytes(1) || (hbytes - SUBS_AT) % SUB_BYTES)
 		return -EINVAL;
 	n = (hbytes - SUBS_AT) / SUB_BYTES;
-	if (n > kbloom_chain_max_subs(cp))
+	if (n > kbloom_chain_max_subs(cp) || le32_to_cpu(ch.subfilters) != n)
 		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(ch.reserved); i++)
+		if (ch.reserved[i])
+			return -EINVAL;
 	if (le64_to_cpu(hdr.nblocks) != schedule_nblocks(c, n))
 		return -EINVAL;
 	*subs = n;
@@ -263,10 +278,9 @@ int kbloom_chain_image_validate(const struct kbloom_chain *c,
 				const void *img, size_t len, u32 *subs)
 {
 	struct kbloom_image_window win;
-	struct kbloom_image_chain ch;
 	const u8 *start = img;
 	u64 total;
-	u32 n, i;
+	u32 n;
 	int ret;
 
 	ret = kbloom_chain_image_check_header(c, img, len, &n, &total);
@@ -279,14 +293,6 @@ int kbloom_chain_image_validate(const struct kbloom_chain *c,
 	memcpy(&win, start + HDR_BYTES, sizeof(win));
 	if (memchr_inv(&win, 0, sizeof(win)))
 		return -EINVAL;
-	memcpy(&ch, start + CHAIN_AT, sizeof(ch));
-	for (i = 0; i < ARRAY_SIZE(ch.reserved); i++)
-		if (ch.reserved[i])
-			return -EINVAL;
-	if (le32_to_cpu(ch.subfilters) != n)
-		return -EINVAL;
-	if (le32_to_cpu(ch.expansion) != c->params.expansion)
-		return -EXDEV;
 	ret = check_subs(c, start, n);
 	if (ret)
 		return ret;

@@ -23,10 +23,11 @@
  * A scalable filter's image (version 4, kbloom_chain_image.c) streams the
  * sub-filters there were at offset 0; those stay while the stream does,
  * since only CLEAR and a load free sub-filters, and both end it.  Its
- * write() stages the header alone first: the sub-filters it counts and
- * the chain's own schedule say how long the image is (an image of more
- * sub-filters than the schedule has is refused there), and the chain
- * part is judged with the rest at the final byte.
+ * write() stages the header and its window and chain parts first: the
+ * sub-filters they count and the chain's own schedule say how long the
+ * image is (an image of more sub-filters than the schedule has is
+ * refused there), and the descriptors are judged with the rest at the
+ * final byte.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -371,8 +372,7 @@ static int kbloom_image_stage_chain(struct kbloom_file *kf)
 
 	err = kbloom_chain_image_check_header(&kf->kd->scale->chain,
 					      kf->write_header.bytes,
-					      KBLOOM_HEADER_BYTES, &subs,
-					      &bytes);
+					      kf->staged, &subs, &bytes);
 	if (err)
 		return err;
 	/* Where size_t is 32 bits, an image it cannot count. */
@@ -396,9 +396,11 @@ static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
 					 const char __user *buf, size_t count)
 {
 	const struct kbloom_filter *f = &kf->kd->filter;
-	size_t want = kf->kd->scale ? KBLOOM_HEADER_BYTES :
-		      sizeof(kf->write_header.bytes);
+	size_t want = kf->kd->scale ? KBLOOM_CHAIN_IMAGE_HEAD :
+		      KBLOOM_HEADER_BYTES + sizeof(struct kbloom_image_window);
 	size_t n = min(count, want - kf->staged);
+	u64 bytes;
+	u32 subs;
 	int err;
 
 	if (copy_from_user(kf->write_header.bytes + kf->staged, buf, n))
@@ -409,6 +411,15 @@ static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
 		return err ? err : n;
 	}
 	if (kf->kd->scale) {
+		/* Judged now as far as it goes: EXDEV as soon as it shows. */
+		err = kbloom_chain_image_check_header(&kf->kd->scale->chain,
+						      kf->write_header.bytes,
+						      kf->staged, &subs,
+						      &bytes);
+		if (err && err != -ENODATA)
+			return err;
+		if (kf->staged < want)
+			return n;
 		err = kbloom_image_stage_chain(kf);
 		return err ? err : n;
 	}

@@ -226,11 +226,12 @@ struct kbloom_file {
 	u64 read_rotations;	/* a window's, at the stream's start */
 	struct kbloom_image_cursor cursor;
 
-	/* The header and its window part. */
+	/* The header, its window part and (version 4) its chain part. */
 	union {
 		struct kbloom_image_header hdr;
 		u8 bytes[sizeof(struct kbloom_image_header) +
-			 sizeof(struct kbloom_image_window)];
+			 sizeof(struct kbloom_image_window) +
+			 sizeof(struct kbloom_image_chain)];
 	} write_header;
 	size_t write_bytes;	/* its whole length, once its header passed */
 	void *staging;		/* the image, once its header passed */

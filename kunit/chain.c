@@ -541,6 +541,7 @@ struct kbloom_test_chain_corrupt {
 	u64 value;		/* stored little-endian, width bytes */
 	u32 width;
 	int err;
+	bool early;		/* the header alone shows it */
 };
 
 #define KT_HDR(field) offsetof(struct kbloom_image_header, field)
@@ -555,22 +556,22 @@ struct kbloom_test_chain_corrupt {
  * expansion 2) changed, and the errno each change must meet.
  */
 static const struct kbloom_test_chain_corrupt kbloom_test_chain_corrupts[] = {
-	{ "magic", KT_HDR(magic), 0x4d4c424c, 4, -ENOEXEC },
-	{ "version_3", KT_HDR(version), KBLOOM_IMAGE_VERSION, 2, -EXDEV },
-	{ "version_2", KT_HDR(version), 2, 2, -EPROTO },
-	{ "version_5", KT_HDR(version), 5, 2, -EPROTO },
-	{ "flags", KT_HDR(flags), 1, 4, -EINVAL },
-	{ "reserved", KT_HDR(reserved), 1, 8, -EINVAL },
+	{ "magic", KT_HDR(magic), 0x4d4c424c, 4, -ENOEXEC, true },
+	{ "version_3", KT_HDR(version), KBLOOM_IMAGE_VERSION, 2, -EXDEV, true },
+	{ "version_2", KT_HDR(version), 2, 2, -EPROTO, true },
+	{ "version_5", KT_HDR(version), 5, 2, -EPROTO, true },
+	{ "flags", KT_HDR(flags), 1, 4, -EINVAL, true },
+	{ "reserved", KT_HDR(reserved), 1, 8, -EINVAL, true },
 	{ "k", KT_HDR(k), 3, 4, -EINVAL },
-	{ "k_0", KT_HDR(k), 0, 4, -EINVAL },
-	{ "type_window", KT_HDR(type), KBLOOM_TYPE_WINDOW, 4, -EINVAL },
-	{ "type_unknown", KT_HDR(type), 9, 4, -EINVAL },
-	{ "type_other", KT_HDR(type), KBLOOM_TYPE_COUNTING, 4, -EXDEV },
-	{ "seed", KT_HDR(seed), 1, 8, -EXDEV },
-	{ "capacity", KT_HDR(capacity), 1001, 8, -EXDEV },
-	{ "fp", KT_HDR(fp_target_ppb), 10000001, 4, -EXDEV },
-	{ "fp_1", KT_HDR(fp_target_ppb), KBLOOM_PPB, 4, -EINVAL },
-	{ "nblocks_0", KT_HDR(nblocks), 0, 8, -EINVAL },
+	{ "k_0", KT_HDR(k), 0, 4, -EINVAL, true },
+	{ "type_window", KT_HDR(type), KBLOOM_TYPE_WINDOW, 4, -EINVAL, true },
+	{ "type_unknown", KT_HDR(type), 9, 4, -EINVAL, true },
+	{ "type_other", KT_HDR(type), KBLOOM_TYPE_COUNTING, 4, -EXDEV, true },
+	{ "seed", KT_HDR(seed), 1, 8, -EXDEV, true },
+	{ "capacity", KT_HDR(capacity), 1001, 8, -EXDEV, true },
+	{ "fp", KT_HDR(fp_target_ppb), 10000001, 4, -EXDEV, true },
+	{ "fp_1", KT_HDR(fp_target_ppb), KBLOOM_PPB, 4, -EINVAL, true },
+	{ "nblocks_0", KT_HDR(nblocks), 0, 8, -EINVAL, true },
 	{ "nblocks_less", KT_HDR(nblocks), 1, 8, -EINVAL },
 	{ "header_bytes_odd", KT_HDR(header_bytes), KT_CHAIN + 40, 2,
 	  -EINVAL },
@@ -618,6 +619,7 @@ static void kbloom_test_put_le(u8 *p, u64 v, u32 width)
 static void image_rejected(struct kunit *test)
 {
 	const struct kbloom_test_chain_corrupt *bad = test->param_value;
+	const size_t head = KBLOOM_CHAIN_IMAGE_HEAD;
 	const struct kbloom_chain_params cp =
 		kbloom_test_chain_params(&kbloom_test_types[0]);
 	struct kbloom_chain *c = kbloom_test_chain(test, &cp);
@@ -643,11 +645,21 @@ static void image_rejected(struct kunit *test)
 	kbloom_test_put_le(img + bad->at, bad->value, bad->width);
 	err = kbloom_chain_image_validate(c, img, len, &subs);
 	KUNIT_EXPECT_EQ(test, err, bad->err);
+	/*
+	 * The header and chain parts: all but the window part (judged with
+	 * the descriptors, at the end) and the descriptors.
+	 */
+	if (bad->at < head && bad->at != KT_WIN + 4 && bad->err != -EBADMSG)
+		KUNIT_EXPECT_EQ(test,
+				kbloom_chain_image_check_header(c, img, head,
+								&subs, &bytes),
+				bad->err);
+	/* The header alone: what it shows, else ENODATA for the rest. */
 	if (bad->at < KT_WIN && bad->err != -EBADMSG)
 		KUNIT_EXPECT_EQ(test,
 				kbloom_chain_image_check_header(c, img, KT_WIN,
 								&subs, &bytes),
-				bad->err);
+				bad->early ? bad->err : -ENODATA);
 	img2 = kbloom_test_chain_image(test, c, &len2);
 	kbloom_test_put_le(img2 + bad->at, bad->value, bad->width);
 	KUNIT_EXPECT_TRUE(test, len2 == len && !memcmp(img, img2, len));
