@@ -48,8 +48,10 @@
  *                            do that); full: adds a scalable filter had
  *                            no room for (EAGAIN until its worker grew it,
  *                            or the errno of a cap)
- *   adder-start NAME TAG     a kernel thread adds keys TAG-0, TAG-1, ... to
- *                            NAME, as fast as it can until adder-stop, in
+ *   adder-start NAME TAG [LIMIT]
+ *                            a kernel thread adds keys TAG-0, TAG-1, ... to
+ *                            NAME, as fast as it can until adder-stop (or,
+ *                            with LIMIT, until it would pass LIMIT keys), in
  *                            batches of KAPI_ADDER_BATCH with bottom halves
  *                            off (where softirq adders run): one batch by
  *                            kbloom_filter_add() key by key, the next by
@@ -61,8 +63,16 @@
  *                            scalable filter the batches go key by key
  *                            (add_keys refuses them), and a key that
  *                            finds it full waits for its growth
- *                            (EAGAIN), bottom halves on, counted in waits
+ *                            (EAGAIN), bottom halves on, counted in
+ *                            waits.  The limit paces it: a test whose
+ *                            filter must not grow without bound (the
+ *                            torture's scalable one) raises it as its
+ *                            run goes, with adder-limit
  *   adder-count              "ret=0 started=S done=D"
+ *   adder-limit LIMIT        the adder goes on up to LIMIT keys (whole
+ *                            batches: it stops at a multiple of
+ *                            KAPI_ADDER_BATCH), then waits for a higher
+ *                            one: "ret=0 started=S done=D" as adder-count
  *   nmi                      whether the nmi CTX works here: "ret=0
  *                            nmi=yes" or "nmi=no" (no NMI this module
  *                            sent itself at load arrived; then every
@@ -903,6 +913,8 @@ static void *kapi_adder_arg;		/* its keys, freed after it stops */
 static char kapi_adder_tag[KAPI_PREFIX_MAX + 1];
 static u64 kapi_adder_started;
 static u64 kapi_adder_done;
+/* Keys it may add: it waits before a batch that would pass them. */
+static u64 kapi_adder_limit;
 static atomic_long_t kapi_adder_bad;
 static atomic_t kapi_adder_bad_err;
 /* Adds that waited for a scalable filter's growth (EAGAIN), each time. */
@@ -978,6 +990,11 @@ static int kapi_adder_fn(void *arg)
 			schedule_timeout_interruptible(HZ);
 			continue;
 		}
+		/* Paced: adder-limit raises it, kthread_stop() wakes us. */
+		if (next + KAPI_ADDER_BATCH > READ_ONCE(kapi_adder_limit)) {
+			schedule_timeout_interruptible(1);
+			continue;
+		}
 		/*
 		 * Seen before the batch's first add loads a word: a full
 		 * barrier, as a later load may pass an earlier store...
@@ -1022,7 +1039,8 @@ static void kapi_adder_halt(void)
 	kapi_adder_arg = NULL;
 }
 
-static int kapi_adder_start(const char *name, const char *tag)
+static int kapi_adder_start(const char *name, const char *tag,
+			    u64 limit)
 {
 	struct kbloom_filter *f;
 	struct task_struct *t;
@@ -1054,6 +1072,7 @@ static int kapi_adder_start(const char *name, const char *tag)
 	kapi_adder_arg = arg;
 	kapi_adder_started = 0;
 	kapi_adder_done = 0;
+	kapi_adder_limit = limit;
 	atomic_long_set(&kapi_adder_bad, 0);
 	atomic_set(&kapi_adder_bad_err, 0);
 	atomic_long_set(&kapi_adder_waits, 0);
@@ -1106,6 +1125,7 @@ enum kapi_cmd_id {
 	KAPI_CMD_CHURN_STOP,
 	KAPI_CMD_ADDER_START,
 	KAPI_CMD_ADDER_COUNT,
+	KAPI_CMD_ADDER_LIMIT,
 	KAPI_CMD_ADDER_STOP,
 	KAPI_CMD_NMI,
 };
@@ -1140,9 +1160,11 @@ static const struct kapi_cmd kapi_cmds[] = {
 	{ "churn-start", "churn-start NAME", KAPI_CMD_CHURN_START, 1, 1,
 	  false },
 	{ "churn-stop", "churn-stop", KAPI_CMD_CHURN_STOP, 0, 0, false },
-	{ "adder-start", "adder-start NAME TAG", KAPI_CMD_ADDER_START, 2, 2,
-	  false },
+	{ "adder-start", "adder-start NAME TAG [LIMIT]", KAPI_CMD_ADDER_START,
+	  2, 3, false },
 	{ "adder-count", "adder-count", KAPI_CMD_ADDER_COUNT, 0, 0, false },
+	{ "adder-limit", "adder-limit LIMIT", KAPI_CMD_ADDER_LIMIT, 1, 1,
+	  false },
 	{ "adder-stop", "adder-stop", KAPI_CMD_ADDER_STOP, 0, 0, false },
 	{ "nmi", "nmi", KAPI_CMD_NMI, 0, 0, false },
 };
@@ -1205,6 +1227,7 @@ static int kapi_range_cmd(const struct kapi_cmd *cmd, int argc, char **argv)
 
 static int kapi_run(const struct kapi_cmd *cmd, int argc, char **argv)
 {
+	u64 limit;
 	int ctx;
 	u32 n;
 
@@ -1271,8 +1294,17 @@ static int kapi_run(const struct kapi_cmd *cmd, int argc, char **argv)
 	case KAPI_CMD_CHURN_STOP:
 		return kapi_churn_stop();
 	case KAPI_CMD_ADDER_START:
-		return kapi_adder_start(argv[1], argv[2]);
+		if (argc > 3 && kstrtou64(argv[3], 0, &limit))
+			return kapi_usage(cmd, "LIMIT is a number of keys");
+		return kapi_adder_start(argv[1], argv[2],
+					argc > 3 ? limit : U64_MAX);
 	case KAPI_CMD_ADDER_COUNT:
+		return kapi_adder_report(false);
+	case KAPI_CMD_ADDER_LIMIT:
+		if (kstrtou64(argv[1], 0, &limit))
+			return kapi_usage(cmd, "LIMIT is a number of keys");
+		if (kapi_adder)
+			WRITE_ONCE(kapi_adder_limit, limit);
 		return kapi_adder_report(false);
 	case KAPI_CMD_ADDER_STOP:
 		return kapi_adder_report(true);

@@ -6,8 +6,9 @@
 # they run (the in-kernel API's through the companion module and the BPF
 # kfuncs' among them: fuzz-ioctl loads the companion for its run), the
 # concurrency torture on a filter of each type (with readers
-# through the API and through BPF) and the window torture across
-# rotations, then the fuzzer again under fault
+# through the API and through BPF) and on a scalable filter of each type
+# that grows (with writers through the API and through BPF too), and the
+# window torture across rotations, then the fuzzer again under fault
 # injection (failslab and fail_page_alloc, only for the fuzzer's own
 # processes through task-filter and /proc/self/make-it-fail), a sweep
 # that fails every allocation point of each kind of call in turn
@@ -34,9 +35,9 @@ kapi_keys=${6:-100000}
 # on the debug kernel under TCG (2-vCPU VM beside a UML build, AMD EPYC
 # host, 2026-12-03), and KASAN sees the same code paths in fewer.
 # 0 leaves BPF out of the run: no kfuncs in the fuzzer (-B), no BPF
-# readers in the torture and no test-bpf, for a kernel built without BPF
-# (make check's debug kernel, scripts/debug-kernel.config), so that no
-# case says SKIP for what the run never meant to test.
+# readers or writer in the torture and no test-bpf, for a kernel built
+# without BPF (make check's debug kernel, scripts/debug-kernel.config), so
+# that no case says SKIP for what the run never meant to test.
 bpf_keys=${7:-20000}
 if [ "$bpf_keys" -eq 0 ]; then
 	fuzz_bpf=-B
@@ -61,7 +62,7 @@ fz_fuzz fuzz-full 60 -s "$seed" -p 4 -n "$ops" -t "$fuzz_seconds" \
 echo "fuzz-full: phase 1 took $(($(date +%s) - started)) s"
 
 phase=$(date +%s)
-echo "fuzz-full: phase 2: torture, $torture_seconds s on each filter type"
+echo "fuzz-full: phase 2: torture, $torture_seconds s on each filter type, fixed and scalable"
 # shellcheck disable=SC2086 # an option or nothing
 fz_run torture torture -s "$seed" -t "$torture_seconds" -H 300 $torture_bpf
 # Window filters: ground truth across rotations by time, count and hand.

@@ -14,7 +14,9 @@
  * scalable filter; sysfs; adders racing growth with checkers that know
  * which keys must be found: ADD ioctls alone, then beside a kernel
  * thread adding through the in-kernel API (which waits out EAGAIN while
- * the worker grows the filter) and merges of compatible filters.
+ * the worker grows the filter) and merges of compatible filters; CLEAR
+ * and the load of an empty image racing that kernel thread, with ground
+ * truth, and the memory given back when it stops.
  */
 #include <math.h>
 #include <pthread.h>
@@ -657,6 +659,15 @@ static const char *image_round_trip(const struct vt_type *t)
 	       vt_check_prefix(fb, "img", 0, 10 * CAP) == 10 * CAP,
 	       "growth after the load");
 
+	/* Another expansion: its schedule differs from sub-filter 1 on. */
+	ff = sc_fresh("sc-ie", t, 3);
+	EXPECT(ff >= 0, "create: %s", vt_errno_name(errno));
+	errno = 0;
+	EXPECT(vt_write_image(ff, img, len, 1 << 20) == -1 && errno == EXDEV,
+	       "an image of expansion 2 into a filter of 3: %s",
+	       vt_errno_name(errno));
+	vt_done(ff, "sc-ie", NULL);
+
 	vt_destroy("sc-if");
 	EXPECT_OK(vt_create("sc-if", CAP, FP_1PC, SEED));
 	ff = vt_open("sc-if", O_RDWR);
@@ -1132,6 +1143,145 @@ out:
 	return vt_done(fd, "sc-krace", msg);
 }
 
+/*
+ * CLEAR, and the load of an image of the filter when empty, racing the
+ * companion's kernel thread (kbloom_filter_add(), waiting out EAGAIN
+ * while the worker grows the filter): every key whose add began after
+ * the rewrite returned (from the thread's started, read then, to its
+ * done, read later) is found; of the keys whose add returned before the
+ * rewrite began, no more are found than false positives explain.  Once
+ * the thread stops and the filter is cleared, it is sub-filter 0 alone,
+ * and total_bytes is what it was after the create: the sub-filters
+ * grown and freed in every round left nothing behind.
+ */
+#define CRACE_ROUNDS	200
+#define CRACE_OLD	4096	/* the newest keys added before a rewrite */
+#define CRACE_NEW	256	/* keys at least, added after it */
+
+/* adder-count's started and done (either may be NULL); 0 or -1. */
+static int crace_count(int cmd, int res, long long *started,
+		       long long *done)
+{
+	char ans[256];
+
+	if (st_kapi_cmd(cmd, res, ans, sizeof(ans), "adder-count") ||
+	    (started && !st_kapi_num(ans, "started", started)) ||
+	    (done && !st_kapi_num(ans, "done", done)))
+		return -1;
+	return 0;
+}
+
+static const char *crace_round(int fd, int cmd, int res, bool load,
+			       const uint8_t *img, size_t len,
+			       uint64_t *stale, uint64_t *old)
+{
+	long long before, started, done = 0;
+	uint64_t t0, first;
+	long hits;
+
+	EXPECT(!crace_count(cmd, res, NULL, &before), "adder-count: %s",
+	       vt_errno_name(errno));
+	if (load)
+		EXPECT_OK(vt_write_image(fd, img, len, len));
+	else
+		EXPECT_OK(ioctl(fd, KBLOOM_IOC_CLEAR, 0));
+	EXPECT(!crace_count(cmd, res, &started, NULL), "adder-count: %s",
+	       vt_errno_name(errno));
+	t0 = st_now_ms();
+	do {
+		EXPECT(!crace_count(cmd, res, NULL, &done), "adder-count: %s",
+		       vt_errno_name(errno));
+		EXPECT(st_now_ms() - t0 < 5000,
+		       "the adder went from %lld to %lld in 5 s", started,
+		       done);
+	} while (done < started + CRACE_NEW);
+	/* One batch: the newest keys may run past it while we look. */
+	if (done - started > KBLOOM_BATCH_MAX)
+		done = started + KBLOOM_BATCH_MAX;
+	hits = vt_check_prefix(fd, "k", started, done - started);
+	EXPECT(hits == done - started,
+	       "after a %s: %ld of the keys k-%lld..k-%lld found, added after it returned",
+	       load ? "load" : "CLEAR", hits, started, done - 1);
+	first = before > CRACE_OLD ? before - CRACE_OLD : 0;
+	if ((uint64_t)before == first)
+		return NULL;	/* none returned yet */
+	hits = vt_check_prefix(fd, "k", first, before - first);
+	EXPECT(hits >= 0, "check: %s", vt_errno_name(errno));
+	*stale += hits;
+	*old += before - first;
+	return NULL;
+}
+
+static const char *kernel_adds_race_clear(const struct vt_type *t)
+{
+	uint64_t total0, stale = 0, old = 0;
+	long long bad = -1, done = 0, waits = 0;
+	struct kbloom_info info;
+	const char *msg = NULL;
+	int fd, cmd = -1, res = -1, round;
+	uint8_t *img = NULL;
+	char ans[256];
+	bool loaded, started = false;
+	size_t len;
+
+	if (st_kapi_load(ST_KAPI_KO, &loaded))
+		return vt_skip("no companion module %s: make module builds it",
+			       ST_KAPI_KO);
+	fd = sc_fresh("sc-kclear", t, 2);
+	if (fd >= 0)
+		img = vt_read_image(fd, 1 << 16, &len);
+	total0 = sc_total_bytes();
+	if (!img || st_kapi_open(&cmd, &res) ||
+	    st_kapi_cmd(cmd, res, ans, sizeof(ans),
+			"adder-start sc-kclear k") ||
+	    !st_kapi_has(ans, "ret=0")) {
+		msg = vt_fail("setup: %s (%s)", vt_errno_name(errno), ans);
+		goto out;
+	}
+	started = true;
+	for (round = 0; round < CRACE_ROUNDS && !msg; round++)
+		msg = crace_round(fd, cmd, res, round & 1, img, len, &stale,
+				  &old);
+	started = false;
+	if (st_kapi_cmd(cmd, res, ans, sizeof(ans), "adder-stop") ||
+	    !st_kapi_num(ans, "done", &done) || !st_kapi_num(ans, "bad", &bad) ||
+	    !st_kapi_num(ans, "waits", &waits)) {
+		msg = msg ?: vt_fail("adder-stop: %s", ans);
+		goto out;
+	}
+	if (!msg && bad)
+		msg = vt_fail("%lld kernel adds failed: %s", bad, ans);
+	/* The filter's rate is under 1 %: 2 % of them is no chance. */
+	if (!msg && stale > old / 50 + 10)
+		msg = vt_fail("%llu of %llu keys added before a rewrite began found after it",
+			      (unsigned long long)stale,
+			      (unsigned long long)old);
+	if (!msg && (ioctl(fd, KBLOOM_IOC_CLEAR, 0) || vt_info(fd, &info)))
+		msg = vt_fail("clear at the end: %s", vt_errno_name(errno));
+	if (!msg && (info.subfilters != 1 || info.bits_set ||
+		     sc_total_bytes() != total0))
+		msg = vt_fail("stopped and cleared: %u sub-filters, %llu cells set, total_bytes %llu, %llu after the create",
+			      info.subfilters,
+			      (unsigned long long)info.bits_set,
+			      (unsigned long long)sc_total_bytes(),
+			      (unsigned long long)total0);
+	if (!msg)
+		printf("  %s/kernel_adds_race_clear/%s: %d rewrites (CLEAR, load) racing %lld kernel adds (%lld waits for growth), %llu of %llu keys added before a rewrite found after it\n",
+		       SUITE, t->name, CRACE_ROUNDS, done, waits,
+		       (unsigned long long)stale, (unsigned long long)old);
+out:
+	if (started)
+		st_kapi_cmd(cmd, res, ans, sizeof(ans), "adder-stop");
+	free(img);
+	if (cmd >= 0)
+		close(cmd);
+	if (res >= 0)
+		close(res);
+	if (loaded)
+		st_kapi_unload();
+	return vt_done(fd, "sc-kclear", msg);
+}
+
 static const struct vt_case cases[] = {
 	VT_TYPED_NEED(reject_create, VT_GROWS),
 	VT_TYPED_NEED(grow_by_add, VT_GROWS),
@@ -1146,6 +1296,7 @@ static const struct vt_case cases[] = {
 	VT_TYPED_NEED(refused_ops, VT_GROWS),
 	VT_TYPED_NEED(adders_race_growth, VT_GROWS),
 	VT_TYPED_NEED(kernel_adder_races, VT_GROWS),
+	VT_TYPED_NEED(kernel_adds_race_clear, VT_GROWS),
 };
 
 int main(void)

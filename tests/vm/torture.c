@@ -8,7 +8,8 @@
  * into their filters (write()), intersect, clear, save and restore their
  * own, destroy and recreate them, and read statistics.  The run is made
  * once for each filter type of vmtest.h's vt_types[] (or for -T TYPE
- * only), its verdicts named torture/CASE/TYPE; where the type deletes
+ * only), its verdicts named torture/CASE/TYPE, and on a scalable main
+ * (below); where the type deletes
  * (counting), writers also add and delete "churn" keys of their own, each
  * added once and deleted once.  Main is only ever added
  * to or merged into (and, counting, loses only churn keys), so:
@@ -42,13 +43,42 @@
  * acquires main by id and checks the key: the verdict must be XDP_DROP.
  * The companion is one global state: its readers take turns (flock).
  *
+ * Then, for each type that grows (VT_GROWS), a run on a scalable main,
+ * its verdicts named torture/CASE/scalable-TYPE: main is created with
+ * expansion 2, rate 1 % and a fixed seed, its first capacity 1/4096 of
+ * the ioctl writers' keys, so that it grows at least 10 times while the
+ * keys go in (the run fails "growth" with fewer than 11 sub-filters at
+ * the end, or with a sub-filter but the newest short of its capacity:
+ * it grew before it was full).  Besides the ioctl writers, two more
+ * write, each with a writer slot of its own, its keys checked by every
+ * reader as the ioctl writers' are: a kernel writer, the companion's
+ * adder thread (kbloom_filter_add(), waiting out EAGAIN while the worker
+ * grows main), paced by adder-limit as the ioctl writers are paced, which
+ * publishes the adder's done; and a BPF writer, each key a packet through
+ * bpf/test.bpf.c's tc_learn_var_len (bpf_kbloom_add()), published once
+ * the verdict says it went in and sent again while the add is refused
+ * with EAGAIN.  They run when the kernel readers of their kind can (-K 0
+ * and -B 0 leave them out too).  Chaos does what a scalable filter
+ * allows: its own filters are scalable and compatible with main (or not:
+ * another capacity, expansion, type or seed, or a fixed filter, and
+ * every merge and load is EXDEV); it merges both ways, saves main and
+ * loads the image (version 4) into an own filter, CLEARs its own (back
+ * to one sub-filter), loads an older image of main into an own filter
+ * that has more sub-filters than it (the load frees them), and finds
+ * INTERSECT refused (EOPNOTSUPP); main's sub-filters never fall.
+ * Nothing clears or loads into main: test-scalable.c races those with
+ * the kernel adder.  Scalable filters cannot be mapped yet (mmap() is
+ * EOPNOTSUPP, which chaos checks): no mapped readers, no main rewritten
+ * in place; SCALABLE_MAPS turns them on once they can.
+ *
  * Usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-m MAPPED_READERS]
  *                [-c CHAOS] [-K KAPI_READERS] [-B BPF_READERS]
  *                [-t SECONDS] [-H HANG_SECONDS] [-k KEYS_PER_WRITER]
- *                [-T TYPE]
+ *                [-T TYPE] [-S]
  * By default the writers add one key per 10 cells of main in all; one
  * reader of each kernel kind runs when the machine has what it needs
- * (else SKIP says why).
+ * (else SKIP says why).  -T TYPE runs one type (scalable-bits, say), -S
+ * the scalable runs alone.
  * Prints counts of everything done, then PASS:/FAIL: lines.
  */
 #include <getopt.h>
@@ -56,13 +86,16 @@
 #include <stdarg.h>
 #include <sys/file.h>
 #include <sys/wait.h>
+#include <linux/pkt_cls.h>
 
 #include "stress-map.h"
 #include "vmtest.h"
 #include "bpf/loader.h"
 
 #define MAX_WRITERS	8
-#define MAX_PROCS	32
+/* Writer slots: the ioctl writers, then a scalable run's kernel and BPF. */
+#define MAX_SLOTS	(MAX_WRITERS + 2)
+#define MAX_PROCS	34
 #define MAIN_NAME	"tt-main"
 #define MAIN_BITS	(1 << 23)	/* memory: 1 MiB */
 #define MAIN_K		7
@@ -73,6 +106,22 @@
 #define IMAGE_BYTES	(MAIN_BITS / 8 + 4096)
 #define KAPI_LOCK_FILE	"/tmp/tt-kapi.lock"
 #define BPF_WINDOW	64	/* keys a BPF reader checks in a row */
+/*
+ * A scalable main: capacity from the key budget, so that the ioctl
+ * writers' keys alone fill 12 sub-filters (2^12 - 1 first capacities):
+ * a quarter of them makes the 11 the run asserts (10 growths).
+ */
+#define SC_EXPANSION	2
+#define SC_FP_PPB	10000000U	/* 1 %: a lost key shows 99 times in 100 */
+#define SC_FILL_SUBS	12
+#define SC_MIN_SUBS	11
+/*
+ * mmap() of a scalable filter is EOPNOTSUPP until mappings of them
+ * exist: then set this, and give stress-map.h's st_map a reader of their
+ * sub-filters; the mapped readers (-m), the final mapped check and the
+ * chaos processes' mapped copies then run on scalable mains as well.
+ */
+#define SCALABLE_MAPS	0
 
 enum count {
 	C_ADD_CALLS, C_KEYS_ADDED, C_CHECK_CALLS, C_KEYS_CHECKED, C_MERGE_IN,
@@ -80,7 +129,8 @@ enum count {
 	C_DESTROY, C_CREATE, C_SELF_RESTORE, C_INFO, C_REOPEN, C_COPY_KEYS,
 	C_CHURN, C_MAP_CHECKS, C_MAP_KEYS, C_MAP_RETRIES, C_MAIN_REWRITE,
 	C_OWN_MAP_KEYS, C_DEAD_MAP_KEYS, C_REMAP, C_KAPI_CHECKS, C_KAPI_KEYS,
-	C_KAPI_IRQ, C_BPF_KEYS, NR_COUNTS
+	C_KAPI_IRQ, C_BPF_KEYS, C_KERNEL_ADDED, C_KERNEL_WAITS, C_BPF_ADDED,
+	C_BPF_EAGAIN, C_TRUNCATE, C_INTERSECT_REFUSED, NR_COUNTS
 };
 static const char *const count_names[NR_COUNTS] = {
 	"add calls", "keys added", "check calls", "keys checked",
@@ -94,20 +144,23 @@ static const char *const count_names[NR_COUNTS] = {
 	"own filters re-mapped", "in-kernel API checks of main",
 	"keys checked through the API",
 	"... in softirq, irqoff or hardirq", "keys checked by BPF programs",
+	"keys added by the in-kernel API", "... adds that waited (EAGAIN)",
+	"keys added by a BPF program", "... packets refused (EAGAIN), resent",
+	"loads truncating own", "intersects refused (scalable)",
 };
 
 enum fail_kind {
 	F_FALSE_NEG, F_COPY, F_DELETE, F_ERRNO, F_MONOTONIC, F_MAPPING,
-	F_KERNEL, F_CRASH, F_HANG, NR_FAIL_KINDS
+	F_KERNEL, F_KWRITERS, F_GROWTH, F_CRASH, F_HANG, NR_FAIL_KINDS
 };
 static const char *const fail_names[NR_FAIL_KINDS] = {
 	"no-false-negatives", "copies-complete", "deletes-exact", "errnos",
-	"main-monotonic", "mappings", "kernel-readers", "no-crash",
-	"no-deadlock",
+	"main-monotonic", "mappings", "kernel-readers", "kernel-writers",
+	"growth", "no-crash", "no-deadlock",
 };
 
 struct shared {
-	volatile uint64_t published[MAX_WRITERS];	/* adds completed */
+	volatile uint64_t published[MAX_SLOTS];	/* adds completed */
 	uint64_t counts[MAX_PROCS][NR_COUNTS];
 	volatile uint64_t op_started_ms[MAX_PROCS];
 	volatile const char *op_name[MAX_PROCS];
@@ -116,12 +169,25 @@ struct shared {
 	volatile int stop;
 	uint64_t start_ms, run_ms;
 	uint32_t main_id;	/* sysfs id of main, for the kernel readers */
+	volatile int kwriter_waits;	/* the kernel writer's turn is next */
 };
 
 static struct shared *sh;
 static int nwriters = 2, nreaders = 2, nmapped = 1, nchaos = 3;
 static int nkapi = -1, nbpf = -1;	/* -1: one, if the machine can */
+/* A scalable run's writers through the companion's adder and tc_learn. */
+static int nkwriters, nbwriters;
+static int nslots;			/* writers of every kind */
 static const struct vt_type *main_t;	/* the type of this run */
+static bool scalable;			/* main grows: "scalable-<type>" */
+static char run_name[32];		/* the CASE's TYPE in verdicts */
+static uint64_t sc_capacity;		/* a scalable main's first */
+
+/* Whether main (and so every copy of it) can be mapped. */
+static bool main_maps(void)
+{
+	return !scalable || SCALABLE_MAPS;
+}
 
 /* Whether main's type deletes (vt_types[]' capability VT_DELETES). */
 static bool main_deletes(void)
@@ -137,6 +203,11 @@ struct proc {
 	uint32_t *lens;
 	uint64_t *results;
 	uint8_t *image;
+	size_t image_cap;	/* bytes at image: a scalable main grows */
+	/* A scalable run's older image of main, and main's keys in it. */
+	uint8_t *old_image;
+	size_t old_len;
+	uint64_t old_upto[MAX_SLOTS];
 };
 
 static void fail(enum fail_kind kind, const char *fmt, ...)
@@ -217,7 +288,7 @@ static long check_keys(struct proc *p, int fd, int w, uint64_t first,
 static bool pick_window(struct proc *p, const uint64_t *upto, int *w,
 			uint64_t *first, uint64_t *n)
 {
-	*w = st_below(&p->rng, nwriters);
+	*w = st_below(&p->rng, nslots);
 	if (!upto[*w])
 		return false;
 	*first = st_one_in(&p->rng, 2) && upto[*w] > BATCH_KEYS ?
@@ -244,7 +315,7 @@ static void check_all(struct proc *p, int fd, const uint64_t *upto,
 	uint64_t first;
 	int w;
 
-	for (w = 0; w < nwriters; w++)
+	for (w = 0; w < nslots; w++)
 		for (first = 0; first < upto[w]; first += CHECK_KEYS) {
 			uint64_t n = upto[w] - first;
 
@@ -301,7 +372,7 @@ static void snapshot(uint64_t *upto)
 {
 	int w;
 
-	for (w = 0; w < nwriters; w++)
+	for (w = 0; w < nslots; w++)
 		upto[w] = published(w);
 }
 
@@ -393,7 +464,7 @@ static void writer(struct proc *p, int w)
 
 static void reader(struct proc *p)
 {
-	uint64_t upto[MAX_WRITERS];
+	uint64_t upto[MAX_SLOTS];
 	int fd = open_main(O_RDONLY);
 
 	if (fd < 0)
@@ -419,7 +490,7 @@ static bool map_filter(int fd, struct st_map *m, const char *name)
 
 static void mapped_reader(struct proc *p)
 {
-	uint64_t upto[MAX_WRITERS];
+	uint64_t upto[MAX_SLOTS];
 	struct st_map m;
 	int fd = open_main(O_RDONLY);
 	bool ok;
@@ -447,7 +518,7 @@ static void mapped_reader(struct proc *p)
  */
 static void kapi_round(struct proc *p, int cmd_fd, int res_fd)
 {
-	uint64_t upto[MAX_WRITERS], first, n;
+	uint64_t upto[MAX_SLOTS], first, n;
 	long long yes, keys, errors, id;
 	char res[600], want[64];
 	int w, ctx, e;
@@ -518,6 +589,9 @@ static void kapi_reader(struct proc *p)
 		kapi_round(p, cmd_fd, res_fd);
 		end(p);
 		flock(lock_fd, LOCK_UN);
+		/* flock() is not fair: the kernel writer's turn first. */
+		while (sh->kwriter_waits && !sh->stop)
+			usleep(500);
 	}
 	close(cmd_fd);
 	close(res_fd);
@@ -531,7 +605,7 @@ static void kapi_reader(struct proc *p)
  */
 static void bpf_reader(struct proc *p)
 {
-	uint64_t upto[MAX_WRITERS], first, n, i, nulls, errors;
+	uint64_t upto[MAX_SLOTS], first, n, i, nulls, errors;
 	/*
 	 * xdp_var_len alone: the verifier's passes over the others (tc_hold's
 	 * 8192 checks above all) take seconds on the debug kernel.
@@ -589,32 +663,253 @@ static void bpf_reader(struct proc *p)
 	kb_close_test(obj, g);
 }
 
+/* ---- a scalable main's kernel writers ---- */
+
+/* Keys a writer of max_keys should have added by now. */
+static uint64_t due_keys(void)
+{
+	uint64_t due = max_keys * (st_now_ms() - sh->start_ms) / sh->run_ms;
+
+	return due < max_keys ? due : max_keys;
+}
+
+/*
+ * One command to the companion's adder, in turn with the in-kernel API
+ * readers (the companion answers the last command of anyone); 0 or the
+ * errno, the answer in res.
+ */
+static int adder_cmd(struct proc *p, int cmd_fd, int res_fd, int lock_fd,
+		     char *res, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+
+static int adder_cmd(struct proc *p, int cmd_fd, int res_fd, int lock_fd,
+		     char *res, size_t size, const char *fmt, ...)
+{
+	char cmd[128];
+	va_list ap;
+	int e;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	sh->kwriter_waits = 1;
+	flock(lock_fd, LOCK_EX);
+	sh->kwriter_waits = 0;
+	/* A literal: the parent prints it from its own address space. */
+	begin(p, "kernel writer: adder command");
+	e = st_kapi_cmd(cmd_fd, res_fd, res, size, "%s", cmd);
+	end(p);
+	flock(lock_fd, LOCK_UN);
+	if (!e && !st_kapi_has(res, "ret=0"))
+		e = EPROTO;
+	return e;
+}
+
+/*
+ * The kernel writer: the companion's adder thread adds keys w<slot>-0, ...
+ * to main through kbloom_filter_add(), waiting out EAGAIN while the
+ * worker grows main; adder-limit paces it as the ioctl writers are paced,
+ * and its done (keys whose add returned) is what it publishes.
+ */
+static void kernel_writer(struct proc *p, int slot)
+{
+	int cmd_fd, res_fd, lock_fd = open(KAPI_LOCK_FILE, O_RDWR | O_CLOEXEC);
+	/* The adder stops at whole batches of 64 keys. */
+	uint64_t most = max_keys / 64 * 64;
+	long long done = 0, bad = -1, waits = 0;
+	char res[256];
+	int e;
+
+	if (st_kapi_open(&cmd_fd, &res_fd) || lock_fd < 0) {
+		fail(F_KWRITERS, "kernel writer: open the companion's parameters or %s: %s",
+		     KAPI_LOCK_FILE, st_errname(errno));
+		return;
+	}
+	e = adder_cmd(p, cmd_fd, res_fd, lock_fd, res, sizeof(res),
+		      "adder-start %s w%d 0", MAIN_NAME, slot);
+	if (e) {
+		fail(F_KWRITERS, "kernel writer: adder-start: %s: '%s'",
+		     st_errname(e), res);
+		goto out;
+	}
+	while (!sh->stop && published(slot) < most) {
+		e = adder_cmd(p, cmd_fd, res_fd, lock_fd, res, sizeof(res),
+			      "adder-limit %llu",
+			      (unsigned long long)due_keys());
+		if (e || !st_kapi_num(res, "done", &done)) {
+			fail(F_KWRITERS, "kernel writer: adder-limit: %s: '%s'",
+			     st_errname(e), res);
+			break;
+		}
+		/* Only now may anyone expect keys below done. */
+		__atomic_store_n(&sh->published[slot], done, __ATOMIC_RELEASE);
+		usleep(5000);
+	}
+	e = adder_cmd(p, cmd_fd, res_fd, lock_fd, res, sizeof(res),
+		      "adder-stop");
+	if (e || !st_kapi_num(res, "done", &done) ||
+	    !st_kapi_num(res, "bad", &bad) ||
+	    !st_kapi_num(res, "waits", &waits)) {
+		fail(F_KWRITERS, "kernel writer: adder-stop: %s: '%s'",
+		     st_errname(e), res);
+		goto out;
+	}
+	/* Every add returned 1 or 0 (EAGAIN was waited out). */
+	if (bad)
+		fail(F_KWRITERS, "kernel writer: %lld kbloom_filter_add() calls failed: '%s'",
+		     bad, res);
+	__atomic_store_n(&sh->published[slot], done, __ATOMIC_RELEASE);
+	count(p, C_KERNEL_ADDED, done);
+	count(p, C_KERNEL_WAITS, waits);
+out:
+	close(cmd_fd);
+	close(res_fd);
+	close(lock_fd);
+}
+
+/*
+ * The BPF writer: each key w<slot>-i as a packet through tc_learn_var_len,
+ * which adds it with bpf_kbloom_add(); published once its verdict says it
+ * went in.  A packet refused with EAGAIN (main full, its growth pending)
+ * is sent again: the worker grows main for the next one.
+ */
+static void bpf_writer(struct proc *p, int slot)
+{
+	static const char *const progs[] = { "tc_learn_var_len", NULL };
+	uint8_t key[KBT_KEY_BYTES], pkt[KBT_PKT_BYTES];
+	struct kbt_globals *g = NULL;
+	struct bpf_object *obj = NULL;
+	uint64_t next = 0;
+	int prog, err;
+	long ret;
+
+	err = kb_load_test(&obj, &g, progs);
+	if (err) {
+		fail(F_KWRITERS, "bpf writer: load bpf/test.bpf.o: %s: %s",
+		     st_errname(err), kb_libbpf_last());
+		return;
+	}
+	prog = kb_prog_fd(obj, "tc_learn_var_len");
+	g->filter_id = sh->main_id;
+	while (!sh->stop && next < max_keys) {
+		if (next >= due_keys()) {
+			usleep(2000);
+			continue;
+		}
+		memset(key, 0, sizeof(key));
+		g->key_len = snprintf((char *)key, sizeof(key), "w%d-%llu",
+				      slot, (unsigned long long)next);
+		kb_packet(pkt, key);
+		begin(p, "BPF add");
+		for (;;) {
+			ret = kb_run_pkt(prog, pkt, sizeof(pkt), 1);
+			if (ret != (uint32_t)TC_ACT_UNSPEC ||
+			    g->last_error != -EAGAIN || sh->stop)
+				break;
+			count(p, C_BPF_EAGAIN, 1);
+			usleep(100);
+		}
+		end(p);
+		if (ret == (uint32_t)TC_ACT_UNSPEC && g->last_error == -EAGAIN)
+			break;	/* stopped while main waited to grow */
+		if (ret != TC_ACT_OK) {
+			fail(F_KWRITERS, "bpf writer: tc_learn_var_len of w%d-%llu: test_run %s, verdict %ld, last error %lld",
+			     slot, (unsigned long long)next,
+			     ret < 0 ? st_errname(-ret) : "ok", ret,
+			     (long long)g->last_error);
+			break;
+		}
+		count(p, C_BPF_ADDED, 1);
+		/* Only now may anyone expect it. */
+		__atomic_store_n(&sh->published[slot], ++next,
+				 __ATOMIC_RELEASE);
+	}
+	kb_close_test(obj, g);
+}
+
 /* ---- chaos ---- */
 
 struct own {
 	char name[KBLOOM_NAME_MAX];
 	int fd;			/* -1 when destroyed */
 	bool main_geometry;	/* compatible with main */
+	bool scalable;		/* made with an expansion */
 	bool has_copy;		/* holds main's keys up to copy[] */
-	uint64_t copy[MAX_WRITERS];
+	uint64_t copy[MAX_SLOTS];
 	struct st_map map;	/* the filter mapped, base NULL if not */
 };
+
+/*
+ * A scalable filter: with main's capacity, rate, expansion, type and seed
+ * it is compatible with a scalable main (merges, images); 0 or an errno.
+ */
+static int create_scalable(const char *name, const struct vt_type *t,
+			   uint64_t capacity, uint32_t expansion,
+			   uint64_t seed)
+{
+	struct kbloom_create req;
+
+	memset(&req, 0, sizeof(req));
+	memcpy(req.name, name, strnlen(name, sizeof(req.name) - 1));
+	req.type = t->type;
+	req.capacity = capacity;
+	req.fp_ppb = SC_FP_PPB;
+	req.expansion = expansion;
+	req.flags = KBLOOM_CREATE_SEED;
+	req.seed = seed;
+	return st_ctl(st_open_ctl(), KBLOOM_CTL_CREATE, &req);
+}
+
+/* A scalable main's sub-filters now, or 0 with the errno failed. */
+static uint32_t subfilters_of(int fd, const char *name)
+{
+	struct kbloom_info info;
+
+	if (!ioctl(fd, KBLOOM_IOC_GET_INFO, &info))
+		return info.subfilters;
+	fail(F_ERRNO, "info %s: %s", name, st_errname(errno));
+	return 0;
+}
 
 static void own_create(struct proc *p, struct own *o)
 {
 	uint64_t bits = MAIN_BITS, seed = MAIN_SEED;
+	uint64_t capacity = sc_capacity;
+	uint32_t expansion = SC_EXPANSION;
 	const struct vt_type *t = main_t;
 	int e;
 
 	o->main_geometry = !st_one_in(&p->rng, 4);
+	o->scalable = scalable;
 	if (!o->main_geometry) {
 		/* Whole window key blocks (8 lines) for every type. */
 		bits = 4096 * (1 + st_below(&p->rng, 512));
 		seed = st_next(&p->rng);
 		t = &vt_types[st_below(&p->rng, ARRAY_SIZE(vt_types))];
+		/*
+		 * Beside a scalable main, half of the others are scalable
+		 * but for one of the five things a merge or load compares.
+		 */
+		o->scalable = scalable && (t->caps & VT_GROWS) &&
+			      st_one_in(&p->rng, 2);
+		if (o->scalable) {
+			t = main_t;
+			seed = MAIN_SEED;
+			switch (st_below(&p->rng, 4)) {
+			case 0: capacity++; break;
+			case 1: expansion++; break;
+			case 2: t = vt_type_of(main_t->type ==
+					      KBLOOM_TYPE_BITS ?
+					      KBLOOM_TYPE_COUNTING :
+					      KBLOOM_TYPE_BITS); break;
+			default: seed++; break;
+			}
+		}
 	}
 	begin(p, "create");
-	e = st_create_gen(st_open_ctl(), o->name, t->type, t->generations,
+	e = o->scalable ? create_scalable(o->name, t, capacity, expansion,
+					  seed) :
+	    st_create_gen(st_open_ctl(), o->name, t->type, t->generations,
 			  bits, MAIN_K, seed);
 	end(p);
 	o->has_copy = false;
@@ -628,6 +923,17 @@ static void own_create(struct proc *p, struct own *o)
 	o->fd = st_open(o->name, O_RDWR);
 	if (o->fd < 0) {
 		fail(F_ERRNO, "open %s: %s", o->name, st_errname(errno));
+		return;
+	}
+	if (o->scalable && !SCALABLE_MAPS) {
+		void *m = mmap(NULL, ST_PAGE, PROT_READ, MAP_SHARED, o->fd, 0);
+
+		if (m != MAP_FAILED || errno != EOPNOTSUPP)
+			fail(F_ERRNO, "mmap of scalable %s: %s, want EOPNOTSUPP (mappings of scalable filters exist now: set SCALABLE_MAPS)",
+			     o->name, m == MAP_FAILED ? st_errname(errno) :
+			     "mapped");
+		if (m != MAP_FAILED)
+			munmap(m, ST_PAGE);
 		return;
 	}
 	if (map_filter(o->fd, &o->map, o->name))
@@ -701,8 +1007,9 @@ static int combine(int dst, int src, unsigned long cmd)
 }
 
 /*
- * Reads main's whole image into p->image; 0, or ESTALE when a merge into
- * main rewrote it mid-stream (the stream then has to start over).
+ * Reads main's whole image into p->image, to the end of the stream (a
+ * scalable main's grows: p->image with it); 0, or ESTALE when a merge
+ * into main rewrote it mid-stream (the stream then has to start over).
  */
 static int save_main(struct proc *p, int main_fd, size_t *len)
 {
@@ -714,18 +1021,27 @@ static int save_main(struct proc *p, int main_fd, size_t *len)
 	do {
 		size_t chunk = 1 + st_below(&p->rng, 64 << 10);
 
-		if (chunk > IMAGE_BYTES - have)
-			chunk = IMAGE_BYTES - have;
+		if (have == p->image_cap) {
+			uint8_t *more = realloc(p->image, 2 * p->image_cap);
+
+			if (!more)
+				return ENOMEM;
+			p->image = more;
+			p->image_cap *= 2;
+		}
+		if (chunk > p->image_cap - have)
+			chunk = p->image_cap - have;
 		n = read(main_fd, p->image + have, chunk);
 		if (n < 0)
 			return errno;
 		have += n;
-	} while (n > 0 && have < IMAGE_BYTES);
+	} while (n > 0);
 	*len = have;
 	return 0;
 }
 
-static int write_all(struct proc *p, int fd, size_t len)
+static int write_image(struct proc *p, int fd, const uint8_t *img,
+		       size_t len)
 {
 	size_t done = 0;
 	ssize_t n;
@@ -735,13 +1051,38 @@ static int write_all(struct proc *p, int fd, size_t len)
 	while (done < len) {
 		size_t chunk = 1 + st_below(&p->rng, 64 << 10);
 
-		n = write(fd, p->image + done,
+		n = write(fd, img + done,
 			  chunk < len - done ? chunk : len - done);
 		if (n <= 0)
 			return n < 0 ? errno : EIO;
 		done += n;
 	}
 	return 0;
+}
+
+static int write_all(struct proc *p, int fd, size_t len)
+{
+	return write_image(p, fd, p->image, len);
+}
+
+/*
+ * The sub-filters of a whole image of main in img, or 0 when it is not
+ * one: a fixed main's is its geometry's length, a scalable main's is of
+ * version 4 and as long as its header says.
+ */
+static uint32_t image_of_main(const uint8_t *img, size_t len)
+{
+	const struct kbloom_image_header *h = (const void *)img;
+	struct kbloom_image_chain ch;
+
+	if (!scalable)
+		return len == st_image_bytes(MAIN_BITS / 512);
+	if (len < ST_IMAGE_HDR + sizeof(ch) ||
+	    le16toh(h->version) != KBLOOM_IMAGE_VERSION_CHAIN ||
+	    len != le16toh(h->header_bytes) + le64toh(h->nblocks) * 64 + 4)
+		return 0;
+	memcpy(&ch, img + ST_IMAGE_HDR, sizeof(ch));
+	return le32toh(ch.subfilters);
 }
 
 /*
@@ -807,6 +1148,48 @@ static void rewrite_main(struct proc *p, int main_fd, struct own *o)
 }
 
 /*
+ * A scalable main's older image (p->old_image) loaded into own, which
+ * has more sub-filters than the image: own first gets main merged in, so
+ * that it has main's sub-filters now.  The load frees own's sub-filters
+ * past the image's, and own then holds exactly the image's keys.
+ */
+static void load_older_image(struct proc *p, int main_fd, struct own *o)
+{
+	uint32_t subs, before, after;
+	int e;
+
+	if (!o->main_geometry || !p->old_len)
+		return own_verify(p, o, "nothing");
+	subs = image_of_main(p->old_image, p->old_len);
+	begin(p, "load an older image");
+	before = subfilters_of(o->fd, o->name);
+	if (before && before <= subs) {
+		e = combine(o->fd, main_fd, KBLOOM_IOC_MERGE);
+		if (e)
+			fail(F_ERRNO, "merge main into %s: %s", o->name,
+			     st_errname(e));
+		before = subfilters_of(o->fd, o->name);
+	}
+	e = write_image(p, o->fd, p->old_image, p->old_len);
+	after = e ? 0 : subfilters_of(o->fd, o->name);
+	end(p);
+	if (e) {
+		fail(F_ERRNO, "load an older image of main into %s: %s",
+		     o->name, st_errname(e));
+		o->has_copy = false;
+		return;
+	}
+	if (after != subs)
+		fail(F_ERRNO, "%s of %u sub-filters loaded an image of %u: now %u",
+		     o->name, before, subs, after);
+	count(p, C_RESTORE, 1);
+	count(p, C_TRUNCATE, before > subs);
+	memcpy(o->copy, p->old_upto, sizeof(o->copy));
+	o->has_copy = true;
+	own_verify(p, o, "a truncating load");
+}
+
+/*
  * The outcome e of a merge, intersect or image load between main and own:
  * refused (EXDEV) exactly when own has not main's geometry, else done.
  * what formats own's name and the errno.  True when it was done.
@@ -823,7 +1206,7 @@ static bool combined(const struct own *o, int e, const char *what)
 static void chaos_step(struct proc *p, int main_fd, struct own *own)
 {
 	struct own *o = &own[st_below(&p->rng, OWN_FILTERS)];
-	uint64_t upto[MAX_WRITERS];
+	uint64_t upto[MAX_SLOTS];
 	struct kbloom_info info;
 	size_t len;
 	int e;
@@ -860,8 +1243,15 @@ static void chaos_step(struct proc *p, int main_fd, struct own *own)
 		begin(p, "intersect own with main");
 		e = combine(o->fd, main_fd, KBLOOM_IOC_INTERSECT);
 		end(p);
-		if (combined(o, e, "intersect %s: %s"))
+		if (scalable) {
+			/* Never with a scalable filter on either side. */
+			if (e != EOPNOTSUPP)
+				fail(F_ERRNO, "intersect %s with scalable main: %s, want EOPNOTSUPP",
+				     o->name, st_errname(e));
+			count(p, C_INTERSECT_REFUSED, 1);
+		} else if (combined(o, e, "intersect %s: %s")) {
 			count(p, C_INTERSECT, 1);
+		}
 		own_verify(p, o, "intersect");
 		break;
 	case 3:
@@ -874,12 +1264,23 @@ static void chaos_step(struct proc *p, int main_fd, struct own *own)
 			count(p, C_SAVE_STALE, 1);
 			break;
 		}
-		if (e || len != st_image_bytes(MAIN_BITS / 512)) {
+		if (e || !image_of_main(p->image, len)) {
 			fail(F_ERRNO, "save main: %s, %zu bytes", st_errname(e),
 			     e ? 0 : len);
 			break;
 		}
 		count(p, C_SAVE, 1);
+		/* Kept for a later truncating load, while main grows. */
+		if (scalable && (!p->old_len || st_one_in(&p->rng, 4))) {
+			uint8_t *old = realloc(p->old_image, len);
+
+			if (old) {
+				memcpy(old, p->image, len);
+				p->old_image = old;
+				p->old_len = len;
+				memcpy(p->old_upto, upto, sizeof(upto));
+			}
+		}
 		begin(p, "restore main into own");
 		e = write_all(p, o->fd, len);
 		end(p);
@@ -901,10 +1302,15 @@ static void chaos_step(struct proc *p, int main_fd, struct own *own)
 			fail(F_ERRNO, "clear %s: %s", o->name, st_errname(e));
 			break;
 		}
-		/* Only this process writes to its own filters. */
-		if (info.bits_set || info.add_calls)
-			fail(F_ERRNO, "%s not empty after clear: %llu bits",
-			     o->name, (unsigned long long)info.bits_set);
+		/*
+		 * Only this process writes to its own filters; a scalable
+		 * one is back to sub-filter 0 when CLEAR returns.
+		 */
+		if (info.bits_set || info.add_calls ||
+		    info.subfilters != o->scalable)
+			fail(F_ERRNO, "%s not empty after clear: %llu bits, %u sub-filters",
+			     o->name, (unsigned long long)info.bits_set,
+			     info.subfilters);
 		count(p, C_CLEAR, 1);
 		o->has_copy = false;
 		break;
@@ -928,8 +1334,12 @@ static void chaos_step(struct proc *p, int main_fd, struct own *own)
 		own_verify(p, o, "own save+restore");
 		break;
 	case 7: {
-		/* Main's bits never fall: nothing may remove from it. */
+		/*
+		 * Main's bits never fall: nothing may remove from it; nor do
+		 * a scalable main's sub-filters.
+		 */
 		static uint64_t last_bits;
+		static uint32_t last_subs;
 
 		begin(p, "info main");
 		e = ioctl(main_fd, KBLOOM_IOC_GET_INFO, &info) ? errno : 0;
@@ -943,6 +1353,10 @@ static void chaos_step(struct proc *p, int main_fd, struct own *own)
 			     (unsigned long long)last_bits,
 			     (unsigned long long)info.bits_set);
 		last_bits = info.bits_set;
+		if (info.subfilters < last_subs)
+			fail(F_MONOTONIC, "main's sub-filters fell from %u to %u",
+			     last_subs, info.subfilters);
+		last_subs = info.subfilters;
 		count(p, C_INFO, 1);
 		break;
 	}
@@ -962,7 +1376,14 @@ static void chaos_step(struct proc *p, int main_fd, struct own *own)
 		break;
 	}
 	case 9:
-		rewrite_main(p, main_fd, o);
+		/*
+		 * A scalable main cannot be intersected; nothing else may
+		 * rewrite it in place and keep its keys.
+		 */
+		if (scalable)
+			load_older_image(p, main_fd, o);
+		else
+			rewrite_main(p, main_fd, o);
 		break;
 	default:
 		own_verify(p, o, "nothing");
@@ -1009,7 +1430,10 @@ static void setup_proc(struct proc *p, int id, uint64_t seed)
 	p->keybuf = malloc(CHECK_KEYS * 32);
 	p->lens = malloc(CHECK_KEYS * sizeof(uint32_t));
 	p->results = malloc(CHECK_KEYS / 8);
-	p->image = malloc(IMAGE_BYTES);
+	p->image_cap = IMAGE_BYTES;
+	p->image = malloc(p->image_cap);
+	p->old_image = NULL;
+	p->old_len = 0;
 	if (!p->keybuf || !p->lens || !p->results || !p->image) {
 		perror("malloc");
 		exit(2);
@@ -1070,9 +1494,51 @@ static bool covered(const uint64_t *sums)
 	       (!nmapped || sums[C_MAP_KEYS]) &&
 	       (!nkapi || (sums[C_KAPI_KEYS] && sums[C_KAPI_IRQ])) &&
 	       (!nbpf || sums[C_BPF_KEYS]) &&
+	       (!nkwriters || published(nwriters)) &&
+	       (!nbwriters || published(nwriters + nkwriters)) &&
 	       (!nchaos || (sums[C_MERGE_IN] && sums[C_RESTORE] &&
 			    sums[C_COPY_KEYS] && sums[C_DESTROY] &&
-			    sums[C_MAIN_REWRITE] && sums[C_OWN_MAP_KEYS]));
+			    (scalable ?
+			     sums[C_MERGE_OUT] && sums[C_CLEAR] &&
+			     sums[C_TRUNCATE] :
+			     sums[C_MAIN_REWRITE] && sums[C_OWN_MAP_KEYS])));
+}
+
+/*
+ * A scalable main at the end: at least SC_MIN_SUBS sub-filters, each
+ * but the newest holding its capacity of new keys (it grew only when
+ * full); *subs gets how many.
+ */
+static void judge_growth(int main_fd, uint32_t *subs, uint64_t *bytes)
+{
+	struct kbloom_subfilter sf;
+	struct kbloom_info info;
+	uint32_t i;
+
+	*subs = 0;
+	*bytes = 0;
+	if (ioctl(main_fd, KBLOOM_IOC_GET_INFO, &info)) {
+		fail(F_GROWTH, "info main: %s", st_errname(errno));
+		return;
+	}
+	*subs = info.subfilters;
+	*bytes = info.bytes;
+	if (info.subfilters < SC_MIN_SUBS)
+		fail(F_GROWTH, "main grew to %u sub-filters, want at least %u",
+		     info.subfilters, SC_MIN_SUBS);
+	for (i = 0; i + 1 < info.subfilters; i++) {
+		memset(&sf, 0, sizeof(sf));
+		sf.index = i;
+		if (ioctl(main_fd, KBLOOM_IOC_GET_SUBFILTER, &sf)) {
+			fail(F_GROWTH, "sub-filter %u of %u: %s", i,
+			     info.subfilters, st_errname(errno));
+			return;
+		}
+		if (sf.keys < sf.capacity)
+			fail(F_GROWTH, "sub-filter %u of %u took %llu new keys of its %llu before the next grew",
+			     i, info.subfilters, (unsigned long long)sf.keys,
+			     (unsigned long long)sf.capacity);
+	}
 }
 
 /* The counts of every process so far, into sums. */
@@ -1089,9 +1555,10 @@ static void sum_counts(uint64_t *sums, int nprocs)
 static int run(uint64_t seed, unsigned int seconds, unsigned int hang_s,
 	       uint64_t keys_per_writer)
 {
-	const char *kapi_why, *bpf_why, *tn = main_t->name;
+	const char *kapi_why, *bpf_why, *tn = run_name;
 	bool kapi_loaded;
-	uint64_t sums[NR_COUNTS] = { 0 }, upto[MAX_WRITERS], start;
+	uint64_t sums[NR_COUNTS] = { 0 }, upto[MAX_SLOTS], start, bytes = 0;
+	uint32_t subs = 0;
 	pid_t pids[MAX_PROCS], pid;
 	int i, nprocs, ctl, main_fd, failed = 0, alive, e, status;
 	bool hung = false;
@@ -1108,8 +1575,15 @@ static int run(uint64_t seed, unsigned int seconds, unsigned int hang_s,
 		return 1;
 	}
 	st_destroy(ctl, MAIN_NAME);
-	e = st_create_gen(ctl, MAIN_NAME, main_t->type, main_t->generations,
-			  MAIN_BITS, MAIN_K, MAIN_SEED);
+	/* Filled by the ioctl writers' keys alone to SC_FILL_SUBS. */
+	sc_capacity = (nwriters * max_keys) >> SC_FILL_SUBS ?: 1;
+	if (scalable)
+		e = create_scalable(MAIN_NAME, main_t, sc_capacity,
+				    SC_EXPANSION, MAIN_SEED);
+	else
+		e = st_create_gen(ctl, MAIN_NAME, main_t->type,
+				  main_t->generations, MAIN_BITS, MAIN_K,
+				  MAIN_SEED);
 	if (e) {
 		printf("FAIL: torture/setup/%s: create %s: %s\n", tn, MAIN_NAME,
 		       st_errname(e));
@@ -1117,11 +1591,26 @@ static int run(uint64_t seed, unsigned int seconds, unsigned int hang_s,
 	}
 	sh->main_id = st_filter_id(MAIN_NAME, NULL);
 	kernel_readers(&kapi_loaded, &kapi_why, &bpf_why);
-	nprocs = nwriters + nreaders + nmapped + nchaos + nkapi + nbpf;
-	printf("torture: seed %llu, %s main, %d writers of %llu keys, %d readers, %d mapped readers, %d in-kernel API readers, %d BPF readers, %d chaos, %u s\n",
-	       (unsigned long long)seed, tn, nwriters,
-	       (unsigned long long)max_keys, nreaders, nmapped, nkapi, nbpf,
-	       nchaos, seconds);
+	/* What lets kernel readers run lets a scalable main's writers. */
+	nkwriters = scalable && nkapi;
+	nbwriters = scalable && nbpf;
+	nslots = nwriters + nkwriters + nbwriters;
+	if (!main_maps())
+		nmapped = 0;
+	nprocs = nwriters + nreaders + nmapped + nchaos + nkapi + nbpf +
+		 nkwriters + nbwriters;
+	if (scalable)
+		printf("torture: seed %llu, %s main (capacity %llu, expansion %d, rate %u ppb), %d ioctl writers, %d in-kernel API writers, %d BPF writers, of %llu keys each, %d readers, %d in-kernel API readers, %d BPF readers, %d chaos, %u s\n",
+		       (unsigned long long)seed, tn,
+		       (unsigned long long)sc_capacity, SC_EXPANSION,
+		       SC_FP_PPB, nwriters, nkwriters, nbwriters,
+		       (unsigned long long)max_keys, nreaders, nkapi, nbpf,
+		       nchaos, seconds);
+	else
+		printf("torture: seed %llu, %s main, %d writers of %llu keys, %d readers, %d mapped readers, %d in-kernel API readers, %d BPF readers, %d chaos, %u s\n",
+		       (unsigned long long)seed, tn, nwriters,
+		       (unsigned long long)max_keys, nreaders, nmapped, nkapi,
+		       nbpf, nchaos, seconds);
 
 	fflush(NULL);
 	start = st_now_ms();
@@ -1148,9 +1637,15 @@ static int run(uint64_t seed, unsigned int seconds, unsigned int hang_s,
 				kapi_reader(&p);
 			else if (i < nwriters + nreaders + nmapped + nkapi + nbpf)
 				bpf_reader(&p);
+			else if (i < nwriters + nreaders + nmapped + nkapi +
+				     nbpf + nkwriters)
+				kernel_writer(&p, nwriters);
+			else if (i < nwriters + nreaders + nmapped + nkapi +
+				     nbpf + nkwriters + nbwriters)
+				bpf_writer(&p, nwriters + nkwriters);
 			else
 				chaos(&p, i - nwriters - nreaders - nmapped -
-					  nkapi - nbpf);
+					  nkapi - nbpf - nkwriters - nbwriters);
 			_exit(0);
 		}
 	}
@@ -1203,10 +1698,12 @@ static int run(uint64_t seed, unsigned int seconds, unsigned int hang_s,
 
 		snapshot(upto);
 		check_all(&self, main_fd, upto, F_FALSE_NEG, "final check");
-		if (map_filter(main_fd, &m, MAIN_NAME)) {
+		if (scalable)
+			judge_growth(main_fd, &subs, &bytes);
+		if (main_maps() && map_filter(main_fd, &m, MAIN_NAME)) {
 			int w;
 
-			for (w = 0; w < nwriters; w++)
+			for (w = 0; w < nslots; w++)
 				for (i = 0; (uint64_t)i < upto[w]; i += CHECK_KEYS)
 					check_keys_mapped(&self, &m, w, i,
 							  upto[w] - i > CHECK_KEYS ?
@@ -1220,12 +1717,29 @@ static int run(uint64_t seed, unsigned int seconds, unsigned int hang_s,
 
 	sum_counts(sums, nprocs);
 	printf("torture: ran %.1f s\n", (st_now_ms() - start) / 1000.0);
-	for (i = 0; i < NR_COUNTS; i++)
+	/* What only a scalable run does is left out of the others'. */
+	for (i = 0; i < (scalable ? NR_COUNTS : C_KERNEL_ADDED); i++)
 		printf("  %-34s %llu\n", count_names[i],
 		       (unsigned long long)sums[i]);
+	if (scalable) {
+		for (i = 0; i < nslots; i++)
+			printf("  keys published by %-15s %llu\n",
+			       i < nwriters ? "an ioctl writer" :
+			       i < nwriters + nkwriters ? "the kernel" :
+			       "BPF", (unsigned long long)upto[i]);
+		printf("  main grew to %u sub-filters (%u growths), %llu bytes\n",
+		       subs, subs ? subs - 1 : 0, (unsigned long long)bytes);
+	}
 	for (i = 0; i < NR_FAIL_KINDS; i++) {
 		/* No kernel reader ran: the SKIP lines below say why. */
 		if (i == F_KERNEL && !nkapi && !nbpf && !sh->fails[i])
+			continue;
+		if (i == F_KWRITERS && !nkwriters && !nbwriters &&
+		    !sh->fails[i])
+			continue;
+		/* No mapping was made; growth is a scalable main's. */
+		if ((i == F_MAPPING && !main_maps() && !sh->fails[i]) ||
+		    (i == F_GROWTH && !scalable))
 			continue;
 		if (i == F_HANG) {
 			if (hung)
@@ -1254,8 +1768,12 @@ static int run(uint64_t seed, unsigned int seconds, unsigned int hang_s,
 	}
 	if (kapi_why)
 		printf("SKIP: torture/kapi-readers/%s: %s\n", tn, kapi_why);
+	if (kapi_why && scalable)
+		printf("SKIP: torture/kernel-writer/%s: %s\n", tn, kapi_why);
 	if (bpf_why)
 		printf("SKIP: torture/bpf-readers/%s: %s\n", tn, bpf_why);
+	if (bpf_why && scalable)
+		printf("SKIP: torture/bpf-writer/%s: %s\n", tn, bpf_why);
 	/* Its readers put what they held; it must go as it came. */
 	e = kapi_loaded && !hung ? st_kapi_unload() : 0;
 	if (e) {
@@ -1274,9 +1792,10 @@ int main(int argc, char **argv)
 	unsigned int seconds = 60, hang_s = 60;
 	uint64_t seed = 1, keys = 0;
 	const char *only = NULL;
-	int c, kapi, bpf, nprocs, failed = 0, ran = 0, n;
+	int c, kapi, bpf, mapped, nprocs, failed = 0, ran = 0, n, pass;
+	bool only_scalable = false;
 
-	while ((c = getopt(argc, argv, "s:w:r:m:c:K:B:t:H:k:T:")) != -1) {
+	while ((c = getopt(argc, argv, "s:w:r:m:c:K:B:t:H:k:T:S")) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'w': nwriters = atoi(optarg); break;
@@ -1289,14 +1808,15 @@ int main(int argc, char **argv)
 		case 'H': hang_s = atoi(optarg); break;
 		case 'k': keys = strtoull(optarg, NULL, 0); break;
 		case 'T': only = optarg; break;
+		case 'S': only_scalable = true; break;
 		default:
-			fprintf(stderr, "usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-m MAPPED_READERS] [-c CHAOS] [-K KAPI_READERS] [-B BPF_READERS] [-t SECONDS] [-H HANG_SECONDS] [-k KEYS_PER_WRITER] [-T TYPE]\n");
+			fprintf(stderr, "usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-m MAPPED_READERS] [-c CHAOS] [-K KAPI_READERS] [-B BPF_READERS] [-t SECONDS] [-H HANG_SECONDS] [-k KEYS_PER_WRITER] [-T TYPE] [-S]\n");
 			return 2;
 		}
 	}
-	/* As many kernel readers as there may be. */
+	/* As many kernel readers as there may be, and a scalable run's writers. */
 	nprocs = nwriters + nreaders + nmapped + nchaos +
-		 (nkapi < 0 ? 1 : nkapi) + (nbpf < 0 ? 1 : nbpf);
+		 (nkapi < 0 ? 1 : nkapi) + (nbpf < 0 ? 1 : nbpf) + 2;
 	if (nwriters < 1 || nwriters > MAX_WRITERS || nreaders < 0 ||
 	    nmapped < 0 || nchaos < 0 || nkapi < -1 || nbpf < -1 ||
 	    nprocs + 1 > MAX_PROCS || !seconds || !hang_s) {
@@ -1304,20 +1824,33 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	/* Each run decides its kernel readers afresh (kernel_readers()). */
+	/*
+	 * Each run decides its kernel readers afresh (kernel_readers()), and
+	 * its mapped readers (main_maps()).  Every type first, then every
+	 * type that grows with a scalable main.
+	 */
 	kapi = nkapi;
 	bpf = nbpf;
-	for (main_t = vt_types; main_t < vt_types + ARRAY_SIZE(vt_types);
-	     main_t++) {
-		if (only && strcmp(only, main_t->name))
-			continue;
-		nkapi = kapi;
-		nbpf = bpf;
-		n = run(seed, seconds, hang_s, keys);
-		ran++;
-		if (n < 0)
-			return 1;
-		failed += n;
+	mapped = nmapped;
+	for (pass = only_scalable; pass < 2; pass++) {
+		scalable = pass;
+		for (main_t = vt_types;
+		     main_t < vt_types + ARRAY_SIZE(vt_types); main_t++) {
+			if (scalable && !(main_t->caps & VT_GROWS))
+				continue;
+			snprintf(run_name, sizeof(run_name), "%s%s",
+				 scalable ? "scalable-" : "", main_t->name);
+			if (only && strcmp(only, run_name))
+				continue;
+			nkapi = kapi;
+			nbpf = bpf;
+			nmapped = mapped;
+			n = run(seed, seconds, hang_s, keys);
+			ran++;
+			if (n < 0)
+				return 1;
+			failed += n;
+		}
 	}
 	if (!ran) {
 		fprintf(stderr, "torture: no filter type %s\n", only);

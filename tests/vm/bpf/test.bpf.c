@@ -2,10 +2,10 @@
 /*
  * The programs tests/vm/test-bpf.c runs with BPF_PROG_TEST_RUN: XDP and tc
  * programs that judge a packet by its IPv6 source address in a kbloom
- * filter, a tc program that adds it, a SYSCALL program that adds keys from
- * its globals, and a tracing program that checks (which must load: the
- * module registers check, not add, for tracing).  The layout and the
- * verdicts are in test_shared.h.
+ * filter, tc programs that add it (tc_learn_var_len for tests/vm/torture.c),
+ * a SYSCALL program that adds keys from its globals, and a tracing program
+ * that checks (which must load: the module registers check, not add, for
+ * tracing).  The layout and the verdicts are in test_shared.h.
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
@@ -176,6 +176,37 @@ int tc_learn(struct __sk_buff *skb)
 	if (!f)
 		return ret;
 	ret = bpf_kbloom_add(f, key, KBT_KEY_BYTES);
+	bpf_kbloom_release(f);
+	if (ret < 0) {
+		count_error(ret);
+		return TC_ACT_UNSPEC;
+	}
+	if (ret)
+		__sync_fetch_and_add(&g.added_new, 1);
+	return TC_ACT_OK;
+}
+
+/*
+ * tc_learn of the first g.key_len bytes of the address, so that a key
+ * written by a program is the same key "TAG-i" as the ioctl writers' and
+ * the companion's (torture.c's BPF writer): OK when added, UNSPEC on no
+ * filter or an error (g.last_error: -EAGAIN while a scalable filter
+ * waits for its growth, for the caller to send the packet again).
+ */
+SEC("tc")
+int tc_learn_var_len(struct __sk_buff *skb)
+{
+	struct kbloom_filter *f;
+	__u32 len = g.key_len;
+	__u8 *key;
+	int ret;
+
+	if (len < 1 || len > KBT_KEY_BYTES)
+		return TC_ACT_UNSPEC;
+	f = tc_acquire(skb, &key, &ret);
+	if (!f)
+		return ret;
+	ret = bpf_kbloom_add(f, key, len);
 	bpf_kbloom_release(f);
 	if (ret < 0) {
 		count_error(ret);

@@ -35,7 +35,7 @@
 
 struct kbt_globals {
 	__u32 filter_id;	/* what the *_by_id programs acquire */
-	__u32 key_len;		/* xdp_var_len's key size, 1..KBT_KEY_BYTES */
+	__u32 key_len;		/* *_var_len's key size, 1..KBT_KEY_BYTES */
 	char filter_name[KBT_NAME_BYTES];	/* the *_by_name programs' */
 	/* Counted by the programs (atomically: test_run may run on any CPU) */
 	__u64 nulls;		/* acquire gave NULL */
