@@ -297,9 +297,15 @@ uint64_t kbl_ioctl_count(const struct kbl *f);
  * generations and plane_order) the module's
  * core refuses, or cells_offset, cells_bytes and map_bytes that do not
  * describe page-aligned cells of nblocks * 64 bytes ending in the last
- * page, or EOPNOTSUPP for a scalable filter, whose sub-filters the mapping
- * does not describe.  Nothing is mapped after a failure: checks keep using
- * ioctls.
+ * page (a scalable filter's: a table of sub-filters that the module's core
+ * refuses, or whose cells are not page-aligned, in order, inside the
+ * mapping).  Nothing is mapped after a failure: checks keep using ioctls.
+ *
+ * A scalable filter's mapping covers the sub-filters it had when mapped.
+ * Once it grows past them, or a CLEAR or image load frees sub-filters,
+ * mapped checks ask the module with an ioctl instead (correct, not
+ * fast); kbl_map() on a handle whose mapping is behind maps the filter
+ * again as it is now (kbl_map_behind() says when it is).
  *
  * Once mapped, kbl_check_one(), kbl_check() and kbl_check_keys() answer
  * from the mapped cells through the core's kbloom_lookup() and
@@ -331,6 +337,8 @@ uint64_t kbl_ioctl_count(const struct kbl *f);
 int kbl_map(struct kbl *f);
 void kbl_unmap(struct kbl *f);
 int kbl_mapped(const struct kbl *f);
+/* 1 when a scalable filter's mapping no longer covers it, else 0. */
+int kbl_map_behind(const struct kbl *f);
 const struct kbloom_map_header *kbl_map_header(const struct kbl *f);
 
 /*

@@ -197,8 +197,12 @@ u64 kbloom_chain_rate_ppb16(u64 pass62)
 			       KBLOOM_PPB16_ONE, 62);
 }
 
-/* Build sub-filter index and publish it; nothing changes on failure. */
-static int chain_add_sub(struct kbloom_chain *c, u32 index)
+/*
+ * Build sub-filter index into its slot, unpublished: readers of the count
+ * do not see it yet.  Nothing changes on failure but the slot, which no
+ * reader of the count can reach.
+ */
+static int chain_build_sub(struct kbloom_chain *c, u32 index)
 {
 	struct kbloom_chain_sub *sub;
 	struct kbloom_geometry geo;
@@ -218,9 +222,16 @@ static int chain_add_sub(struct kbloom_chain *c, u32 index)
 	}
 	atomic64_set(&sub->keys, 0);
 	c->subs[index] = sub;
-	/* Readers that see the count see the sub-filter it covers. */
-	smp_store_release(&c->nsubs, index + 1);
 	return 0;
+}
+
+static int chain_add_sub(struct kbloom_chain *c, u32 index)
+{
+	int ret = chain_build_sub(c, index);
+
+	if (!ret)
+		kbloom_chain_grow_publish(c);
+	return ret;
 }
 
 int kbloom_chain_init(struct kbloom_chain *c,
@@ -248,6 +259,17 @@ int kbloom_chain_init(struct kbloom_chain *c,
 int kbloom_chain_grow(struct kbloom_chain *c)
 {
 	return chain_add_sub(c, c->nsubs);
+}
+
+int kbloom_chain_grow_prepare(struct kbloom_chain *c)
+{
+	return chain_build_sub(c, c->nsubs);
+}
+
+void kbloom_chain_grow_publish(struct kbloom_chain *c)
+{
+	/* Readers that see the count see the sub-filter it covers. */
+	smp_store_release(&c->nsubs, c->nsubs + 1);
 }
 
 void kbloom_chain_free(struct kbloom_chain *c)

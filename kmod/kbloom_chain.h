@@ -123,6 +123,15 @@ struct kbloom_chain {
 int kbloom_chain_init(struct kbloom_chain *c,
 		      const struct kbloom_chain_params *cp);
 int kbloom_chain_grow(struct kbloom_chain *c);
+/*
+ * grow in two halves, for a caller that must announce the next sub-filter
+ * before any add can reach it (a mapping's table): prepare builds it into
+ * c->subs[c->nsubs] (the same errors as grow), unseen by readers of the
+ * count; publish then makes it the newest.  The caller keeps other
+ * growers out between them; a failed prepare needs no undo.
+ */
+int kbloom_chain_grow_prepare(struct kbloom_chain *c);
+void kbloom_chain_grow_publish(struct kbloom_chain *c);
 void kbloom_chain_free(struct kbloom_chain *c);
 
 /* The sub-filters now in the chain (at least 1 after init). */

@@ -145,6 +145,8 @@ struct kbloom_dev {
 	 * key.
 	 */
 	struct kbloom_map_header *map;
+	/* a scalable filter's table of sub-filters, after the header page */
+	struct kbloom_map_subfilter *map_subs;
 	atomic_t mappings;	/* mapped areas (vmas) of this filter */
 	struct kbloom_stats_cache stats_cache;
 	struct kbloom_window_state win;	/* KBLOOM_TYPE_WINDOW only */
@@ -317,6 +319,8 @@ void kbloom_map_rewrite_begin(struct kbloom_dev *kd);
 void kbloom_map_rewrite_end(struct kbloom_dev *kd);
 u64 kbloom_map_sequence(const struct kbloom_dev *kd);
 void kbloom_map_mark_dead(struct kbloom_dev *kd);
+void kbloom_map_sub_added(struct kbloom_dev *kd, u32 index);
+void kbloom_map_truncate(struct kbloom_dev *kd, u32 n);
 int kbloom_dev_mmap(struct file *file, struct vm_area_struct *vma);
 
 /*

@@ -18,6 +18,20 @@
  * the file holds the filter (and, through the cdev's owner, the module),
  * so the cells outlive destroy until the last munmap() and rmmod is
  * refused while any mapping exists.
+ *
+ * A scalable filter's mapping adds a table of its sub-filters after the
+ * header page (struct kbloom_map_subfilter, room for every sub-filter
+ * its schedule allows: 32 KiB at most) and places sub-filter i's cells
+ * at a page-aligned offset that follows from the sizes of those before
+ * it, so the layout never moves: growth adds pages past map_bytes.  A
+ * sub-filter's entry is written, and the header's count raised, between
+ * the chain's building it and publishing it (kbloom_chain_grow_prepare()),
+ * so no add reaches a sub-filter a mapped reader cannot see.  CLEAR and a
+ * load lower the count, with the sequence odd, before the sub-filters
+ * are freed after synchronize_rcu(): a fault looks its page up under
+ * rcu_read_lock(), and a page already mapped keeps a reference of its
+ * own (the fault's get_page()), so the freed cells stay readable, and
+ * stale, to that mapping alone, which the sequence tells to map again.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,11 +41,95 @@
 
 #include "kbloom_internal.h"
 
-/* The header page and the cells, in pages. */
+/* The header page and the cells (a scalable filter's present ones). */
 static unsigned long kbloom_map_pages(const struct kbloom_dev *kd)
 {
+	if (kd->scale)
+		return READ_ONCE(kd->map->map_bytes) >> PAGE_SHIFT;
 	return 1 + (PAGE_ALIGN(kbloom_geometry_bytes(&kd->filter.geo)) >>
 		    PAGE_SHIFT);
+}
+
+/* Sub-filter index's table entry, from its geometry; grow_lock or create. */
+static void kbloom_map_describe(struct kbloom_dev *kd, u32 index)
+{
+	const struct kbloom_geometry *geo =
+		&kd->scale->chain.subs[index]->f.geo;
+	struct kbloom_map_subfilter *e = &kd->map_subs[index];
+
+	if (index) {
+		const struct kbloom_map_subfilter *prev = e - 1;
+		struct kbloom_geometry pg = *geo;
+
+		pg.nblocks = prev->nblocks;
+		e->cells_offset = prev->cells_offset +
+				  PAGE_ALIGN(kbloom_geometry_bytes(&pg));
+	} else {
+		e->cells_offset = kd->map->cells_offset;
+	}
+	e->nblocks = geo->nblocks;
+	e->seed = geo->seed;
+	e->k = geo->k;
+}
+
+/* The end of the first n sub-filters' cells, page-aligned. */
+static u64 kbloom_map_end(const struct kbloom_dev *kd, u32 n)
+{
+	const struct kbloom_map_subfilter *e = &kd->map_subs[n - 1];
+	struct kbloom_geometry geo = kd->filter.geo;
+
+	geo.nblocks = e->nblocks;
+	return e->cells_offset + PAGE_ALIGN(kbloom_geometry_bytes(&geo));
+}
+
+/*
+ * The table, sub-filter 0's entry and the header's scalable fields.  The
+ * table is vmalloc'ed in whole pages, which the faults hand out.
+ */
+static int kbloom_map_init_chain(struct kbloom_dev *kd)
+{
+	const struct kbloom_chain *c = &kd->scale->chain;
+	const struct kbloom_geometry *g0 = &c->subs[0]->f.geo;
+	struct kbloom_map_header *hdr = kd->map;
+	u64 table = PAGE_ALIGN((u64)kbloom_chain_max_subs(&c->params) *
+			       sizeof(struct kbloom_map_subfilter));
+
+	kd->map_subs = __vmalloc(table, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!kd->map_subs)
+		return -ENOMEM;
+	hdr->version = KBLOOM_MAP_VERSION_CHAIN;
+	/* Sub-filter 0's, designed for a share of the filter's rate. */
+	hdr->k = g0->k;
+	hdr->nblocks = g0->nblocks;
+	hdr->cells_bytes = kbloom_geometry_bytes(g0);
+	hdr->expansion = kd->scale->chain.params.expansion;
+	hdr->subs_offset = PAGE_SIZE;
+	hdr->cells_offset = PAGE_SIZE + table;
+	kbloom_map_describe(kd, 0);
+	hdr->map_bytes = kbloom_map_end(kd, 1);
+	hdr->subfilters = 1;
+	return 0;
+}
+
+/*
+ * Sub-filter index, built but not yet published by the chain: its entry,
+ * then the count that covers it.  Under grow_lock.
+ */
+void kbloom_map_sub_added(struct kbloom_dev *kd, u32 index)
+{
+	kbloom_map_describe(kd, index);
+	WRITE_ONCE(kd->map->map_bytes, kbloom_map_end(kd, index + 1));
+	/* Pairs with the acquire of readers and of the fault. */
+	smp_store_release(&kd->map->subfilters, index + 1);
+}
+
+/* Down to the first n sub-filters; kd->lock exclusive, sequence odd. */
+void kbloom_map_truncate(struct kbloom_dev *kd, u32 n)
+{
+	lockdep_assert_held_write(&kd->lock);
+	/* After the cells it no longer covers were last changed. */
+	smp_store_release(&kd->map->subfilters, n);
+	WRITE_ONCE(kd->map->map_bytes, kbloom_map_end(kd, n));
 }
 
 int kbloom_map_init(struct kbloom_dev *kd)
@@ -52,8 +150,18 @@ int kbloom_map_init(struct kbloom_dev *kd)
 	hdr->capacity = geo->capacity;
 	hdr->cells_offset = PAGE_SIZE;
 	hdr->cells_bytes = kbloom_geometry_bytes(geo);
-	hdr->map_bytes = (u64)kbloom_map_pages(kd) << PAGE_SHIFT;
 	hdr->page_size = PAGE_SIZE;
+	kd->map = hdr;
+	if (kd->scale) {
+		int err = kbloom_map_init_chain(kd);
+
+		if (err) {
+			free_page((unsigned long)hdr);
+			kd->map = NULL;
+		}
+		return err;
+	}
+	hdr->map_bytes = (u64)kbloom_map_pages(kd) << PAGE_SHIFT;
 	/*
 	 * A window's live planes, kept equal to the filter's own by the
 	 * core's rotations and loads, so that a mapped check ANDs with the
@@ -66,13 +174,14 @@ int kbloom_map_init(struct kbloom_dev *kd)
 		hdr->rotations = kd->filter.win.rotations;
 		kd->filter.win.live_mirror = &hdr->live;
 	}
-	kd->map = hdr;
 	return 0;
 }
 
 void kbloom_map_free(struct kbloom_dev *kd)
 {
 	kd->filter.win.live_mirror = NULL;
+	vfree(kd->map_subs);
+	kd->map_subs = NULL;
 	free_page((unsigned long)kd->map);
 	kd->map = NULL;
 }
@@ -122,10 +231,55 @@ static void kbloom_vm_close(struct vm_area_struct *vma)
 	atomic_dec(&kbloom_vma_dev(vma)->mappings);
 }
 
+/*
+ * A page of a scalable filter's table or cells, with a reference, or
+ * NULL past the sub-filters present.  Under RCU, which keeps a sub-filter
+ * a CLEAR or load detaches until the reference is taken.
+ */
+static struct page *kbloom_chain_page(struct kbloom_dev *kd, pgoff_t pgoff)
+{
+	u64 at = (u64)pgoff << PAGE_SHIFT, table = kd->map->cells_offset;
+	const struct kbloom_map_subfilter *e;
+	struct kbloom_chain_sub *sub;
+	struct page *page = NULL;
+	u32 i, n;
+
+	if (at < table) {
+		page = vmalloc_to_page((u8 *)kd->map_subs + at - PAGE_SIZE);
+		get_page(page);
+		return page;
+	}
+	rcu_read_lock();
+	/* Pairs with the release of kbloom_map_sub_added(). */
+	n = smp_load_acquire(&kd->map->subfilters);
+	for (i = n; i-- > 0;) {
+		e = &kd->map_subs[i];
+		if (at < e->cells_offset)
+			continue;
+		if (at < kbloom_map_end(kd, i + 1)) {
+			sub = READ_ONCE(kd->scale->chain.subs[i]);
+			page = vmalloc_to_page((u8 *)sub->f.words +
+					       (at - e->cells_offset));
+			get_page(page);
+		}
+		break;
+	}
+	rcu_read_unlock();
+	return page;
+}
+
 static vm_fault_t kbloom_vm_fault(struct vm_fault *vmf)
 {
 	struct kbloom_dev *kd = kbloom_vma_dev(vmf->vma);
 	struct page *page;
+
+	if (kd->scale && vmf->pgoff) {
+		page = kbloom_chain_page(kd, vmf->pgoff);
+		if (!page)
+			return VM_FAULT_SIGBUS;
+		vmf->page = page;
+		return 0;
+	}
 
 	/* mmap() checked the range and the mapping can only shrink. */
 	if (vmf->pgoff >= kbloom_map_pages(kd))
@@ -160,9 +314,6 @@ int kbloom_dev_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
-	/* The mapping shows one array of blocks: no range fits another. */
-	if (kd->scale)
-		return READ_ONCE(kd->dead) ? -ENODEV : -EOPNOTSUPP;
 	if (vma->vm_pgoff >= pages || vma_pages(vma) > pages - vma->vm_pgoff)
 		return -EINVAL;
 	if (READ_ONCE(kd->dead))

@@ -80,11 +80,14 @@ static int kbloom_scale_grow_one(struct kbloom_dev *kd)
 	err = kbloom_total_charge(bytes);
 	if (err)
 		return err;
-	err = kbloom_chain_grow(&s->chain);
+	err = kbloom_chain_grow_prepare(&s->chain);
 	if (err) {
 		atomic64_sub(bytes, &kbloom_total_bytes);
 		return err;
 	}
+	/* Mapped readers see it before any add can reach it. */
+	kbloom_map_sub_added(kd, s->chain.nsubs);
+	kbloom_chain_grow_publish(&s->chain);
 	WRITE_ONCE(kd->bytes, kd->bytes + bytes);
 	return 0;
 }
@@ -359,6 +362,7 @@ static struct kbloom_chain_sub *kbloom_scale_truncate(struct kbloom_dev *kd,
 	struct kbloom_chain_sub *retired;
 
 	retired = kbloom_chain_truncate(&kd->scale->chain, subs);
+	kbloom_map_truncate(kd, subs);
 	WRITE_ONCE(kd->bytes, kd->bytes - kbloom_scale_retired_bytes(retired));
 	WRITE_ONCE(kd->scale->grow_err, 0);
 	return retired;

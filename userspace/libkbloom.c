@@ -247,8 +247,12 @@ uint64_t kbl_ioctl_count(const struct kbl *f)
 
 int kbl_map(struct kbl *f)
 {
-	if (f->map)
-		return 0;
+	if (f->map) {
+		if (!kbl_map_stale(f->map))
+			return 0;
+		/* A scalable filter's, behind it: map what it is now. */
+		kbl_unmap(f);
+	}
 	return kbl_map_open(f->fd, &f->map);
 }
 
@@ -261,6 +265,11 @@ void kbl_unmap(struct kbl *f)
 int kbl_mapped(const struct kbl *f)
 {
 	return f->map != NULL;
+}
+
+int kbl_map_behind(const struct kbl *f)
+{
+	return f->map && kbl_map_stale(f->map);
 }
 
 const struct kbloom_map_header *kbl_map_header(const struct kbl *f)
@@ -1056,7 +1065,7 @@ static const char *kbl_reason(int err, const char *call, const char *name)
 		if (!strcmp(call, "kbl_save") || !strcmp(call, "kbl_load"))
 			return "the kbloom module is older than scalable filter images (version 4) and refuses them: update the module to save or load a scalable filter";
 		if (!strcmp(call, "kbl_map"))
-			return "a scalable filter cannot be mapped (checks go through ioctls)";
+			return "the kbloom module is older than scalable filter mappings and refuses them: update the module to map a scalable filter (checks go through ioctls meanwhile)";
 		break;
 	case ERANGE:
 		if (!strcmp(call, "kbl_subfilter"))
@@ -1145,7 +1154,7 @@ const char *kbl_strerror(int err)
 	case ENOTTY:
 		return "not a kbloom device";
 	case EOPNOTSUPP:
-		return "not supported by this filter's type (delete needs a counting filter, rotate a window filter; a scalable filter has no mapping or intersect)";
+		return "not supported by this filter's type (delete needs a counting filter, rotate a window filter; a scalable filter has no intersect)";
 	case ESTALE:
 		return "the filter was rewritten (clear, intersect, load or rotation) during the read; read again";
 	default:

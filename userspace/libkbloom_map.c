@@ -21,6 +21,15 @@
  * a view on the caller's stack, not the shared struct, because a handle's
  * mapped checks may run in several threads at once, each with its own
  * moment's live planes.
+ *
+ * A scalable filter's mapping (version 3) lists its sub-filters in a
+ * table; attach builds a chain (kbloom_chain.h) whose sub-filters' words
+ * point into the mapping, and checks run the core's chain lookups on it.
+ * The mapping covers the sub-filters there were when it was made: a
+ * check that finds the header's count of sub-filters moved, or the
+ * sequence moved since then (a CLEAR or load freed sub-filters whose old
+ * pages the mapping keeps), says -EAGAIN, and the caller asks the module;
+ * kbl_map() maps again (kbl_map_stale() says when it should).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -30,7 +39,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../kmod/kbloom_core.h"
+#include "../kmod/kbloom_chain.h"
 #include "libkbloom_map.h"
 
 struct kbl_map {
@@ -38,6 +47,10 @@ struct kbl_map {
 	size_t len;
 	bool owned;		/* mmap()ed by kbl_map_open(): munmap() it */
 	struct kbloom_filter filter;	/* words point into the mapping */
+	/* A scalable filter's: its sub-filters, as the mapping covers them. */
+	struct kbloom_chain chain;
+	struct kbloom_chain_sub *subs;
+	uint64_t seq0;		/* sequence when mapped */
 };
 
 static bool multiple_of(uint64_t x, uint64_t align)
@@ -52,8 +65,17 @@ int kbl_map_header_check(const struct kbloom_map_header *hdr, size_t len,
 	uint64_t cells_end;
 
 	if (len < sizeof(*hdr) || hdr->magic != KBLOOM_MAP_MAGIC ||
-	    hdr->version != KBLOOM_MAP_VERSION ||
+	    (hdr->version != KBLOOM_MAP_VERSION &&
+	     hdr->version != KBLOOM_MAP_VERSION_CHAIN) ||
 	    hdr->header_bytes < sizeof(*hdr) || hdr->page_size != page_size)
+		return -EPROTO;
+	/* The table, the page after the header, before the cells. */
+	if (hdr->version == KBLOOM_MAP_VERSION_CHAIN &&
+	    (hdr->type == KBLOOM_TYPE_WINDOW ||
+	     hdr->expansion < KBLOOM_EXPANSION_MIN ||
+	     hdr->expansion > KBLOOM_EXPANSION_MAX ||
+	     hdr->subs_offset != page_size ||
+	     hdr->cells_offset <= hdr->subs_offset))
 		return -EPROTO;
 	kbloom_geometry_of_map(&geo, hdr);
 	/*
@@ -73,7 +95,9 @@ int kbl_map_header_check(const struct kbloom_map_header *hdr, size_t len,
 				   &cells_end) ||
 	    !multiple_of(hdr->map_bytes, page_size) ||
 	    hdr->map_bytes < cells_end ||
-	    hdr->map_bytes - cells_end >= page_size ||
+	    /* A scalable filter's sub-filters follow sub-filter 0's cells. */
+	    (hdr->version == KBLOOM_MAP_VERSION &&
+	     hdr->map_bytes - cells_end >= page_size) ||
 	    (uint64_t)(size_t)hdr->map_bytes != hdr->map_bytes)
 		return -EPROTO;
 	return 0;
@@ -91,6 +115,68 @@ static bool map_dead(const struct kbloom_map_header *hdr)
 	       KBLOOM_MAP_DEAD;
 }
 
+static void kbl_map_close_view(struct kbl_map *m)
+{
+	free(m->chain.subs);
+	free(m->subs);
+	free(m);
+}
+
+/*
+ * The sub-filters of a scalable filter's mapping, each checked as the
+ * header is (a geometry the core accepts, page-aligned cells inside the
+ * mapping, after the ones before it).  Sequence first: a CLEAR or load
+ * after it makes the view stale, whatever the table said.
+ */
+static int attach_chain(struct kbl_map *m, const void *base)
+{
+	const struct kbloom_map_header *hdr = m->hdr;
+	const struct kbloom_map_subfilter *table =
+		(const void *)((const char *)base + hdr->subs_offset);
+	uint64_t prev_end = hdr->cells_offset, end;
+	size_t page = page_size();
+	uint32_t n, i;
+
+	m->seq0 = __atomic_load_n(&hdr->sequence, __ATOMIC_ACQUIRE);
+	n = __atomic_load_n(&hdr->subfilters, __ATOMIC_ACQUIRE);
+	/* The table whole inside the mapping, before the cells. */
+	if (!n || n > KBLOOM_SUBFILTERS_MAX || hdr->cells_offset > m->len ||
+	    hdr->subs_offset + (uint64_t)n * sizeof(*table) > hdr->cells_offset)
+		return -EPROTO;
+	m->chain.params = (struct kbloom_chain_params){
+		.capacity = hdr->capacity, .seed = hdr->seed,
+		.type = hdr->type, .fp_ppb = 1, .expansion = hdr->expansion,
+	};
+	m->subs = calloc(n, sizeof(*m->subs));
+	m->chain.subs = calloc(n, sizeof(*m->chain.subs));
+	if (!m->subs || !m->chain.subs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct kbloom_filter *f = &m->subs[i].f;
+		struct kbloom_map_header one = *hdr;
+
+		one.nblocks = table[i].nblocks;
+		one.seed = table[i].seed;
+		one.k = table[i].k;
+		kbloom_geometry_of_map(&f->geo, &one);
+		if (kbloom_geometry_validate(&f->geo) || table[i].reserved ||
+		    table[i].cells_offset < prev_end ||
+		    !multiple_of(table[i].cells_offset, page) ||
+		    __builtin_add_overflow(table[i].cells_offset,
+					   kbloom_geometry_bytes(&f->geo),
+					   &end))
+			return -EPROTO;
+		/* A growth after the length was read: covered up to here. */
+		if (end > m->len)
+			break;
+		f->words = (u64 *)((const char *)base + table[i].cells_offset);
+		m->chain.subs[i] = &m->subs[i];
+		prev_end = end;
+	}
+	m->chain.nsubs = i;
+	return i ? 0 : -EPROTO;
+}
+
 int kbl_map_attach(const void *base, size_t len, struct kbl_map **out)
 {
 	const struct kbloom_map_header *hdr = base;
@@ -101,7 +187,11 @@ int kbl_map_attach(const void *base, size_t len, struct kbl_map **out)
 	ret = kbl_map_header_check(hdr, len, page_size());
 	if (ret)
 		return ret;
-	if (hdr->map_bytes > len)
+	/*
+	 * A scalable filter may have grown since its length was read: the
+	 * mapping then covers the sub-filters inside it (attach_chain()).
+	 */
+	if (hdr->map_bytes > len && hdr->version != KBLOOM_MAP_VERSION_CHAIN)
 		return -EPROTO;
 	/* The ioctl on a destroyed filter says ENODEV; so does kbl_map(). */
 	if (map_dead(hdr))
@@ -115,6 +205,13 @@ int kbl_map_attach(const void *base, size_t len, struct kbl_map **out)
 	/* Read-only: only the lookups, which write nothing, are used. */
 	m->filter.words = (u64 *)((const char *)base + hdr->cells_offset);
 	m->filter.counts = NULL;
+	if (hdr->version == KBLOOM_MAP_VERSION_CHAIN) {
+		ret = attach_chain(m, base);
+		if (ret) {
+			kbl_map_close_view(m);
+			return ret;
+		}
+	}
 	*out = m;
 	return 0;
 }
@@ -132,9 +229,11 @@ int kbl_map_open(int fd, struct kbl_map **out)
 {
 	size_t page = page_size(), len;
 	struct kbloom_map_header hdr;
+	bool retried = false;
 	void *p;
 	int ret;
 
+again:
 	*out = NULL;
 	p = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
@@ -149,6 +248,14 @@ int kbl_map_open(int fd, struct kbl_map **out)
 	if (p == MAP_FAILED)
 		return neg_errno();
 	ret = kbl_map_attach(p, len, out);
+	/* Grown or cleared between the two mmap()s: once more. */
+	if (!ret && kbl_map_stale(*out) && !retried) {
+		kbl_map_close(*out);
+		*out = NULL;
+		munmap(p, len);
+		retried = true;
+		goto again;
+	}
 	if (ret) {
 		munmap(p, len);
 		return ret;
@@ -163,7 +270,18 @@ void kbl_map_close(struct kbl_map *m)
 		return;
 	if (m->owned)
 		munmap((void *)m->hdr, m->len);
-	free(m);
+	kbl_map_close_view(m);
+}
+
+bool kbl_map_stale(const struct kbl_map *m)
+{
+	const struct kbloom_map_header *hdr = m->hdr;
+
+	if (hdr->version != KBLOOM_MAP_VERSION_CHAIN || map_dead(hdr))
+		return false;
+	return __atomic_load_n(&hdr->sequence, __ATOMIC_ACQUIRE) != m->seq0 ||
+	       __atomic_load_n(&hdr->subfilters, __ATOMIC_ACQUIRE) !=
+	       m->chain.nsubs;
 }
 
 const struct kbloom_map_header *kbl_map_hdr(const struct kbl_map *m)
@@ -184,6 +302,12 @@ static int read_begin(const struct kbl_map *m, uint64_t *seq,
 	if (map_dead(m->hdr))
 		return -ENODEV;
 	if (*seq & 1)
+		return -EAGAIN;
+	/* A scalable filter's mapping that no longer covers all of it. */
+	if (m->hdr->version == KBLOOM_MAP_VERSION_CHAIN &&
+	    (*seq != m->seq0 ||
+	     __atomic_load_n(&m->hdr->subfilters, __ATOMIC_ACQUIRE) !=
+	     m->chain.nsubs))
 		return -EAGAIN;
 	*f = &m->filter;
 	if (m->filter.geo.type == KBLOOM_TYPE_WINDOW) {
@@ -218,7 +342,10 @@ int kbl_map_check_one(const struct kbl_map *m, const void *key, size_t len)
 	ret = read_begin(m, &seq, &view, &f);
 	if (ret)
 		return ret;
-	maybe = kbloom_lookup(f, key, (u32)len);
+	if (m->chain.subs)
+		maybe = kbloom_chain_lookup(&m->chain, key, (u32)len);
+	else
+		maybe = kbloom_lookup(f, key, (u32)len);
 	return read_moved(m, seq) ? -EAGAIN : maybe;
 }
 
@@ -237,7 +364,11 @@ static int check_chunk(const struct kbl_map *m, const struct kbloom_key *keys,
 	ret = read_begin(m, &seq, &view, &f);
 	if (ret)
 		return ret;
-	found = kbloom_lookup_batch(f, keys, (u32)n, res);
+	if (m->chain.subs)
+		found = kbloom_chain_lookup_batch(&m->chain, keys, (u32)n,
+						  res);
+	else
+		found = kbloom_lookup_batch(f, keys, (u32)n, res);
 	if (read_moved(m, seq))
 		return -EAGAIN;
 	/* Longs of 32 or 64 bits, into words of 64. */

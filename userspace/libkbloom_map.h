@@ -14,6 +14,7 @@
 #ifndef LIBKBLOOM_MAP_H
 #define LIBKBLOOM_MAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/kbloom.h>
@@ -46,6 +47,12 @@ int kbl_map_open(int fd, struct kbl_map **out);
 int kbl_map_attach(const void *base, size_t len, struct kbl_map **out);
 /* Unmaps (when kbl_map_open() mapped it) and frees. */
 void kbl_map_close(struct kbl_map *m);
+/*
+ * A scalable filter's mapping that no longer covers the whole filter: it
+ * grew past it, or a CLEAR or load freed sub-filters since it was made.
+ * Its checks say -EAGAIN until it is mapped again.
+ */
+bool kbl_map_stale(const struct kbl_map *m);
 
 const struct kbloom_map_header *kbl_map_hdr(const struct kbl_map *m);
 

@@ -4,7 +4,10 @@
  * header check, errno by errno, and mapped checks over memory laid out as
  * the module lays out a mapping (kmod/kbloom_mmap.c: a header page, then
  * the cells), filled by the core's own kbloom_add().  The same bytes in a
- * memfd go through kbl_map_open()'s two mmap() calls.  What needs the
+ * memfd go through kbl_map_open()'s two mmap() calls.  A scalable
+ * filter's mapping (a table of sub-filters, each one's cells on pages of
+ * their own) from the core's own chain: its answers, its staleness after
+ * a growth or a moved sequence, and each way its table can be wrong.  What needs the
  * module (the sequence moving during a check, destroy, the statistics)
  * is tested in the VM (tests/vm/test-libkbloom.c, test-mmap-answers.c).
  */
@@ -12,7 +15,7 @@
 
 #include <sys/mman.h>
 
-#include "../kmod/kbloom_core.h"
+#include "../kmod/kbloom_chain.h"
 #include "libkbloom_map.h"
 
 #define SUITE	"libkbloom-map"
@@ -108,7 +111,9 @@ struct bad_header {
 #define SPOIL(name, stmt)						\
 	static void spoil_##name(struct kbloom_map_header *h) { stmt; }
 SPOIL(magic, h->magic = KBLOOM_IMAGE_MAGIC)
-SPOIL(version_new, h->version = KBLOOM_MAP_VERSION + 1)
+SPOIL(version_new, h->version = KBLOOM_MAP_VERSION_CHAIN + 1)
+/* A scalable filter's version on a header that has no table. */
+SPOIL(version_chain, h->version = KBLOOM_MAP_VERSION_CHAIN)
 SPOIL(version_zero, h->version = 0)
 /* A kbloom 0.1 module's mapping: its cells are placed otherwise. */
 SPOIL(version_old, h->version = 1)
@@ -133,7 +138,8 @@ SPOIL(plane_order_on_bits, h->plane_order = 3)
 
 static const struct bad_header bad_headers[] = {
 #define BAD(name) { #name, spoil_##name }
-	BAD(magic), BAD(version_new), BAD(version_zero), BAD(version_old),
+	BAD(magic), BAD(version_new), BAD(version_chain), BAD(version_zero),
+	BAD(version_old),
 	BAD(header_short), BAD(page_size), BAD(type), BAD(type_window),
 	BAD(k_zero), BAD(k_big),
 	BAD(nblocks_zero), BAD(nblocks_huge), BAD(nblocks_more),
@@ -583,6 +589,201 @@ static const char *test_open_write_only(void)
 	return NULL;
 }
 
+/*
+ * A scalable filter's mapping bytes, as kmod/kbloom_mmap.c lays them out:
+ * the header page, a table page, then each sub-filter's cells from a page
+ * of its own; the chain holds keys "in-<i>", i < CHAIN_KEYS, and grew to
+ * CHAIN_SUBS sub-filters for them.
+ */
+#define CHAIN_KEYS	3000
+#define CHAIN_SUBS	3
+
+struct chain_bytes {
+	char *base;
+	size_t len;
+	struct kbloom_map_header *hdr;
+	struct kbloom_map_subfilter *table;
+	struct kbloom_chain src;
+};
+
+static const char *chain_build(struct chain_bytes *m)
+{
+	const struct kbloom_chain_params cp = {
+		.capacity = 500, .seed = 0x5ca1ab1e, .type = KBLOOM_TYPE_BITS,
+		.fp_ppb = 10000000, .expansion = 2,
+	};
+	uint64_t at;
+	char key[32];
+	int i, n, ret;
+	uint32_t s;
+
+	memset(m, 0, sizeof(*m));
+	EXPECT(!kbloom_chain_init(&m->src, &cp), "chain");
+	for (i = 0; i < CHAIN_KEYS; i++) {
+		n = key_of(key, sizeof(key), "in", i);
+		while ((ret = kbloom_chain_add(&m->src, key, n)) == -EAGAIN)
+			EXPECT(!kbloom_chain_grow(&m->src), "grow");
+	}
+	EXPECT(m->src.nsubs == CHAIN_SUBS, "%u sub-filters", m->src.nsubs);
+	at = 2 * page;
+	for (s = 0; s < CHAIN_SUBS; s++)
+		at += (kbloom_geometry_bytes(&m->src.subs[s]->f.geo) + page -
+		       1) / page * page;
+	m->len = at;
+	m->base = aligned_alloc(page, m->len);
+	EXPECT(m->base, "memory");
+	memset(m->base, 0, m->len);
+	m->hdr = (struct kbloom_map_header *)m->base;
+	m->table = (struct kbloom_map_subfilter *)(m->base + page);
+	m->hdr->magic = KBLOOM_MAP_MAGIC;
+	m->hdr->version = KBLOOM_MAP_VERSION_CHAIN;
+	m->hdr->header_bytes = sizeof(*m->hdr);
+	m->hdr->type = cp.type;
+	m->hdr->k = m->src.subs[0]->f.geo.k;
+	m->hdr->nblocks = m->src.subs[0]->f.geo.nblocks;
+	m->hdr->seed = cp.seed;
+	m->hdr->capacity = cp.capacity;
+	m->hdr->cells_offset = 2 * page;
+	m->hdr->cells_bytes = kbloom_geometry_bytes(&m->src.subs[0]->f.geo);
+	m->hdr->map_bytes = m->len;
+	m->hdr->page_size = page;
+	m->hdr->expansion = cp.expansion;
+	m->hdr->subfilters = CHAIN_SUBS;
+	m->hdr->subs_offset = page;
+	at = 2 * page;
+	for (s = 0; s < CHAIN_SUBS; s++) {
+		const struct kbloom_filter *f = &m->src.subs[s]->f;
+
+		m->table[s].cells_offset = at;
+		m->table[s].nblocks = f->geo.nblocks;
+		m->table[s].seed = f->geo.seed;
+		m->table[s].k = f->geo.k;
+		memcpy(m->base + at, f->words, kbloom_geometry_bytes(&f->geo));
+		at += (kbloom_geometry_bytes(&f->geo) + page - 1) / page * page;
+	}
+	return NULL;
+}
+
+static void chain_unbuild(struct chain_bytes *m)
+{
+	kbloom_chain_free(&m->src);
+	free(m->base);
+}
+
+/* Every key and 20,000 absent ones: the mapping answers as the chain. */
+static const char *test_chain_answers(void)
+{
+	struct kbl_map *map = NULL;
+	struct chain_bytes m;
+	const char *msg = NULL;
+	char key[32];
+	int i, n, got;
+
+	EXPECT_NULL(chain_build(&m));
+	if (kbl_map_attach(m.base, m.len, &map)) {
+		msg = vt_fail("attach");
+		goto out;
+	}
+	for (i = 0; i < CHAIN_KEYS + 20000 && !msg; i++) {
+		n = key_of(key, sizeof(key), "in", i);
+		got = kbl_map_check_one(map, key, n);
+		if (got != kbloom_chain_lookup(&m.src, key, n) ||
+		    (i < CHAIN_KEYS && got != 1))
+			msg = vt_fail("key %d: mapped %d", i, got);
+	}
+	if (!msg && kbl_map_stale(map))
+		msg = vt_fail("stale at once");
+out:
+	kbl_map_close(map);
+	chain_unbuild(&m);
+	return msg;
+}
+
+/*
+ * A growth (subfilters raised past the table the mapping covers) and a
+ * CLEAR or load (sequence moved) make the mapping stale: checks say
+ * -EAGAIN, for the caller to ask the module.  A mapping shorter than the
+ * present sub-filters covers those it holds and is stale.
+ */
+static const char *test_chain_stale(void)
+{
+	struct kbl_map *map = NULL;
+	struct chain_bytes m;
+	const char *msg = NULL;
+
+	EXPECT_NULL(chain_build(&m));
+	if (kbl_map_attach(m.base, m.len, &map))
+		msg = vt_fail("attach");
+	if (!msg) {
+		m.hdr->subfilters = CHAIN_SUBS + 1;
+		if (!kbl_map_stale(map) ||
+		    kbl_map_check_one(map, "in-1", 4) != -EAGAIN)
+			msg = vt_fail("grown: not stale");
+		m.hdr->subfilters = CHAIN_SUBS;
+		m.hdr->sequence += 2;
+		if (!msg && (!kbl_map_stale(map) ||
+			     kbl_map_check_one(map, "in-1", 4) != -EAGAIN))
+			msg = vt_fail("sequence moved: not stale");
+		m.hdr->sequence -= 2;
+	}
+	kbl_map_close(map);
+	map = NULL;
+	/* Only sub-filters 0 and 1 inside the mapping. */
+	if (!msg && (kbl_map_attach(m.base, m.table[2].cells_offset, &map) ||
+		     !kbl_map_stale(map)))
+		msg = vt_fail("a short mapping: not stale");
+	kbl_map_close(map);
+	map = NULL;
+	/* The table not whole inside it: refused. */
+	if (!msg && kbl_map_attach(m.base, page, &map) != -EPROTO)
+		msg = vt_fail("a mapping of the header alone attached");
+	kbl_map_close(map);
+	chain_unbuild(&m);
+	return msg;
+}
+
+/* Each way the table or the scalable fields can be wrong: -EPROTO. */
+static const char *test_chain_bad(void)
+{
+	static const char *const what[] = {
+		"entry reserved", "entry unaligned", "entry overlaps",
+		"entry k 0", "entry nblocks 0", "entry past the mapping end",
+		"subfilters 0", "subfilters past the table", "expansion 0",
+		"expansion 17", "subs_offset", "cells before the table",
+		"window", "sub-filter 0 not first",
+	};
+	struct kbl_map *map;
+	struct chain_bytes m;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(what); i++) {
+		EXPECT_NULL(chain_build(&m));
+		switch (i) {
+		case 0: m.table[1].reserved = 1; break;
+		case 1: m.table[1].cells_offset += 64; break;
+		case 2: m.table[2].cells_offset = m.table[1].cells_offset; break;
+		case 3: m.table[2].k = 0; break;
+		case 4: m.table[1].nblocks = 0; break;
+		case 5: m.table[0].cells_offset = m.len; break;
+		case 6: m.hdr->subfilters = 0; break;
+		case 7: m.hdr->subfilters = page / sizeof(*m.table) + 1; break;
+		case 8: m.hdr->expansion = 0; break;
+		case 9: m.hdr->expansion = KBLOOM_EXPANSION_MAX + 1; break;
+		case 10: m.hdr->subs_offset = 2 * page; break;
+		case 11: m.hdr->cells_offset = page; break;
+		case 12: m.hdr->type = KBLOOM_TYPE_WINDOW; break;
+		default: m.table[0].cells_offset = page; break;
+		}
+		map = NULL;
+		ret = kbl_map_attach(m.base, m.len, &map);
+		kbl_map_close(map);
+		chain_unbuild(&m);
+		EXPECT(ret == -EPROTO, "%s: attach %d", what[i], ret);
+	}
+	return NULL;
+}
+
 static const struct vt_case cases[] = {
 	VT_NAMED("header-good", test_header_good),
 	VT_NAMED("attach-short", test_attach_short),
@@ -597,6 +798,9 @@ static const struct vt_case cases[] = {
 	VT_NAMED("open-memfd", test_open_memfd),
 	VT_NAMED("open-bad-magic", test_open_bad_magic),
 	VT_NAMED("open-write-only", test_open_write_only),
+	VT_NAMED("chain-answers", test_chain_answers),
+	VT_NAMED("chain-stale", test_chain_stale),
+	VT_NAMED("chain-bad", test_chain_bad),
 };
 
 int main(void)

@@ -111,6 +111,11 @@ struct fz_map {
 	uint64_t map_pages;	/* the whole filter's mapping, in pages */
 	uint64_t last_seq;	/* sequence never falls */
 	bool dead;		/* KBLOOM_MAP_DEAD seen: must stay */
+	/*
+	 * A scalable filter's, or maybe one: its length moves as it grows
+	 * and CLEAR or a load frees sub-filters, past which a read is SIGBUS.
+	 */
+	bool scalable;
 };
 
 struct fz_map_stats {
@@ -233,8 +238,8 @@ void fz_fault_pause(struct worker *w, bool pause);
 void record_fail(struct worker *w, enum fail_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /*
- * What a mapping call or INTERSECT may return on p, otherwise: a scalable
- * filter refuses them with EOPNOTSUPP (after ENODEV).
+ * What INTERSECT may return on p, otherwise: a scalable filter refuses it
+ * with EOPNOTSUPP (after ENODEV).
  */
 errset scalable_gate(const struct pool_fd *p, errset otherwise);
 int outcome(struct worker *w, enum op op, int e, errset allowed,

@@ -140,8 +140,8 @@
  *   of its index; sub-filters may then hold more than their capacity, and
  *   fp_now_ppb says what that costs.  Not for scalable filters
  *   (EOPNOTSUPP, after EBADF and ENODEV): INTERSECT, since two filters
- *   hold a common key in sub-filters of different indexes; mmap(), whose
- *   format describes one array of blocks.  Their images are of version
+ *   hold a common key in sub-filters of different indexes.  Their
+ *   mappings list the sub-filters ("Mapping"); their images are of version
  *   KBLOOM_IMAGE_VERSION_CHAIN ("Filter images" says what a load does to
  *   the sub-filters).  GET_INFO reports the whole filter: capacity and fp_target_ppb
  *   as created, nblocks, bits, bytes, bits_set, est_keys and fill_ppb of
@@ -470,8 +470,6 @@
  *     EINVAL   MAP_PRIVATE, or an offset or length reaching past
  *              kbloom_map_header.map_bytes
  *     ENODEV   the filter was destroyed before mmap()
- *     EOPNOTSUPP  a scalable filter (judged before the range, after
- *              EPERM)
  *   mprotect() can never add PROT_WRITE or PROT_EXEC (EACCES).
  *   The mapping is map_bytes long (a whole number of pages): first a
  *   header page, struct kbloom_map_header, then the cells from
@@ -509,6 +507,27 @@
  *   flags has KBLOOM_MAP_DEAD.  fork(), partial
  *   munmap() and mremap() that moves or shrinks behave as for any shared
  *   read-only mapping; mremap() cannot grow it (EFAULT).
+ *   Scalable filters: the header's version is KBLOOM_MAP_VERSION_CHAIN,
+ *   its type, k, nblocks, seed, capacity, cells_offset and cells_bytes are
+ *   sub-filter 0's, expansion the filter's, and from subs_offset (the
+ *   page after the header) a table of struct kbloom_map_subfilter, one
+ *   entry per sub-filter the filter can have (pages enough for
+ *   KBLOOM_SUBFILTERS_MAX or fewer, as its schedule ends), lists each
+ *   sub-filter's cells_offset (page-aligned, in index order), nblocks,
+ *   seed and k; a key may be present when any sub-filter 0 .. subfilters
+ *   - 1 answers so.  subfilters is published with a release after the
+ *   table entry it covers, and before any ADD can reach that sub-filter:
+ *   a reader that loads it (acquire) at the start of a check sees every
+ *   sub-filter a completed ADD went to.  map_bytes is the end of the last
+ *   of them, page-aligned; the layout of a sub-filter of one index never
+ *   moves, so a growth only adds pages past map_bytes, and a reader
+ *   whose mapping is shorter than the new map_bytes maps again to check
+ *   the new sub-filter (mmap() takes the current map_bytes; a part of the
+ *   mapping past the sub-filters present faults with SIGBUS).  CLEAR and
+ *   an image load may free sub-filters: they move sequence, as for every
+ *   filter, and lower subfilters; pages mapped before then keep the
+ *   freed cells for the mapping's life, so a reader whose mapping was
+ *   made before sequence last moved maps again.
  *   Mapped checks do not pass through the module: check_calls, check_hits
  *   and check_ioctls do not count them.  Knowing the seed is part of
  *   reading a filter: the mapping shows it, as the image does.
@@ -792,6 +811,11 @@ struct kbloom_image_subfilter {
 #define KBLOOM_MAP_MAGIC	0x504d424bU	/* "KBMP" in memory order */
 /* 2: cells placed as image version 3 places them (kbloom 0.2). */
 #define KBLOOM_MAP_VERSION	2
+/*
+ * 3: a scalable filter's mapping, which a reader of version 2 alone
+ * must refuse (it would miss the keys of every sub-filter but the first).
+ */
+#define KBLOOM_MAP_VERSION_CHAIN	3
 /* kbloom_map_header.flags */
 #define KBLOOM_MAP_DEAD		(1U << 0)	/* filter destroyed */
 
@@ -814,7 +838,22 @@ struct kbloom_map_header {
 	__u32 generations;	/* window: g; else 0 */
 	__u32 plane_order;	/* window: log2 P, the planes of a cell */
 	__u64 rotations;	/* window: rotations so far */
-	__u64 reserved[3];	/* 0 */
+	__u32 expansion;	/* scalable: its expansion; else 0 */
+	__u32 subfilters;	/* scalable: entries of the table in use */
+	__u64 subs_offset;	/* scalable: the table's offset; else 0 */
+	__u64 reserved[1];	/* 0 */
+};
+
+/*
+ * A scalable filter's mapping (KBLOOM_MAP_VERSION_CHAIN) lists its
+ * sub-filters from subs_offset: entry i describes sub-filter i.
+ */
+struct kbloom_map_subfilter {
+	__u64 cells_offset;	/* bytes from the start of the mapping */
+	__u64 nblocks;
+	__u64 seed;
+	__u32 k;
+	__u32 reserved;		/* 0 */
 };
 
 #endif /* _UAPI_LINUX_KBLOOM_H */

@@ -33,7 +33,8 @@ void do_open(struct worker *w)
 		if (!e) {
 			w->fds[w->nfds - 1].type = info.type;
 			w->fds[w->nfds - 1].scalable = !!info.expansion;
-			w->fds[w->nfds - 1].map_pages =
+			/* A scalable filter's moves: not known. */
+			w->fds[w->nfds - 1].map_pages = info.expansion ? 0 :
 				st_map_pages(info.nblocks);
 		}
 	}

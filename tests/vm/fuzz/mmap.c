@@ -69,8 +69,9 @@ static struct fz_map *map_add(struct worker *w)
  * The errnos an mmap() of p with these arguments may give, in the order
  * the kernel decides them: the syscall's own argument checks, the
  * generic file checks (access mode, MAP_SHARED_VALIDATE's flags, a noexec
- * /dev), then the module's (MAP_PRIVATE, write or exec, a scalable
- * filter, the range, a destroyed filter).
+ * /dev), then the module's (MAP_PRIVATE, write or exec, the range, a
+ * destroyed filter).  A scalable filter's length is not known here
+ * (map_pages 0): it moves as the filter grows and is cleared.
  */
 static errset map_allowed(const struct pool_fd *p, int prot, int flags,
 			  uint64_t off_bytes, uint64_t len_bytes)
@@ -93,10 +94,10 @@ static errset map_allowed(const struct pool_fd *p, int prot, int flags,
 	if (prot & (PROT_WRITE | PROT_EXEC))
 		return ALLOW(EPERM);
 	if (!p->map_pages)
-		return scalable_gate(p, ALLOW(0, EINVAL, ENODEV));
+		return ALLOW(0, EINVAL, ENODEV);
 	if (off >= p->map_pages || pages > p->map_pages - off)
-		return scalable_gate(p, ALLOW(EINVAL));
-	return scalable_gate(p, ALLOW(0, ENODEV));
+		return ALLOW(EINVAL);
+	return ALLOW(0, ENODEV);
 }
 
 void do_map(struct worker *w)
@@ -186,6 +187,7 @@ void do_map(struct worker *w)
 	m->len = len_bytes;
 	m->off = off;
 	m->map_pages = p->map_pages;
+	m->scalable = p->scalable != 0;
 }
 
 /* ---- munmap, mprotect, mremap ---- */
@@ -435,6 +437,11 @@ void do_map_touch(struct worker *w)
 	sig = st_guarded(touch_fn, &t);
 	w->st->syscalls++;
 	w->st->errs[OP_map_touch][0]++;
+	/* Past the sub-filters a CLEAR or load left: no page there. */
+	if (sig == SIGBUS && m->scalable) {
+		w->st->map.signals++;
+		return;
+	}
 	if (sig) {
 		fault_signal(w, OP_map_touch, sig, "reading mapped pages");
 		return;
@@ -457,7 +464,7 @@ void do_map_touch(struct worker *w)
 		return;
 	}
 	m->last_seq = t.h.sequence;
-	if (!m->map_pages)
+	if (!m->map_pages && t.h.version != KBLOOM_MAP_VERSION_CHAIN)
 		m->map_pages = t.h.map_bytes / PAGE;
 	if (t.h.flags & KBLOOM_MAP_DEAD) {
 		m->dead = true;
