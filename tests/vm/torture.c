@@ -27,7 +27,8 @@
  * intersects main with an own filter loaded with an image of all ones.
  * Chaos processes map their own filters too and check their copies of
  * main through the mappings, also after destroying them: a destroyed
- * filter's mapping keeps its cells and says KBLOOM_MAP_DEAD.
+ * filter's mapping keeps its cells and says KBLOOM_MAP_DEAD.  (A
+ * scalable main's mappings: below.)
  *
  * Kernel readers check the same published keys from inside the kernel,
  * where kbloom_api.h promises that a check sees every add that returned
@@ -67,9 +68,26 @@
  * that has more sub-filters than it (the load frees them), and finds
  * INTERSECT refused (EOPNOTSUPP); main's sub-filters never fall.
  * Nothing clears or loads into main: test-scalable.c races those with
- * the kernel adder.  Scalable filters cannot be mapped yet (mmap() is
- * EOPNOTSUPP, which chaos checks): no mapped readers, no main rewritten
- * in place; SCALABLE_MAPS turns them on once they can.
+ * the kernel adder.  Nor is main rewritten in place (INTERSECT is
+ * refused): its mapped readers see it grow, not its sequence move.
+ * Every mapping of a scalable filter (main's mapped readers', the final
+ * mapped check's, chaos's of its own, which chaos checks succeed with a
+ * header of version KBLOOM_MAP_VERSION_CHAIN) is read as a chain of the
+ * module's core (stress-map.h: kbloom_chain_lookup() on sub-filters
+ * whose words are the mapped ones) and covers the sub-filters present
+ * when it was made.  Before each check the reader looks whether it is
+ * behind (the header's subfilters no longer the ones it mapped, or its
+ * sequence moved since: a CLEAR or load of own freed sub-filters whose
+ * untouched pages would fault) and, if so, maps again before touching
+ * any cells (counted: main mapped again, own filters mapped again).  A
+ * check judged is one through a mapping current throughout, sequence
+ * even and unchanged and subfilters unchanged from before its first key
+ * to after its last: then a published key missed is a false negative;
+ * a check that saw either move is retried (counted), never judged.  A
+ * fault reading a current mapping fails "mappings": nothing clears or
+ * loads main, and only its chaos process writes an own filter.  Before
+ * destroying an own filter chaos maps it again if it is behind, and
+ * after, finds the mapping still current, dead, and holding the copy.
  *
  * Usage: torture [-s SEED] [-w WRITERS] [-r READERS] [-m MAPPED_READERS]
  *                [-c CHAOS] [-K KAPI_READERS] [-B BPF_READERS]
@@ -115,14 +133,6 @@
 #define SC_FP_PPB	10000000U	/* 1 %: a lost key shows 99 times in 100 */
 #define SC_FILL_SUBS	12
 #define SC_MIN_SUBS	11
-/*
- * mmap() of a scalable filter is EOPNOTSUPP until mappings of them
- * exist: then set this, and give stress-map.h's st_map a reader of their
- * sub-filters; the mapped readers (-m), the final mapped check and the
- * chaos processes' mapped copies then run on scalable mains as well.
- */
-#define SCALABLE_MAPS	0
-
 enum count {
 	C_ADD_CALLS, C_KEYS_ADDED, C_CHECK_CALLS, C_KEYS_CHECKED, C_MERGE_IN,
 	C_MERGE_OUT, C_INTERSECT, C_SAVE, C_SAVE_STALE, C_RESTORE, C_CLEAR,
@@ -130,7 +140,8 @@ enum count {
 	C_CHURN, C_MAP_CHECKS, C_MAP_KEYS, C_MAP_RETRIES, C_MAIN_REWRITE,
 	C_OWN_MAP_KEYS, C_DEAD_MAP_KEYS, C_REMAP, C_KAPI_CHECKS, C_KAPI_KEYS,
 	C_KAPI_IRQ, C_BPF_KEYS, C_KERNEL_ADDED, C_KERNEL_WAITS, C_BPF_ADDED,
-	C_BPF_EAGAIN, C_TRUNCATE, C_INTERSECT_REFUSED, NR_COUNTS
+	C_BPF_EAGAIN, C_TRUNCATE, C_INTERSECT_REFUSED, C_MAIN_REMAPS,
+	C_OWN_REMAPS, NR_COUNTS
 };
 static const char *const count_names[NR_COUNTS] = {
 	"add calls", "keys added", "check calls", "keys checked",
@@ -139,7 +150,7 @@ static const char *const count_names[NR_COUNTS] = {
 	"creates", "own save+restore", "info reads", "reopens of main",
 	"keys checked in copies", "churn keys added+deleted",
 	"mapped checks of main", "keys checked through a mapping",
-	"mapped checks retried (sequence)", "main rewritten in place",
+	"mapped checks retried (moved)", "main rewritten in place",
 	"copy keys checked mapped", "copy keys in dead mappings",
 	"own filters re-mapped", "in-kernel API checks of main",
 	"keys checked through the API",
@@ -147,6 +158,7 @@ static const char *const count_names[NR_COUNTS] = {
 	"keys added by the in-kernel API", "... adds that waited (EAGAIN)",
 	"keys added by a BPF program", "... packets refused (EAGAIN), resent",
 	"loads truncating own", "intersects refused (scalable)",
+	"main mapped again (behind)", "own filters mapped again (behind)",
 };
 
 enum fail_kind {
@@ -182,12 +194,6 @@ static const struct vt_type *main_t;	/* the type of this run */
 static bool scalable;			/* main grows: "scalable-<type>" */
 static char run_name[32];		/* the CASE's TYPE in verdicts */
 static uint64_t sc_capacity;		/* a scalable main's first */
-
-/* Whether main (and so every copy of it) can be mapped. */
-static bool main_maps(void)
-{
-	return !scalable || SCALABLE_MAPS;
-}
 
 /* Whether main's type deletes (vt_types[]' capability VT_DELETES). */
 static bool main_deletes(void)
@@ -326,46 +332,122 @@ static void check_all(struct proc *p, int fd, const uint64_t *upto,
 		}
 }
 
+/* One st_map_check(), run by st_guarded() on a scalable filter's mapping. */
+struct mapped_check {
+	const struct st_map *m;
+	const struct st_keys *k;
+	uint32_t missing, at;
+	bool judged;
+};
+
+static void mapped_check_fn(void *arg)
+{
+	struct mapped_check *c = arg;
+
+	c->judged = st_map_check(c->m, c->k, &c->missing, &c->at);
+}
+
 /*
- * check_keys() through a mapping: how many were missing, or -1 when the
- * check did not see one state of the filter (to be retried, not judged).
+ * check_keys() through a mapping: how many were missing, -1 when the
+ * check did not see one state of the filter (to be retried, not judged),
+ * or -2 when reading the mapping faulted.  A scalable filter's check
+ * reads cells only through a mapping that covered the whole filter when
+ * it began (st_map_chain_check()), and those pages are all present while
+ * nothing clears or loads the filter meanwhile, which is so for main and
+ * for a chaos process's own (only it writes them): a SIGBUS there is the
+ * module's fault, caught to say where.
  */
 static long check_keys_mapped(struct proc *p, const struct st_map *m, int w,
 			      uint64_t first, uint32_t n, enum fail_kind kind,
 			      const char *where)
 {
 	struct st_keys k = { p->keybuf, p->lens, 0, 0 };
-	uint32_t missing, at;
+	struct mapped_check c = { m, &k, 0, 0, false };
 	char tag[16];
+	int sig = 0;
 
 	writer_tag(tag, w);
 	st_keys_fill(&k, tag, first, n);
-	if (!st_map_check(m, &k, &missing, &at)) {
+	if (m->chain.subs)
+		sig = st_guarded(mapped_check_fn, &c);
+	else
+		mapped_check_fn(&c);
+	if (sig) {
+		fail(F_MAPPING, "%s: %s reading a mapping of %u sub-filters (sequence %llu when mapped, now %llu; %u sub-filters now)",
+		     where, sigabbrev_np(sig), m->chain.nsubs,
+		     (unsigned long long)m->seq0,
+		     (unsigned long long)m->hdr->sequence,
+		     m->hdr->subfilters);
+		return -2;
+	}
+	if (!c.judged) {
 		count(p, C_MAP_RETRIES, 1);
 		return -1;
 	}
 	count(p, kind == F_COPY ? C_OWN_MAP_KEYS : C_MAP_KEYS, n);
 	count(p, C_MAP_CHECKS, kind != F_COPY);
-	if (missing)
+	if (c.missing && m->chain.subs)
+		fail(kind, "%s: %u of %u published keys missing through a current mapping of %u sub-filters (sequence %llu), first %s-%llu",
+		     where, c.missing, n, m->chain.nsubs,
+		     (unsigned long long)m->seq0, tag,
+		     (unsigned long long)(first + c.at));
+	else if (c.missing)
 		fail(kind, "%s: %u of %u published keys missing through the mapping (sequence %llu), first %s-%llu",
-		     where, missing, n, (unsigned long long)m->hdr->sequence,
-		     tag, (unsigned long long)(first + at));
-	return missing;
+		     where, c.missing, n, (unsigned long long)m->hdr->sequence,
+		     tag, (unsigned long long)(first + c.at));
+	return c.missing;
+}
+
+/*
+ * A scalable filter's mapping that no longer covers the filter (grown,
+ * cleared or loaded since) is made again through fd before a check
+ * touches it; fd < 0 for a destroyed filter's, which cannot be.  False
+ * when it is behind and stays so.
+ */
+static bool map_current(struct proc *p, struct st_map *m, int fd,
+			enum fail_kind kind, const char *where)
+{
+	int e;
+
+	if (!st_map_behind(m))
+		return true;
+	if (fd < 0)
+		return false;
+	e = st_map_remap(fd, m);
+	if (e) {
+		fail(F_MAPPING, "%s: map again: %s", where, st_errname(e));
+		return false;
+	}
+	count(p, kind == F_COPY ? C_OWN_REMAPS : C_MAIN_REMAPS, 1);
+	return true;
+}
+
+/*
+ * check_keys_mapped() until judged: a check that saw the filter move is
+ * retried, after mapping it again (through fd) if it is now behind.
+ */
+static void check_keys_mapped_retry(struct proc *p, struct st_map *m, int fd,
+				    int w, uint64_t first, uint32_t n,
+				    enum fail_kind kind, const char *where)
+{
+	int tries;
+
+	for (tries = 0; tries < 100; tries++)
+		if (!map_current(p, m, fd, kind, where) ||
+		    check_keys_mapped(p, m, w, first, n, kind, where) != -1)
+			return;
 }
 
 /* check_some() through a mapping; a window retried until judged. */
-static void check_some_mapped(struct proc *p, const struct st_map *m,
+static void check_some_mapped(struct proc *p, struct st_map *m, int fd,
 			      const uint64_t *upto, enum fail_kind kind,
 			      const char *where)
 {
 	uint64_t first, n;
-	int w, tries;
+	int w;
 
-	if (!pick_window(p, upto, &w, &first, &n))
-		return;
-	for (tries = 0; tries < 100; tries++)
-		if (check_keys_mapped(p, m, w, first, n, kind, where) >= 0)
-			return;
+	if (pick_window(p, upto, &w, &first, &n))
+		check_keys_mapped_retry(p, m, fd, w, first, n, kind, where);
 }
 
 static void snapshot(uint64_t *upto)
@@ -488,6 +570,11 @@ static bool map_filter(int fd, struct st_map *m, const char *name)
 	return !e;
 }
 
+/*
+ * A fixed main's mapping is main for good; a scalable main's covers the
+ * sub-filters it had when mapped, so the reader keeps main open to map
+ * it again whenever it grew (map_current()).
+ */
 static void mapped_reader(struct proc *p)
 {
 	uint64_t upto[MAX_SLOTS];
@@ -498,16 +585,23 @@ static void mapped_reader(struct proc *p)
 	if (fd < 0)
 		return;
 	ok = map_filter(fd, &m, MAIN_NAME);
-	close(fd);	/* the mapping holds the file */
+	if (!scalable) {
+		close(fd);	/* the mapping holds the file */
+		fd = -1;
+	}
 	if (!ok)
-		return;
+		goto out;
 	while (!sh->stop) {
 		snapshot(upto);
 		begin(p, "mapped check");
-		check_some_mapped(p, &m, upto, F_FALSE_NEG, "mapped reader");
+		check_some_mapped(p, &m, fd, upto, F_FALSE_NEG,
+				  "mapped reader");
 		end(p);
 	}
 	st_map_close(&m);
+out:
+	if (fd >= 0)
+		close(fd);
 }
 
 /* ---- kernel readers ---- */
@@ -925,19 +1019,15 @@ static void own_create(struct proc *p, struct own *o)
 		fail(F_ERRNO, "open %s: %s", o->name, st_errname(errno));
 		return;
 	}
-	if (o->scalable && !SCALABLE_MAPS) {
-		void *m = mmap(NULL, ST_PAGE, PROT_READ, MAP_SHARED, o->fd, 0);
-
-		if (m != MAP_FAILED || errno != EOPNOTSUPP)
-			fail(F_ERRNO, "mmap of scalable %s: %s, want EOPNOTSUPP (mappings of scalable filters exist now: set SCALABLE_MAPS)",
-			     o->name, m == MAP_FAILED ? st_errname(errno) :
-			     "mapped");
-		if (m != MAP_FAILED)
-			munmap(m, ST_PAGE);
+	/* Scalable or not, the filter maps, with the header of its kind. */
+	if (!map_filter(o->fd, &o->map, o->name))
 		return;
-	}
-	if (map_filter(o->fd, &o->map, o->name))
-		count(p, C_REMAP, 1);
+	count(p, C_REMAP, 1);
+	if (o->map.hdr->version != (o->scalable ? KBLOOM_MAP_VERSION_CHAIN :
+				    KBLOOM_MAP_VERSION))
+		fail(F_MAPPING, "mmap of %s %s: header version %u",
+		     o->scalable ? "scalable" : "fixed", o->name,
+		     o->map.hdr->version);
 }
 
 static void own_destroy(struct proc *p, struct own *o)
@@ -945,6 +1035,13 @@ static void own_destroy(struct proc *p, struct own *o)
 	struct kbloom_info info;
 	int e;
 
+	/*
+	 * A mapping that is behind (own grew, was cleared or loaded) is made
+	 * again first: after destroy it can no longer be (mmap() is ENODEV),
+	 * and only a current one can be judged.
+	 */
+	if (o->map.base && o->has_copy)
+		map_current(p, &o->map, o->fd, F_COPY, o->name);
 	begin(p, "destroy");
 	e = st_destroy(st_open_ctl(), o->name);
 	end(p);
@@ -956,15 +1053,23 @@ static void own_destroy(struct proc *p, struct own *o)
 	/*
 	 * The mapping outlives the filter with its last cells: the copy of
 	 * main is still all there, and the header says the filter is dead.
+	 * Destroy moves neither the sequence nor the sub-filters: a scalable
+	 * filter's mapping current before it stays so.
 	 */
 	if (o->map.base) {
 		if (!st_map_dead(&o->map))
 			fail(F_MAPPING, "%s destroyed, its mapping lacks KBLOOM_MAP_DEAD",
 			     o->name);
-		if (o->has_copy) {
+		if (o->has_copy && st_map_behind(&o->map)) {
+			fail(F_MAPPING, "%s destroyed, its mapping moved: sequence %llu (mapped at %llu), %u sub-filters (mapped %u)",
+			     o->name,
+			     (unsigned long long)o->map.hdr->sequence,
+			     (unsigned long long)o->map.seq0,
+			     o->map.hdr->subfilters, o->map.chain.nsubs);
+		} else if (o->has_copy) {
 			uint64_t before = sh->counts[p->id][C_OWN_MAP_KEYS];
 
-			check_some_mapped(p, &o->map, o->copy, F_COPY,
+			check_some_mapped(p, &o->map, -1, o->copy, F_COPY,
 					  "dead mapping");
 			count(p, C_DEAD_MAP_KEYS,
 			      sh->counts[p->id][C_OWN_MAP_KEYS] - before);
@@ -993,8 +1098,9 @@ static void own_verify(struct proc *p, struct own *o, const char *after)
 	snprintf(where, sizeof(where), "%s after %s", o->name, after);
 	check_some(p, o->fd, o->copy, F_COPY, where);
 	snprintf(where, sizeof(where), "%s mapped, after %s", o->name, after);
+	/* Mapped again first if own grew, was cleared or loaded since. */
 	if (o->map.base)
-		check_some_mapped(p, &o->map, o->copy, F_COPY, where);
+		check_some_mapped(p, &o->map, o->fd, o->copy, F_COPY, where);
 }
 
 static int combine(int dst, int src, unsigned long cmd)
@@ -1434,6 +1540,11 @@ static void setup_proc(struct proc *p, int id, uint64_t seed)
 	p->image = malloc(p->image_cap);
 	p->old_image = NULL;
 	p->old_len = 0;
+	/*
+	 * Faults in a scalable filter's mapping are caught (st_guarded()) to
+	 * say where; elsewhere the handler dies of the signal as before.
+	 */
+	st_guard_signals();
 	if (!p->keybuf || !p->lens || !p->results || !p->image) {
 		perror("malloc");
 		exit(2);
@@ -1491,17 +1602,19 @@ static bool covered(const uint64_t *sums)
 {
 	return sums[C_KEYS_CHECKED] && sums[C_KEYS_ADDED] &&
 	       (!main_deletes() || sums[C_CHURN]) &&
-	       (!nmapped || sums[C_MAP_KEYS]) &&
+	       (!nmapped || (sums[C_MAP_KEYS] &&
+			     (!scalable || sums[C_MAIN_REMAPS]))) &&
 	       (!nkapi || (sums[C_KAPI_KEYS] && sums[C_KAPI_IRQ])) &&
 	       (!nbpf || sums[C_BPF_KEYS]) &&
 	       (!nkwriters || published(nwriters)) &&
 	       (!nbwriters || published(nwriters + nkwriters)) &&
 	       (!nchaos || (sums[C_MERGE_IN] && sums[C_RESTORE] &&
 			    sums[C_COPY_KEYS] && sums[C_DESTROY] &&
+			    sums[C_OWN_MAP_KEYS] &&
 			    (scalable ?
 			     sums[C_MERGE_OUT] && sums[C_CLEAR] &&
-			     sums[C_TRUNCATE] :
-			     sums[C_MAIN_REWRITE] && sums[C_OWN_MAP_KEYS])));
+			     sums[C_TRUNCATE] && sums[C_OWN_REMAPS] :
+			     sums[C_MAIN_REWRITE])));
 }
 
 /*
@@ -1595,17 +1708,15 @@ static int run(uint64_t seed, unsigned int seconds, unsigned int hang_s,
 	nkwriters = scalable && nkapi;
 	nbwriters = scalable && nbpf;
 	nslots = nwriters + nkwriters + nbwriters;
-	if (!main_maps())
-		nmapped = 0;
 	nprocs = nwriters + nreaders + nmapped + nchaos + nkapi + nbpf +
 		 nkwriters + nbwriters;
 	if (scalable)
-		printf("torture: seed %llu, %s main (capacity %llu, expansion %d, rate %u ppb), %d ioctl writers, %d in-kernel API writers, %d BPF writers, of %llu keys each, %d readers, %d in-kernel API readers, %d BPF readers, %d chaos, %u s\n",
+		printf("torture: seed %llu, %s main (capacity %llu, expansion %d, rate %u ppb), %d ioctl writers, %d in-kernel API writers, %d BPF writers, of %llu keys each, %d readers, %d mapped readers, %d in-kernel API readers, %d BPF readers, %d chaos, %u s\n",
 		       (unsigned long long)seed, tn,
 		       (unsigned long long)sc_capacity, SC_EXPANSION,
 		       SC_FP_PPB, nwriters, nkwriters, nbwriters,
-		       (unsigned long long)max_keys, nreaders, nkapi, nbpf,
-		       nchaos, seconds);
+		       (unsigned long long)max_keys, nreaders, nmapped, nkapi,
+		       nbpf, nchaos, seconds);
 	else
 		printf("torture: seed %llu, %s main, %d writers of %llu keys, %d readers, %d mapped readers, %d in-kernel API readers, %d BPF readers, %d chaos, %u s\n",
 		       (unsigned long long)seed, tn, nwriters,
@@ -1700,16 +1811,27 @@ static int run(uint64_t seed, unsigned int seconds, unsigned int hang_s,
 		check_all(&self, main_fd, upto, F_FALSE_NEG, "final check");
 		if (scalable)
 			judge_growth(main_fd, &subs, &bytes);
-		if (main_maps() && map_filter(main_fd, &m, MAIN_NAME)) {
+		if (map_filter(main_fd, &m, MAIN_NAME)) {
 			int w;
 
 			for (w = 0; w < nslots; w++)
 				for (i = 0; (uint64_t)i < upto[w]; i += CHECK_KEYS)
-					check_keys_mapped(&self, &m, w, i,
-							  upto[w] - i > CHECK_KEYS ?
-							  CHECK_KEYS : upto[w] - i,
-							  F_FALSE_NEG,
-							  "final mapped check");
+					check_keys_mapped_retry(&self, &m, main_fd,
+								w, i,
+								upto[w] - i > CHECK_KEYS ?
+								CHECK_KEYS : upto[w] - i,
+								F_FALSE_NEG,
+								"final mapped check");
+			/*
+			 * Mapped again up to the last growth (the worker's
+			 * may come after judge_growth()): all of main.
+			 */
+			if (scalable &&
+			    (!map_current(&self, &m, main_fd, F_FALSE_NEG,
+					  "final mapping") ||
+			     m.chain.nsubs < subs))
+				fail(F_MAPPING, "final mapping of main covers %u of its %u sub-filters",
+				     m.chain.nsubs, subs);
 			st_map_close(&m);
 		}
 		close(main_fd);
@@ -1737,9 +1859,8 @@ static int run(uint64_t seed, unsigned int seconds, unsigned int hang_s,
 		if (i == F_KWRITERS && !nkwriters && !nbwriters &&
 		    !sh->fails[i])
 			continue;
-		/* No mapping was made; growth is a scalable main's. */
-		if ((i == F_MAPPING && !main_maps() && !sh->fails[i]) ||
-		    (i == F_GROWTH && !scalable))
+		/* Growth is a scalable main's. */
+		if (i == F_GROWTH && !scalable)
 			continue;
 		if (i == F_HANG) {
 			if (hung)
@@ -1792,7 +1913,7 @@ int main(int argc, char **argv)
 	unsigned int seconds = 60, hang_s = 60;
 	uint64_t seed = 1, keys = 0;
 	const char *only = NULL;
-	int c, kapi, bpf, mapped, nprocs, failed = 0, ran = 0, n, pass;
+	int c, kapi, bpf, nprocs, failed = 0, ran = 0, n, pass;
 	bool only_scalable = false;
 
 	while ((c = getopt(argc, argv, "s:w:r:m:c:K:B:t:H:k:T:S")) != -1) {
@@ -1825,13 +1946,11 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/*
-	 * Each run decides its kernel readers afresh (kernel_readers()), and
-	 * its mapped readers (main_maps()).  Every type first, then every
-	 * type that grows with a scalable main.
+	 * Each run decides its kernel readers afresh (kernel_readers()).
+	 * Every type first, then every type that grows with a scalable main.
 	 */
 	kapi = nkapi;
 	bpf = nbpf;
-	mapped = nmapped;
 	for (pass = only_scalable; pass < 2; pass++) {
 		scalable = pass;
 		for (main_t = vt_types;
@@ -1844,7 +1963,6 @@ int main(int argc, char **argv)
 				continue;
 			nkapi = kapi;
 			nbpf = bpf;
-			nmapped = mapped;
 			n = run(seed, seconds, hang_s, keys);
 			ran++;
 			if (n < 0)
