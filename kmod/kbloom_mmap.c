@@ -94,7 +94,8 @@ static int kbloom_map_init_chain(struct kbloom_dev *kd)
 	u64 table = PAGE_ALIGN((u64)kbloom_chain_max_subs(&c->params) *
 			       sizeof(struct kbloom_map_subfilter));
 
-	kd->map_subs = __vmalloc(table, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	kd->map_subs = __vmalloc(table, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+				 __GFP_NOWARN);
 	if (!kd->map_subs)
 		return -ENOMEM;
 	hdr->version = KBLOOM_MAP_VERSION_CHAIN;
