@@ -324,6 +324,11 @@ static int fail_geometry(const char *file, const char *name, int fd,
 	struct kbloom_window_info win;
 	char opt[32];
 
+	/* Version 4 in a header that cannot be a scalable filter's. */
+	if (le16toh(hdr->version) == KBLOOM_IMAGE_VERSION_CHAIN &&
+	    !kbl_image_subfilters(hdr))
+		return fail("%s says it is a scalable filter's image (version %d), but its header describes no sub-filters (damaged file?); filter '%s' is unchanged",
+			    file, KBLOOM_IMAGE_VERSION_CHAIN, name);
 	if (info->expansion || kbl_image_subfilters(hdr))
 		return fail_chain_geometry(file, name, fd, hdr, info);
 	type_option(type, gens, opt, sizeof(opt));

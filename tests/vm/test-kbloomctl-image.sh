@@ -160,12 +160,19 @@ for t in $kb_types; do
 		load "$f" "$kb_tmp/corrupt"
 	kb_unchanged "load-corrupt-unchanged/$t"
 
-	# Version 4 (bytes 4-5 of the header, little-endian): from the future.
+	# Version 5 (bytes 4-5 of the header, little-endian): from the future.
+	cp "$img" "$kb_tmp/v5"
+	printf '\005' | dd of="$kb_tmp/v5" bs=1 seek=4 conv=notrunc 2>/dev/null
+	kb_expect "load-version/$t" 2 \
+		"kbloom image of version 5, which this module does not read" \
+		load "$f" "$kb_tmp/v5"
+	# Version 4 is a scalable filter's: this header describes none.
 	cp "$img" "$kb_tmp/v4"
 	printf '\004' | dd of="$kb_tmp/v4" bs=1 seek=4 conv=notrunc 2>/dev/null
-	kb_expect "load-version/$t" 2 \
-		"kbloom image of version 4, which this module does not read" \
+	kb_expect "load-version-chain/$t" 2 \
+		"says it is a scalable filter's image (version 4), but its header describes no sub-filters (damaged file?); filter '$f' is unchanged" \
 		load "$f" "$kb_tmp/v4"
+	kb_unchanged "load-version-chain-unchanged/$t"
 	# Version 2, kbloom 0.1's: its cells are placed otherwise.  (Its CRC
 	# is left stale: the version is judged first.)
 	cp "$img" "$kb_tmp/v2"

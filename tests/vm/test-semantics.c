@@ -197,9 +197,12 @@ static const char *image_header_judged_early(const struct vt_type *t)
 	EXPECT_NULL(header_prefix(t->type, 4, 0, 'X', ENOEXEC));
 	EXPECT_NULL(header_prefix(t->type, 1, 0, 'X', ENOEXEC));
 	EXPECT_NULL(header_prefix(t->type, 4, 3, 0, ENOEXEC));
-	/* A good magic and a bad version. */
+	/*
+	 * A good magic and a bad version (4, a scalable filter's, is EXDEV
+	 * here once the whole header is in: test-scalable shows it).
+	 */
 	EXPECT_NULL(header_prefix(t->type, 6, version,
-				  KBLOOM_IMAGE_VERSION + 1, EPROTO));
+				  KBLOOM_IMAGE_VERSION_CHAIN + 1, EPROTO));
 	EXPECT_NULL(header_prefix(t->type, 6, version + 1, 1, EPROTO));
 	/* A bad magic in an 8-byte write is refused by that write too. */
 	EXPECT_NULL(header_prefix(t->type, 8, 1, 'x', ENOEXEC));
