@@ -131,50 +131,21 @@ static void kbl_map_close_view(struct kbl_map *m)
 static int attach_chain(struct kbl_map *m, const void *base)
 {
 	const struct kbloom_map_header *hdr = m->hdr;
-	const struct kbloom_map_subfilter *table =
-		(const void *)((const char *)base + hdr->subs_offset);
-	uint64_t prev_end = hdr->cells_offset, end;
-	size_t page = page_size();
-	uint32_t n, i;
+	uint32_t n;
+	int ret;
 
 	m->seq0 = __atomic_load_n(&hdr->sequence, __ATOMIC_ACQUIRE);
+	/* Pairs with the release that publishes a table entry. */
 	n = __atomic_load_n(&hdr->subfilters, __ATOMIC_ACQUIRE);
-	/* The table whole inside the mapping, before the cells. */
-	if (!n || n > KBLOOM_SUBFILTERS_MAX || hdr->cells_offset > m->len ||
-	    hdr->subs_offset + (uint64_t)n * sizeof(*table) > hdr->cells_offset)
+	if (!n || n > KBLOOM_SUBFILTERS_MAX)
 		return -EPROTO;
-	m->chain.params = (struct kbloom_chain_params){
-		.capacity = hdr->capacity, .seed = hdr->seed,
-		.type = hdr->type, .fp_ppb = 1, .expansion = hdr->expansion,
-	};
 	m->subs = calloc(n, sizeof(*m->subs));
 	m->chain.subs = calloc(n, sizeof(*m->chain.subs));
 	if (!m->subs || !m->chain.subs)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		struct kbloom_filter *f = &m->subs[i].f;
-		struct kbloom_map_header one = *hdr;
-
-		one.nblocks = table[i].nblocks;
-		one.seed = table[i].seed;
-		one.k = table[i].k;
-		kbloom_geometry_of_map(&f->geo, &one);
-		if (kbloom_geometry_validate(&f->geo) || table[i].reserved ||
-		    table[i].cells_offset < prev_end ||
-		    !multiple_of(table[i].cells_offset, page) ||
-		    __builtin_add_overflow(table[i].cells_offset,
-					   kbloom_geometry_bytes(&f->geo),
-					   &end))
-			return -EPROTO;
-		/* A growth after the length was read: covered up to here. */
-		if (end > m->len)
-			break;
-		f->words = (u64 *)((const char *)base + table[i].cells_offset);
-		m->chain.subs[i] = &m->subs[i];
-		prev_end = end;
-	}
-	m->chain.nsubs = i;
-	return i ? 0 : -EPROTO;
+	ret = kbloom_chain_map_view(&m->chain, m->subs, m->chain.subs, base,
+				    m->len, n, page_size());
+	return ret < 0 ? ret : 0;
 }
 
 int kbl_map_attach(const void *base, size_t len, struct kbl_map **out)
@@ -245,6 +216,12 @@ again:
 		return ret;
 	len = (size_t)hdr.map_bytes;
 	p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	/* A scalable filter a CLEAR or load shrank meanwhile: once more. */
+	if (p == MAP_FAILED && errno == EINVAL && !retried &&
+	    hdr.version == KBLOOM_MAP_VERSION_CHAIN) {
+		retried = true;
+		goto again;
+	}
 	if (p == MAP_FAILED)
 		return neg_errno();
 	ret = kbl_map_attach(p, len, out);

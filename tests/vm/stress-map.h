@@ -185,9 +185,7 @@ static inline int st_map_attach_chain(struct st_map *m, uint8_t *base,
 				      size_t len)
 {
 	const struct kbloom_map_header *h = (const void *)base;
-	const struct kbloom_map_subfilter *table;
-	uint64_t prev_end, end;
-	uint32_t n, i;
+	uint32_t n;
 
 	if (st_map_header_problem(h, len) ||
 	    h->version != KBLOOM_MAP_VERSION_CHAIN)
@@ -198,53 +196,20 @@ static inline int st_map_attach_chain(struct st_map *m, uint8_t *base,
 	m->seq0 = __atomic_load_n(&h->sequence, __ATOMIC_ACQUIRE);
 	/* Pairs with the release that publishes a table entry. */
 	n = __atomic_load_n(&h->subfilters, __ATOMIC_ACQUIRE);
-	if (!n || n > KBLOOM_SUBFILTERS_MAX ||
-	    h->subs_offset + (uint64_t)n * sizeof(*table) > h->cells_offset)
+	if (!n || n > KBLOOM_SUBFILTERS_MAX)
 		return EPROTO;
 	kbloom_geometry_of_map(&m->f.geo, h);
 	m->f.words = (u64 *)(base + h->cells_offset);
 	m->f.counts = NULL;
 	if (kbloom_geometry_validate(&m->f.geo))
 		return EPROTO;
-	m->chain.params = (struct kbloom_chain_params){
-		.capacity = h->capacity, .seed = h->seed, .type = h->type,
-		.fp_ppb = 1, .expansion = h->expansion,
-	};
 	m->subs = calloc(n, sizeof(*m->subs));
 	m->chain.subs = calloc(n, sizeof(*m->chain.subs));
 	if (!m->subs || !m->chain.subs)
 		return ENOMEM;
-	table = (const void *)(base + h->subs_offset);
-	prev_end = h->cells_offset;
-	for (i = 0; i < n; i++) {
-		struct kbloom_filter *f = &m->subs[i].f;
-		struct kbloom_map_header one = *h;
-
-		one.nblocks = table[i].nblocks;
-		one.seed = table[i].seed;
-		one.k = table[i].k;
-		kbloom_geometry_of_map(&f->geo, &one);
-		if (kbloom_geometry_validate(&f->geo) || table[i].reserved ||
-		    table[i].cells_offset < prev_end ||
-		    table[i].cells_offset % ST_PAGE ||
-		    (!i && (table[i].cells_offset != h->cells_offset ||
-			    table[i].nblocks != h->nblocks ||
-			    table[i].seed != h->seed || table[i].k != h->k)))
-			return EPROTO;
-		/* Validated: nblocks <= 2^31, and the offset inside len. */
-		if (table[i].cells_offset > len)
-			break;
-		end = table[i].cells_offset + kbloom_geometry_bytes(&f->geo);
-		if (end > len)
-			break;
-		f->words = (u64 *)(base + table[i].cells_offset);
-		m->chain.subs[i] = &m->subs[i];
-		prev_end = end;
-	}
-	if (!i)
-		return EPROTO;
-	m->chain.nsubs = i;
-	return 0;
+	/* The module's core judges the table, as libkbloom's reader does. */
+	return kbloom_chain_map_view(&m->chain, m->subs, m->chain.subs, base,
+				     len, n, ST_PAGE) < 0 ? EPROTO : 0;
 }
 
 /*
