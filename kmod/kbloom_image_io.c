@@ -411,17 +411,17 @@ static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
 		return err ? err : n;
 	}
 	if (kf->kd->scale) {
-		/* Judged now as far as it goes: EXDEV as soon as it shows. */
+		/* Whole: staging judges it, and sizes the sub-filters once. */
+		if (kf->staged == want) {
+			err = kbloom_image_stage_chain(kf);
+			return err ? err : n;
+		}
+		/* Judged as far as it goes: EXDEV as soon as it shows. */
 		err = kbloom_chain_image_check_header(&kf->kd->scale->chain,
 						      kf->write_header.bytes,
 						      kf->staged, &subs,
 						      &bytes);
-		if (err && err != -ENODATA)
-			return err;
-		if (kf->staged < want)
-			return n;
-		err = kbloom_image_stage_chain(kf);
-		return err ? err : n;
+		return err && err != -ENODATA ? err : n;
 	}
 	/* The geometry is fixed for the filter's life: no lock needed. */
 	err = kbloom_image_check_header(f, kf->write_header.bytes,

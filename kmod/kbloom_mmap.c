@@ -50,28 +50,6 @@ static unsigned long kbloom_map_pages(const struct kbloom_dev *kd)
 		    PAGE_SHIFT);
 }
 
-/* Sub-filter index's table entry, from its geometry; grow_lock or create. */
-static void kbloom_map_describe(struct kbloom_dev *kd, u32 index)
-{
-	const struct kbloom_geometry *geo =
-		&kd->scale->chain.subs[index]->f.geo;
-	struct kbloom_map_subfilter *e = &kd->map_subs[index];
-
-	if (index) {
-		const struct kbloom_map_subfilter *prev = e - 1;
-		struct kbloom_geometry pg = *geo;
-
-		pg.nblocks = prev->nblocks;
-		e->cells_offset = prev->cells_offset +
-				  PAGE_ALIGN(kbloom_geometry_bytes(&pg));
-	} else {
-		e->cells_offset = kd->map->cells_offset;
-	}
-	e->nblocks = geo->nblocks;
-	e->seed = geo->seed;
-	e->k = geo->k;
-}
-
 /* The end of the first n sub-filters' cells, page-aligned. */
 static u64 kbloom_map_end(const struct kbloom_dev *kd, u32 n)
 {
@@ -80,6 +58,21 @@ static u64 kbloom_map_end(const struct kbloom_dev *kd, u32 n)
 
 	geo.nblocks = e->nblocks;
 	return e->cells_offset + PAGE_ALIGN(kbloom_geometry_bytes(&geo));
+}
+
+/* Sub-filter index's table entry, from its geometry; grow_lock or create. */
+static void kbloom_map_describe(struct kbloom_dev *kd, u32 index)
+{
+	const struct kbloom_geometry *geo =
+		&kd->scale->chain.subs[index]->f.geo;
+	struct kbloom_map_subfilter *e = &kd->map_subs[index];
+
+	/* Right after the ones before it. */
+	e->cells_offset = index ? kbloom_map_end(kd, index) :
+				  kd->map->cells_offset;
+	e->nblocks = geo->nblocks;
+	e->seed = geo->seed;
+	e->k = geo->k;
 }
 
 /*

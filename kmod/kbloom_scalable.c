@@ -107,6 +107,23 @@ static int kbloom_scale_grow(struct kbloom_dev *kd)
 	return err;
 }
 
+/*
+ * Up to subs sub-filters, for a merge or a load that needs them; other
+ * growers and CLEAR are kept out by kd->lock.  The sub-filters grown
+ * before a failure stay, empty.
+ */
+static int kbloom_scale_grow_to(struct kbloom_dev *kd, u32 subs)
+{
+	struct kbloom_scale *s = kd->scale;
+	int err = 0;
+
+	mutex_lock(&s->grow_lock);
+	while (!err && s->chain.nsubs < subs)
+		err = kbloom_scale_grow_one(kd);
+	mutex_unlock(&s->grow_lock);
+	return err;
+}
+
 /* The work holds a reference to kd, taken where it was queued. */
 static void kbloom_scale_grow_work(struct work_struct *work)
 {
@@ -414,10 +431,7 @@ int kbloom_scale_load(struct kbloom_dev *kd, const void *img, size_t len,
 	err = kbloom_chain_image_validate(&s->chain, img, len, &subs);
 	if (err)
 		return err;
-	mutex_lock(&s->grow_lock);
-	while (!err && s->chain.nsubs < subs)
-		err = kbloom_scale_grow_one(kd);
-	mutex_unlock(&s->grow_lock);
+	err = kbloom_scale_grow_to(kd, subs);
 	if (err)
 		return err;
 	kbloom_map_rewrite_begin(kd);
@@ -433,17 +447,14 @@ int kbloom_scale_merge(struct kbloom_dev *kd, struct kbloom_dev *other)
 {
 	struct kbloom_scale *s = kd->scale;
 	const struct kbloom_chain *src;
-	int err = 0;
+	int err;
 
 	if (!s || !other->scale)
 		return -EXDEV;
 	src = &other->scale->chain;
 	if (!kbloom_chain_compatible(&s->chain, src))
 		return -EXDEV;
-	mutex_lock(&s->grow_lock);
-	while (!err && s->chain.nsubs < kbloom_chain_subs(src))
-		err = kbloom_scale_grow_one(kd);
-	mutex_unlock(&s->grow_lock);
+	err = kbloom_scale_grow_to(kd, kbloom_chain_subs(src));
 	return err ?: kbloom_chain_merge(&s->chain, src);
 }
 
