@@ -580,7 +580,7 @@ bool kbloom_chain_compatible(const struct kbloom_chain *a,
 int kbloom_chain_merge(struct kbloom_chain *dst,
 		       const struct kbloom_chain *src)
 {
-	u32 i, n = kbloom_chain_subs(src);
+	u32 n = kbloom_chain_subs(src);
 	int ret;
 
 	if (!kbloom_chain_compatible(dst, src))
@@ -592,6 +592,19 @@ int kbloom_chain_merge(struct kbloom_chain *dst,
 		if (ret)
 			return ret;
 	}
+	return kbloom_chain_merge_subs(dst, src, n);
+}
+
+int kbloom_chain_merge_subs(struct kbloom_chain *dst,
+			    const struct kbloom_chain *src, u32 n)
+{
+	u32 i;
+	int ret;
+
+	if (!kbloom_chain_compatible(dst, src))
+		return -EXDEV;
+	if (dst == src)
+		return 0;
 	for (i = 0; i < n; i++) {
 		/* Sub-filters of one index have one geometry: compatible. */
 		ret = kbloom_merge(&dst->subs[i]->f, &src->subs[i]->f);

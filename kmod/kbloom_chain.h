@@ -216,6 +216,13 @@ bool kbloom_chain_compatible(const struct kbloom_chain *a,
 			     const struct kbloom_chain *b);
 int kbloom_chain_merge(struct kbloom_chain *dst,
 		       const struct kbloom_chain *src);
+/*
+ * merge of src's first n sub-filters into a dst that has them already
+ * (a caller that grows dst itself, within its caps and with its mapping
+ * told: src may grow meanwhile, and merge would grow dst past them).
+ */
+int kbloom_chain_merge_subs(struct kbloom_chain *dst,
+			    const struct kbloom_chain *src, u32 n);
 
 /*
  * Sub-filter index's statistics, index below kbloom_chain_subs(): its

@@ -447,6 +447,7 @@ int kbloom_scale_merge(struct kbloom_dev *kd, struct kbloom_dev *other)
 {
 	struct kbloom_scale *s = kd->scale;
 	const struct kbloom_chain *src;
+	u32 n;
 	int err;
 
 	if (!s || !other->scale)
@@ -454,8 +455,10 @@ int kbloom_scale_merge(struct kbloom_dev *kd, struct kbloom_dev *other)
 	src = &other->scale->chain;
 	if (!kbloom_chain_compatible(&s->chain, src))
 		return -EXDEV;
-	err = kbloom_scale_grow_to(kd, kbloom_chain_subs(src));
-	return err ?: kbloom_chain_merge(&s->chain, src);
+	/* src's sub-filters now: those that grow meanwhile are not merged. */
+	n = kbloom_chain_subs(src);
+	err = kbloom_scale_grow_to(kd, n);
+	return err ?: kbloom_chain_merge_subs(&s->chain, src, n);
 }
 
 /*
