@@ -7,7 +7,13 @@
  *   - every rejection is one of the documented image errnos, and
  *     check_header and load agree on a bad header; an image of any version
  *     but 3 (kbloom 0.1 wrote 1 and 2, whose cells are placed otherwise)
- *     is refused;
+ *     is refused: version 4, a scalable filter's, with EXDEV, the others
+ *     with EPROTO;
+ *   - an image of version 4 is also given to a scalable filter's decoder
+ *     (kbloom_chain_image.c), into a chain of its header's parameters
+ *     (bit 1) or a default one: check_header and validate agree, every
+ *     rejection is an image errno and changes nothing, and an accepted
+ *     image, applied, re-encodes to the same bytes;
  *   - a rejected image leaves the destination exactly as it was (cells,
  *     counts, geometry): all or nothing; an accepted one restarts the
  *     delete counts, which images do not carry;
@@ -33,6 +39,7 @@
 #include <stddef.h>
 
 #include "fuzz_common.h"
+#include "kbloom_chain.h"
 
 #define HDR_BYTES	sizeof(struct kbloom_image_header)
 #define WIN_BYTES	sizeof(struct kbloom_image_window)
@@ -204,6 +211,112 @@ static void check_accepted(struct kbloom_filter *f, const uint8_t *img,
 	free(expect);
 }
 
+/*
+ * A chain's parameters: the header's and chain part's (bit 1 of the
+ * control byte) when they make a small chain, else a default one.
+ */
+#define FUZZ_CHAIN_MAX_CAPACITY	4096
+#define FUZZ_CHAIN_MAX_SUBS	8
+
+static void chain_params_for(const uint8_t *img, size_t len, int from_header,
+			     struct kbloom_chain_params *cp)
+{
+	struct kbloom_chain_params h;
+
+	*cp = (struct kbloom_chain_params){
+		.capacity = 64, .seed = DEFAULT_SEED,
+		.type = KBLOOM_TYPE_BITS, .fp_ppb = 10000000, .expansion = 2,
+	};
+	if (!from_header || len < KBLOOM_CHAIN_IMAGE_HEAD)
+		return;
+	h = (struct kbloom_chain_params){
+		.capacity = le64(img + offsetof(struct kbloom_image_header,
+						capacity)),
+		.seed = le64(img + offsetof(struct kbloom_image_header, seed)),
+		.type = le32(img + offsetof(struct kbloom_image_header, type)),
+		.fp_ppb = le32(img + offsetof(struct kbloom_image_header,
+					      fp_target_ppb)),
+		.expansion = le32(img + HDR2_BYTES +
+				  offsetof(struct kbloom_image_chain,
+					   expansion)),
+	};
+	if (!kbloom_chain_params_validate(&h) &&
+	    h.capacity <= FUZZ_CHAIN_MAX_CAPACITY)
+		*cp = h;
+}
+
+static void chain_image(const uint8_t *img, size_t len, uint8_t ctl)
+{
+	struct kbloom_chain_params cp;
+	struct kbloom_image_cursor cur;
+	struct kbloom_counts counts, emitted = { 0 };
+	struct kbloom_chain c;
+	uint8_t *before, *out;
+	size_t bytes, got = 0, n, chunk = chunk_sizes[ctl >> 4];
+	u64 total = 0;
+	u32 subs = 0, vsubs = 0, i;
+	int hret, vret;
+
+	chain_params_for(img, len, ctl & 2, &cp);
+	fuzz_assert(!kbloom_chain_init(&c, &cp), "chain init failed");
+	for (i = 0; i < prefill_keys[(ctl >> 2) & 3]; i++)
+		if (kbloom_chain_add(&c, &i, sizeof(i)) == -EAGAIN &&
+		    kbloom_chain_grow(&c))
+			break;
+	bytes = kbloom_geometry_bytes(&c.subs[0]->f.geo);
+	before = malloc(bytes);
+	fuzz_assert(before, "out of memory");
+	memcpy(before, c.subs[0]->f.words, bytes);
+
+	hret = kbloom_chain_image_check_header(&c, img, len, &subs, &total);
+	vret = kbloom_chain_image_validate(&c, img, len, &vsubs);
+	fuzz_assert(!hret || image_errno(hret), "chain check_header said %d",
+		    hret);
+	fuzz_assert(!vret || image_errno(vret), "chain validate said %d",
+		    vret);
+	/* validate judges the header as check_header does, then the rest. */
+	fuzz_assert(!hret ? (!vret ? vsubs == subs && len == total : 1) :
+			    vret == hret,
+		    "chain check_header said %d (%u sub-filters), validate %d (%u)",
+		    hret, subs, vret, vsubs);
+	fuzz_assert(!memcmp(before, c.subs[0]->f.words, bytes),
+		    "judging a chain image changed the cells");
+	if (vret || vsubs > FUZZ_CHAIN_MAX_SUBS)
+		goto out;
+	/* As a load does: grow or truncate to the image's, then apply. */
+	while (c.nsubs < vsubs)
+		fuzz_assert(!kbloom_chain_grow(&c), "chain growth failed");
+	kbloom_chain_free_subs(kbloom_chain_truncate(&c, vsubs));
+	kbloom_chain_image_apply(&c, img, &counts);
+	fuzz_assert(kbloom_chain_image_bytes(&c, vsubs) == len,
+		    "a chain of %u sub-filters has %llu-byte images, not %zu",
+		    vsubs,
+		    (unsigned long long)kbloom_chain_image_bytes(&c, vsubs),
+		    len);
+	out = malloc(len + 1);
+	fuzz_assert(out, "out of memory");
+	emitted.add_calls = counts.add_calls;
+	emitted.add_new = counts.add_new;
+	kbloom_chain_image_start(&c, &emitted, &cur);
+	do {
+		size_t want = chunk < len + 1 - got ? chunk : len + 1 - got;
+
+		n = kbloom_chain_image_emit(&c, &cur, out + got, want);
+		fuzz_assert(n <= want, "chain emit returned %zu of %zu", n,
+			    want);
+		got += n;
+	} while (n);
+	fuzz_assert(got == len && !memcmp(out, img, len),
+		    "a chain image re-encoded to other bytes (%zu of %zu)",
+		    got, len);
+	fuzz_assert(kbloom_chain_fp_now_ppb(&c) <= KBLOOM_PPB,
+		    "chain fp_now %u", kbloom_chain_fp_now_ppb(&c));
+	free(out);
+out:
+	free(before);
+	kbloom_chain_free(&c);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct kbloom_geometry geo;
@@ -250,11 +363,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_assert(!lret || image_errno(lret), "load returned %d", lret);
 	fuzz_assert(!hret || lret == hret,
 		    "check_header said %d, load said %d", hret, lret);
-	/* Past the magic, the version is judged first. */
+	/*
+	 * Past the magic, the version is judged first: a scalable filter's
+	 * is another kind of filter's image, any other unknown.
+	 */
 	if (len >= HDR_BYTES && le32(img) == KBLOOM_IMAGE_MAGIC &&
 	    image_version(img) != KBLOOM_IMAGE_VERSION)
-		fuzz_assert(lret == -EPROTO, "version %u: load said %d",
-			    image_version(img), lret);
+		fuzz_assert(lret == (image_version(img) ==
+				     KBLOOM_IMAGE_VERSION_CHAIN ?
+				     -EXDEV : -EPROTO),
+			    "version %u: load said %d", image_version(img),
+			    lret);
+	if (len >= HDR_BYTES && image_version(img) ==
+	    KBLOOM_IMAGE_VERSION_CHAIN)
+		chain_image(img, len, ctl);
 
 	if (lret) {
 		fuzz_assert(!memcmp(before, f.words, bytes),

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "fuzz_common.h"
+#include "kbloom_chain.h"
 
 static const char *dir;
 
@@ -99,6 +100,75 @@ static void write_old_seed(const char *name, uint8_t ctl, uint8_t *img,
 	write_seed("image", name, ctl, img, len);
 }
 
+/*
+ * A scalable filter's image (version 4): capacity 64 at 1 %, expansion e,
+ * keys "0".."n-1" added, the chain grown whenever they fill it.
+ */
+static uint8_t *make_chain_image(uint32_t type, uint32_t expansion,
+				 uint64_t seed, unsigned int keys, size_t *len)
+{
+	const struct kbloom_chain_params cp = {
+		.capacity = 64, .seed = seed, .type = type,
+		.fp_ppb = 10000000, .expansion = expansion,
+	};
+	struct kbloom_counts counts = { .add_calls = keys, .add_new = keys };
+	struct kbloom_image_cursor cur;
+	struct kbloom_chain c;
+	unsigned int i;
+	uint8_t *buf;
+
+	if (kbloom_chain_init(&c, &cp))
+		exit(1);
+	for (i = 0; i < keys; i++) {
+		char key[16];
+		int n = snprintf(key, sizeof(key), "%u", i);
+
+		while (kbloom_chain_add(&c, key, n) == -EAGAIN)
+			if (kbloom_chain_grow(&c))
+				exit(1);
+	}
+	*len = kbloom_chain_image_bytes(&c, kbloom_chain_subs(&c));
+	buf = malloc(*len);
+	kbloom_chain_image_start(&c, &counts, &cur);
+	if (!buf || kbloom_chain_image_emit(&c, &cur, buf, *len) != *len)
+		exit(1);
+	kbloom_chain_free(&c);
+	return buf;
+}
+
+/*
+ * Scalable filters' images: bits and counting, of one sub-filter and of
+ * several, from their own header (bit 1), so the chain decoder accepts
+ * them; into the fuzz target's fixed filter each is EXDEV.  One relabelled
+ * version 3 (a fixed filter's, to the chain decoder) and a fixed filter's
+ * relabelled 4 reach the other kind's refusals.
+ */
+static void chain_image_seeds(void)
+{
+	size_t len;
+	uint8_t *img;
+
+	img = make_chain_image(KBLOOM_TYPE_BITS, 2, 11, 20, &len);
+	write_seed("image", "v4-bits-one-sub", 0x02, img, len);
+	write_seed("image", "v4-into-fixed", 0x00, img, len);
+	img[4] = KBLOOM_IMAGE_VERSION;
+	write_seed("image", "v4-relabelled-v3", 0x03, img, len);
+	free(img);
+	img = make_chain_image(KBLOOM_TYPE_BITS, 2, 11, 400, &len);
+	write_seed("image", "v4-bits-three-subs", 0x02 | 0x40, img, len);
+	free(img);
+	img = make_chain_image(KBLOOM_TYPE_COUNTING, 1, 12, 200, &len);
+	write_seed("image", "v4-counting-e1", 0x02 | 0x04 | 0x20, img, len);
+	free(img);
+	img = make_chain_image(KBLOOM_TYPE_COUNTING, 4, 13, 300, &len);
+	write_seed("image", "v4-counting-e4-fixcrc", 0x03 | 0x08, img, len);
+	free(img);
+	img = make_image(KBLOOM_TYPE_BITS, 2, 7, 11, 20, &len);
+	img[4] = KBLOOM_IMAGE_VERSION_CHAIN;
+	write_seed("image", "v3-relabelled-v4", 0x03, img, len);
+	free(img);
+}
+
 static void image_seeds(void)
 {
 	/* The fuzz target's default destination: 2 blocks, k 7. */
@@ -174,6 +244,7 @@ static void image_seeds(void)
 	img = make_gen_image(KBLOOM_TYPE_WINDOW, 63, 1, 3, 6, 80, &len);
 	write_seed("image", "window-g63", 0x02, img, len);
 	free(img);
+	chain_image_seeds();
 }
 
 /* Little-endian field writers for geometry inputs. */
