@@ -37,10 +37,11 @@
  * needs no independence, that has a chance of at most
  *   sum over i < N of t_i  <=  fp * sum over i < N of (1/(i+1) - 1/(i+2))
  *                           =  fp * (1 - 1/(N + 1))  <  fp
- * for a chain of N sub-filters, whatever N.  An add never takes a
- * sub-filter past its capacity by more than the adds racing it, each of
- * which read the count below capacity (kbloom_chain_add()), and sizing
- * leaves 1/128 of the capacity for them.
+ * for a chain of N sub-filters, whatever N.  No add takes a sub-filter
+ * past its capacity, however many race: each reserves its place in the
+ * count before it writes (sub_reserve()), and only the newest, unsealed,
+ * takes new keys.  Only a merge passes a capacity, and the rate is then
+ * the model's for what the sub-filters hold.
  */
 #include "kbloom_chain.h"
 #include "kbloom_formula.h"
@@ -52,7 +53,61 @@
 #include <linux/math64.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
+#include <linux/rcupdate.h>
 #include <linux/string.h>
+#endif
+
+/*
+ * The adds that may have found the newest sub-filter unsealed, waited for
+ * by a counting chain's growth (kbloom_chain_grow_publish()).  In the
+ * kernel an add is an RCU read-side section of its own, which costs it
+ * nothing, and the wait is a grace period: an add that began before the
+ * seal has ended by then, and one that began after it sees the seal.  In
+ * userspace (the host tests' threads) a count of the adds in flight does
+ * it, each step sequentially consistent, so the seal's store and the
+ * count's load are not reordered.
+ */
+#ifdef __KERNEL__
+static void chain_adders_enter(struct kbloom_chain *c)
+{
+	rcu_read_lock();
+}
+
+static void chain_adders_leave(struct kbloom_chain *c)
+{
+	rcu_read_unlock();
+}
+
+static void chain_adders_wait(struct kbloom_chain *c)
+{
+	synchronize_rcu();
+}
+#else
+static void chain_adders_enter(struct kbloom_chain *c)
+{
+	__atomic_add_fetch(&c->adders, 1, __ATOMIC_SEQ_CST);
+	/* Before the load of the seal, as the grower's wait is after it. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static void chain_adders_leave(struct kbloom_chain *c)
+{
+	__atomic_sub_fetch(&c->adders, 1, __ATOMIC_SEQ_CST);
+}
+
+static void chain_adders_wait(struct kbloom_chain *c)
+{
+	unsigned int spins = 0;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&c->adders, __ATOMIC_SEQ_CST)) {
+		/* An adder here can be preempted: see spin_lock()'s. */
+		if (++spins % COMPAT_SPINS_BEFORE_YIELD)
+			compat_cpu_relax();
+		else
+			sched_yield();
+	}
+}
 #endif
 
 int kbloom_chain_params_validate(const struct kbloom_chain_params *cp)
@@ -268,6 +323,19 @@ int kbloom_chain_grow_prepare(struct kbloom_chain *c)
 
 void kbloom_chain_grow_publish(struct kbloom_chain *c)
 {
+	/*
+	 * The newest takes no new key from here on.  A counting chain then
+	 * waits for every add that may have found it unsealed: a key that
+	 * reached the old newest after another reached the new one could
+	 * make it answer "maybe" for that other key, and move its home.
+	 * A bits chain has no home to keep (it deletes nothing), and its
+	 * capacity is kept by sub_reserve() alone.
+	 */
+	if (c->nsubs) {
+		WRITE_ONCE(c->subs[c->nsubs - 1]->sealed, true);
+		if (c->params.type == KBLOOM_TYPE_COUNTING)
+			chain_adders_wait(c);
+	}
 	/* Readers that see the count see the sub-filter it covers. */
 	smp_store_release(&c->nsubs, c->nsubs + 1);
 }
@@ -338,26 +406,69 @@ static u32 chain_home(const struct kbloom_chain *c, u32 n, u64 h)
 	return i;
 }
 
-int kbloom_chain_add(struct kbloom_chain *c, const void *key, u32 len)
+/*
+ * A place among the newest's capacity for a new key, taken before its
+ * cells are written, so that adders racing each other never take it past
+ * its capacity together: false when it is full, or sealed (a newer
+ * sub-filter is being published, kbloom_chain_grow_publish()).
+ */
+static bool sub_reserve(struct kbloom_chain_sub *sub)
 {
-	u32 n = kbloom_chain_subs(c), home;
-	struct kbloom_chain_sub *newest = c->subs[n - 1];
-	u64 h = key_hash(c, key, len);
+	s64 keys = atomic64_read(&sub->keys);
 
+	do {
+		if ((u64)keys >= sub->f.geo.capacity)
+			return false;
+	} while (!atomic64_try_cmpxchg(&sub->keys, &keys, keys + 1));
+	return true;
+}
+
+static int chain_add_hash(struct kbloom_chain *c, u64 h)
+{
+	struct kbloom_chain_sub *newest;
+	u32 n, home;
+
+again:
+	n = kbloom_chain_subs(c);
 	home = chain_home(c, n, h);
 	if (home < n) {
-		/* Known: a counting home counts it once more. */
-		if (c->params.type == KBLOOM_TYPE_COUNTING)
-			kbloom_add_hash(&c->subs[home]->f,
-					sub_hash(c, home, h));
+		/*
+		 * Known: a counting home counts it once more, unless a delete
+		 * emptied one of its cells since it was looked at; then
+		 * its home is elsewhere now (or it is new), and counting it
+		 * here would set a cell of an older sub-filter.
+		 */
+		if (c->params.type == KBLOOM_TYPE_COUNTING &&
+		    !kbloom_count_known_hash(&c->subs[home]->f,
+					     sub_hash(c, home, h)))
+			goto again;
 		return 0;
 	}
-	if (sub_full(newest))
+	newest = c->subs[n - 1];
+	if (READ_ONCE(newest->sealed)) {
+		/* Published meanwhile: the next one takes it. */
+		if (kbloom_chain_subs(c) != n)
+			goto again;
 		return -EAGAIN;
-	if (!kbloom_add_hash(&newest->f, sub_hash(c, n - 1, h)))
-		return 0;
-	atomic64_inc(&newest->keys);
-	return 1;
+	}
+	if (!sub_reserve(newest))
+		return -EAGAIN;
+	if (kbloom_add_hash(&newest->f, sub_hash(c, n - 1, h)))
+		return 1;
+	/* A racing add of the same key set its cells first: not new. */
+	atomic64_dec(&newest->keys);
+	return 0;
+}
+
+int kbloom_chain_add(struct kbloom_chain *c, const void *key, u32 len)
+{
+	u64 h = key_hash(c, key, len);
+	int ret;
+
+	chain_adders_enter(c);
+	ret = chain_add_hash(c, h);
+	chain_adders_leave(c);
+	return ret;
 }
 
 bool kbloom_chain_delete(struct kbloom_chain *c, const void *key, u32 len)
@@ -540,6 +651,8 @@ struct kbloom_chain_sub *kbloom_chain_truncate(struct kbloom_chain *c,
 		return NULL;
 	/* Growers are serialised with this (the caller's part). */
 	smp_store_release(&c->nsubs, subs);
+	/* The newest again: it takes new keys. */
+	WRITE_ONCE(c->subs[subs - 1]->sealed, false);
 	while (--i >= subs) {
 		WRITE_ONCE(c->subs[i]->f.walks_stop, true);
 		c->subs[i]->retired = list;
@@ -567,6 +680,11 @@ void kbloom_chain_clear(struct kbloom_chain *c)
 	atomic64_set(&c->subs[0]->keys, 0);
 }
 
+int kbloom_chain_merge_supported(const struct kbloom_chain *c)
+{
+	return c->params.type == KBLOOM_TYPE_COUNTING ? -EOPNOTSUPP : 0;
+}
+
 bool kbloom_chain_compatible(const struct kbloom_chain *a,
 			     const struct kbloom_chain *b)
 {
@@ -583,6 +701,9 @@ int kbloom_chain_merge(struct kbloom_chain *dst,
 	u32 n = kbloom_chain_subs(src);
 	int ret;
 
+	ret = kbloom_chain_merge_supported(dst);
+	if (ret)
+		return ret;
 	if (!kbloom_chain_compatible(dst, src))
 		return -EXDEV;
 	if (dst == src)
@@ -601,6 +722,9 @@ int kbloom_chain_merge_subs(struct kbloom_chain *dst,
 	u32 i;
 	int ret;
 
+	ret = kbloom_chain_merge_supported(dst);
+	if (ret)
+		return ret;
 	if (!kbloom_chain_compatible(dst, src))
 		return -EXDEV;
 	if (dst == src)

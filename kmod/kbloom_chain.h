@@ -15,12 +15,12 @@
  * has.  kbloom_chain.c proves it.
  *
  * A sub-filter never takes more than its capacity of new keys: an add of
- * a new key to a full chain fails with -EAGAIN and changes nothing, and
- * the caller grows the chain (or has it grown) and adds again.  Adds
- * racing each other may each find the count just under capacity, so the
- * newest can pass it by the number of concurrent adders; sizing designs
- * every sub-filter for 1/128 more keys than its capacity, which covers
- * them while the capacity is at least 128 times the adders.
+ * a new key reserves its place in the newest's count before it writes a
+ * cell, so adders racing each other cannot pass the capacity together,
+ * and one that finds the chain full fails with -EAGAIN and changes
+ * nothing; the caller grows the chain (or has it grown) and adds again.
+ * Only the newest sub-filter takes new keys: growth seals it before the
+ * next one is published (kbloom_chain_grow_publish()).
  *
  * Concurrency: as the core's.  Adds, lookups and checks run lock-free
  * beside one grower (the caller serialises growers, and growth against
@@ -97,8 +97,14 @@ int kbloom_chain_plan(const struct kbloom_chain_params *cp, u64 n,
 
 struct kbloom_chain_sub {
 	struct kbloom_filter f;
-	/* Keys this sub-filter took that set a new cell: its load. */
+	/*
+	 * Keys this sub-filter took that set a new cell: its load.  An add
+	 * reserves its place here first and gives it back when it set no
+	 * cell, so it never passes the capacity but by a merge.
+	 */
 	atomic64_t keys;
+	/* No longer the newest: takes no new key (set before the next is). */
+	bool sealed;
 	/* The next of a list kbloom_chain_detach() returned. */
 	struct kbloom_chain_sub *retired;
 };
@@ -112,6 +118,10 @@ struct kbloom_chain {
 	struct kbloom_chain_sub **subs;
 	/* published with a release, after the sub-filter it counts */
 	u32 nsubs;
+#ifndef __KERNEL__
+	/* adds in flight, for growth's wait (kbloom_chain.c; RCU in the kernel) */
+	long adders;
+#endif
 };
 
 /*
@@ -182,9 +192,13 @@ u64 kbloom_chain_bytes(const struct kbloom_chain *c);
  *
  * Two chains are compatible when their parameters (kbloom_chain_params,
  * seed included) are equal: their sub-filters of one index then have one
- * geometry.  merge ORs (or adds, for counters) each of src's sub-filters
- * into dst's of the same index, growing dst first to as many as src has,
- * and adds their key counts: every key of src is then found in dst.  A
+ * geometry.  merge ORs each of src's sub-filters into dst's of the same
+ * index, growing dst first to as many as src has, and adds their key
+ * counts: every key of src is then found in dst.  A counting chain takes
+ * no merge (-EOPNOTSUPP, before any other check: merge_supported says
+ * it): src's keys would land in dst's older sub-filters, which could then
+ * answer "maybe" for keys of dst's newer ones and move their homes, so a
+ * delete would take from other keys' counters (false negatives).  A
  * sub-filter may then hold more than its capacity, and the chain's rate
  * is the model's for what it holds (kbloom_chain_model_ppb16()), no longer
  * the bound.  -EXDEV for chains that are not compatible, and the growth's
@@ -212,6 +226,7 @@ struct kbloom_chain_sub *kbloom_chain_detach(struct kbloom_chain *c);
 struct kbloom_chain_sub *kbloom_chain_truncate(struct kbloom_chain *c,
 					       u32 subs);
 void kbloom_chain_free_subs(struct kbloom_chain_sub *list);
+int kbloom_chain_merge_supported(const struct kbloom_chain *c);
 bool kbloom_chain_compatible(const struct kbloom_chain *a,
 			     const struct kbloom_chain *b);
 int kbloom_chain_merge(struct kbloom_chain *dst,

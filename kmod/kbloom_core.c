@@ -103,6 +103,7 @@ enum kbloom_op {
 	KBLOOM_OP_FILL,		/* writes every cell: see probe_add_bits() */
 	KBLOOM_OP_CHECK,
 	KBLOOM_OP_DELETE,
+	KBLOOM_OP_COUNT_KNOWN,	/* counters of a key present, else nothing */
 };
 
 /*
@@ -435,6 +436,12 @@ static __always_inline bool probe_op(const struct kbloom_filter *f,
 		return probe_add_counters(f, block, h, order);
 	case KBLOOM_OP_CHECK:
 		return probe_check(f, block, h, order);
+	case KBLOOM_OP_COUNT_KNOWN:
+		/* One step under the stripe: see kbloom_count_known_hash(). */
+		if (!probe_check(f, block, h, order))
+			return false;
+		probe_add_counters(f, block, h, order);
+		return true;
 	default:
 		return probe_delete(f, block, h, order);
 	}
@@ -873,6 +880,21 @@ bool kbloom_add_hash(struct kbloom_filter *f, u64 h)
 
 	count_add(f, set_new);
 	return set_new;
+}
+
+bool kbloom_count_known_hash(struct kbloom_filter *f, u64 h)
+{
+	bool known;
+
+	if (kbloom_delete_supported(f))
+		return false;
+	local_bh_disable();
+	known = probe_write(f, block_fetch(f, h), h, KBLOOM_OP_COUNT_KNOWN,
+			    KBLOOM_COUNTER_CELL_ORDER);
+	local_bh_enable();
+	if (known)
+		count_add(f, false);
+	return known;
 }
 
 unsigned long kbloom_lookup_hashes(const struct kbloom_filter *f,

@@ -404,6 +404,15 @@ bool kbloom_delete(struct kbloom_filter *f, const void *key, u32 len);
 bool kbloom_lookup_hash(const struct kbloom_filter *f, u64 h);
 bool kbloom_add_hash(struct kbloom_filter *f, u64 h);
 bool kbloom_delete_hash(struct kbloom_filter *f, u64 h);
+/*
+ * A counting filter's add of a key it answers "maybe" for, as one step
+ * under the key's stripe: true, and each of its counters one more, when
+ * every one was above zero; false, and nothing changed, when a cell was
+ * empty (a delete emptied it since the caller looked) or f is not
+ * counting.  It never takes a cell from zero, so the keys f answers
+ * "maybe" for stay the same (kbloom_chain.c's home rule needs that).
+ */
+bool kbloom_count_known_hash(struct kbloom_filter *f, u64 h);
 unsigned long kbloom_lookup_hashes(const struct kbloom_filter *f,
 				   const u64 *h, u32 n);
 /* 0 when f's cells are counters, else -EOPNOTSUPP. */

@@ -450,6 +450,12 @@ int kbloom_scale_merge(struct kbloom_dev *kd, struct kbloom_dev *other)
 	u32 n;
 	int err;
 
+	/* Before EXDEV: a counting one takes no merge from any filter. */
+	if (s) {
+		err = kbloom_chain_merge_supported(&s->chain);
+		if (err)
+			return err;
+	}
 	if (!s || !other->scale)
 		return -EXDEV;
 	src = &other->scale->chain;

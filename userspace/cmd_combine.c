@@ -128,10 +128,11 @@ static int combine(const struct command *cmd, int argc, char **argv,
 		goto out;
 	}
 	/*
-	 * A scalable filter on either side refuses intersect; a merge into
-	 * one may need sub-filters it cannot have: libkbloom says which.
+	 * A scalable filter on either side refuses intersect, and a counting
+	 * scalable one a merge into it; a merge into a scalable one may need
+	 * sub-filters it cannot have: libkbloom says which.
 	 */
-	if ((ret == -EOPNOTSUPP && !merge) || (ret == -E2BIG && merge)) {
+	if (ret == -EOPNOTSUPP || (ret == -E2BIG && merge)) {
 		fail_call(ret, merge ? "kbl_merge" : "kbl_intersect",
 			  argv[optind]);
 		goto out;
@@ -175,10 +176,12 @@ const struct command cmd_merge = {
 "type, size, k and seed, and windows the same generations (create the\n"
 "second with --bits, --k and --seed of the first, and --counting or\n"
 "--generations if it has them; see kbloomctl info); windows may rotate on\n"
-"different schedules.  Scalable filters (create --expansion) merge only\n"
-"with each other, of the same --capacity, --fp, --expansion, type and\n"
-"--seed, sub-filter by sub-filter: DST first grows to as many sub-filters\n"
-"as SRC has.  Needs write access to DST and read access to SRC.\n"
+"different schedules.  Scalable bits filters (create --expansion) merge\n"
+"only with each other, of the same --capacity, --fp, --expansion, type\n"
+"and --seed, sub-filter by sub-filter: DST first grows to as many\n"
+"sub-filters as SRC has.  A counting scalable DST takes no merge (its\n"
+"deletes must touch no other key).  Needs write access to DST and read\n"
+"access to SRC.\n"
 "\n"
 "Example:\n"
 "  kbloomctl merge users-all users-today\n",

@@ -158,6 +158,11 @@ static inline void atomic64_inc(atomic64_t *v)
 	atomic64_add(1, v);
 }
 
+static inline void atomic64_dec(atomic64_t *v)
+{
+	atomic64_add(-1, v);
+}
+
 static inline s64 atomic64_add_return(s64 i, atomic64_t *v)
 {
 	return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST);

@@ -1058,6 +1058,8 @@ static const char *kbl_reason(int err, const char *call, const char *name)
 		/* The refusals of a scalable filter, the one type that has them. */
 		if (!strcmp(call, "kbl_intersect"))
 			return "a scalable filter cannot be intersected (a key both hold may be in sub-filters of different indexes)";
+		if (!strcmp(call, "kbl_merge"))
+			return "a counting scalable filter takes no merge (the other's keys would land in its older sub-filters, and deletes would then take counts of keys still there): add the other's keys to it instead, or merge bits filters";
 		/*
 		 * Every filter has an image now; only a module older than
 		 * scalable filters' images (version 4) refuses theirs.

@@ -136,6 +136,9 @@ static void expansion_cases(void)
 			      sizeof(buf));
 	expect("intersect-scalable", m,
 	       "cannot intersect filter 'a': a scalable filter cannot be intersected");
+	m = kbl_error_message(-EOPNOTSUPP, "kbl_merge", "a", buf, sizeof(buf));
+	expect("merge-counting-scalable", m,
+	       "cannot merge into filter 'a': a counting scalable filter takes no merge");
 	/*
 	 * Scalable filters have images (version 4): only a module older
 	 * than those refuses them, and the fix is a newer module.

@@ -7,7 +7,7 @@
  * false-positive rate is at most the target and is the exact model's for
  * the chain (1 - prod(1 - f_i) over its sub-filters, by model.h's
  * independent float model of the scheme), both within max(5 sigma, 2 %).
- * Two writers, two readers and a grower at once, with ground truth.  The
+ * Writers, readers and a grower at once, with ground truth.  The
  * unit cases (rejections, the schedule's ends, clear, merge) are the
  * KUnit suite's, kunit/chain.c, which runs here too.
  */
@@ -250,21 +250,40 @@ static void test_accuracy(const struct kbloom_test_type *t)
 }
 
 /*
- * Writers, readers and a grower at once, with ground truth: two writers
- * add keys of their own, each publishing how many of its adds have
- * returned; a grower grows the chain whenever its newest is full; two
- * readers take a writer's published count and check keys below it, one
- * at a time and in batches, and every one must be found (its add
- * completed before the check began).  The chain grows at least 10 times
- * meanwhile; a writer whose add finds the chain full waits for the
- * grower, and no sub-filter ends past its capacity by more than the one
- * add that may race another.
+ * Writers, readers and a grower at once, with ground truth: writers add
+ * keys of their own, each publishing how many of its adds have returned;
+ * a grower grows the chain whenever its newest is full; two readers take
+ * a writer's published count and check keys below it, one at a time and
+ * in batches, and every one must be found (its add completed before the
+ * check began).  The chain grows at least min_grows times meanwhile; a
+ * writer whose add finds the chain full waits for the grower, and no
+ * sub-filter ends past its capacity, however many writers race.  A
+ * counting chain then deletes every key of the even writers, each found,
+ * and every key of the odd ones is still there: no add that raced a
+ * growth moved another key's home.  Two shapes: two writers doubling a
+ * chain of 128 ten times, and eight writers at capacity 16, expansion 1
+ * and a 10 % rate, where many adds race each growth and a key that
+ * reached an older sub-filter late would often make it answer "maybe"
+ * for keys of the newer one.
  */
-#define TORTURE_KEYS	150000	/* per writer: capacity 128 doubles 10 times */
+#define TORTURE_WRITERS	8
+
+struct torture_shape {
+	const char *name;
+	u64 capacity;
+	u32 expansion, fp_ppb, writers, min_grows;
+	u64 keys;		/* per writer */
+};
+
+static const struct torture_shape torture_shapes[] = {
+	{ "concurrent_growth", 128, 2, 10000000, 2, 10, 150000 },
+	{ "crowded_growth", 16, 1, 100000000, TORTURE_WRITERS, 400, 1000 },
+};
 
 struct torture {
 	struct kbloom_chain c;
-	u64 done[2];		/* adds returned, per writer (release) */
+	const struct torture_shape *shape;
+	u64 done[TORTURE_WRITERS];	/* adds returned, per writer (release) */
 	int stop;		/* writers finished (release) */
 	u64 missed, checked, grows, waits, over;
 	int grow_err;
@@ -275,21 +294,26 @@ static u64 torture_key(u32 w, u64 i)
 	return mix64((u64)(w + 1) << 48 | i);
 }
 
+struct torture_writer_arg {
+	struct torture *tt;
+	u32 w;
+};
+
 static void *torture_writer(void *arg)
 {
-	struct torture *tt = ((void **)arg)[0];
-	u32 w = (u32)(uintptr_t)((void **)arg)[1];
+	struct torture_writer_arg *wa = arg;
+	struct torture *tt = wa->tt;
 	u64 i;
 
-	for (i = 0; i < TORTURE_KEYS; i++) {
-		u64 v = torture_key(w, i);
+	for (i = 0; i < tt->shape->keys; i++) {
+		u64 v = torture_key(wa->w, i);
 
 		/* A full chain: the grower's turn. */
 		while (kbloom_chain_add(&tt->c, &v, sizeof(v)) == -EAGAIN) {
 			__atomic_add_fetch(&tt->waits, 1, __ATOMIC_RELAXED);
 			sched_yield();
 		}
-		__atomic_store_n(&tt->done[w], i + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&tt->done[wa->w], i + 1, __ATOMIC_RELEASE);
 	}
 	return NULL;
 }
@@ -321,7 +345,7 @@ static void *torture_reader(void *arg)
 		struct kbloom_key keys[64];
 		u64 vals[64];
 		unsigned long found;
-		u32 w = rng_next(&r) & 1, j;
+		u32 w = rng_next(&r) % tt->shape->writers, j;
 		u64 done = __atomic_load_n(&tt->done[w], __ATOMIC_ACQUIRE);
 
 		if (!done)
@@ -341,59 +365,78 @@ static void *torture_reader(void *arg)
 	return NULL;
 }
 
-static void test_concurrent_growth(const struct kbloom_test_type *t)
+/* Keys of writer w the chain misses, or (delete) fails to delete. */
+static u64 torture_misses(struct torture *tt, u32 w, bool delete)
+{
+	u64 i, misses = 0;
+
+	for (i = 0; i < tt->shape->keys; i++) {
+		u64 v = torture_key(w, i);
+
+		misses += delete ? !kbloom_chain_delete(&tt->c, &v, 8) :
+				   !kbloom_chain_lookup(&tt->c, &v, 8);
+	}
+	return misses;
+}
+
+static void test_torture(const struct kbloom_test_type *t,
+			 const struct torture_shape *shape)
 {
 	struct kbloom_chain_params cp = {
-		.capacity = 128, .seed = 5, .type = t->type,
-		.fp_ppb = 10000000, .expansion = 2,
+		.capacity = shape->capacity, .seed = 5, .type = t->type,
+		.fp_ppb = shape->fp_ppb, .expansion = shape->expansion,
 	};
 	struct torture *tt = calloc(1, sizeof(*tt));
-	void *wargs[2][2] = { { tt, (void *)0 }, { tt, (void *)1 } };
-	pthread_t writers[2], readers[2], grower;
-	u64 end_missed = 0, i;
+	struct torture_writer_arg wargs[TORTURE_WRITERS];
+	pthread_t writers[TORTURE_WRITERS], readers[2], grower;
+	u64 end_missed = 0, undeleted = 0;
 	u32 w;
 
+	tt->shape = shape;
 	if (kbloom_chain_init(&tt->c, &cp)) {
-		fail(SUITE, typed_name("concurrent_growth", t), "init failed");
+		fail(SUITE, typed_name(shape->name, t), "init failed");
 		free(tt);
 		return;
 	}
 	pthread_create(&grower, NULL, torture_grower, tt);
-	for (w = 0; w < 2; w++) {
-		pthread_create(&readers[w], NULL, torture_reader, tt);
-		pthread_create(&writers[w], NULL, torture_writer, wargs[w]);
-	}
 	for (w = 0; w < 2; w++)
+		pthread_create(&readers[w], NULL, torture_reader, tt);
+	for (w = 0; w < shape->writers; w++) {
+		wargs[w] = (struct torture_writer_arg){ tt, w };
+		pthread_create(&writers[w], NULL, torture_writer, &wargs[w]);
+	}
+	for (w = 0; w < shape->writers; w++)
 		pthread_join(writers[w], NULL);
 	__atomic_store_n(&tt->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(grower, NULL);
 	for (w = 0; w < 2; w++)
 		pthread_join(readers[w], NULL);
-	for (w = 0; w < 2; w++)
-		for (i = 0; i < TORTURE_KEYS; i++) {
-			u64 v = torture_key(w, i);
-
-			end_missed += !kbloom_chain_lookup(&tt->c, &v, 8);
-		}
-	/* Two writers: one may pass a full count while the other adds. */
+	for (w = 0; w < shape->writers; w++)
+		end_missed += torture_misses(tt, w, false);
 	for (w = 0; w < kbloom_chain_subs(&tt->c); w++) {
 		const struct kbloom_chain_sub *sub = tt->c.subs[w];
-		u64 keys = (u64)atomic64_read(&sub->keys);
 
-		if (keys > sub->f.geo.capacity + 1)
+		if ((u64)atomic64_read(&sub->keys) > sub->f.geo.capacity)
 			tt->over++;
 	}
-	expect(!tt->missed && !end_missed && !tt->grow_err && !tt->over &&
-	       tt->grows >= 10 && tt->checked > 0, SUITE,
-	       typed_name("concurrent_growth", t),
-	       "%llu of %llu checks during the adds and %llu after missed a key; %llu growths (error %d); %llu sub-filters past capacity",
+	if (t->type == KBLOOM_TYPE_COUNTING) {
+		for (w = 0; w < shape->writers; w += 2)
+			undeleted += torture_misses(tt, w, true);
+		for (w = 1; w < shape->writers; w += 2)
+			end_missed += torture_misses(tt, w, false);
+	}
+	expect(!tt->missed && !end_missed && !undeleted && !tt->grow_err &&
+	       !tt->over && tt->grows >= shape->min_grows && tt->checked > 0,
+	       SUITE, typed_name(shape->name, t),
+	       "%llu of %llu checks during the adds and %llu after (or after the deletes) missed a key; %llu deletes found none; %llu growths (error %d); %llu sub-filters past capacity",
 	       (unsigned long long)tt->missed,
 	       (unsigned long long)tt->checked,
 	       (unsigned long long)end_missed,
+	       (unsigned long long)undeleted,
 	       (unsigned long long)tt->grows, tt->grow_err,
 	       (unsigned long long)tt->over);
-	printf("# concurrent_growth/%s: %llu checks during the adds, %llu growths, %u sub-filters, %llu adds waited for a growth\n",
-	       t->name, (unsigned long long)tt->checked,
+	printf("# %s/%s: %llu checks during the adds, %llu growths, %u sub-filters, %llu adds waited for a growth\n",
+	       shape->name, t->name, (unsigned long long)tt->checked,
 	       (unsigned long long)tt->grows, kbloom_chain_subs(&tt->c),
 	       (unsigned long long)tt->waits);
 	kbloom_chain_free(&tt->c);
@@ -403,12 +446,14 @@ static void test_concurrent_growth(const struct kbloom_test_type *t)
 int main(void)
 {
 	const struct kbloom_test_type *t;
+	size_t i;
 
 	/* A window is refused (kunit/chain.c); the others grow. */
 	for_each_host_type(t) {
 		if (t->type == KBLOOM_TYPE_WINDOW)
 			continue;
-		test_concurrent_growth(t);
+		for (i = 0; i < ARRAY_SIZE(torture_shapes); i++)
+			test_torture(t, &torture_shapes[i]);
 		test_accuracy(t);
 	}
 	return harness_exit();

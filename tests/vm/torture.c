@@ -141,7 +141,7 @@ enum count {
 	C_OWN_MAP_KEYS, C_DEAD_MAP_KEYS, C_REMAP, C_KAPI_CHECKS, C_KAPI_KEYS,
 	C_KAPI_IRQ, C_BPF_KEYS, C_KERNEL_ADDED, C_KERNEL_WAITS, C_BPF_ADDED,
 	C_BPF_EAGAIN, C_TRUNCATE, C_INTERSECT_REFUSED, C_MAIN_REMAPS,
-	C_OWN_REMAPS, NR_COUNTS
+	C_OWN_REMAPS, C_MERGE_REFUSED, NR_COUNTS
 };
 static const char *const count_names[NR_COUNTS] = {
 	"add calls", "keys added", "check calls", "keys checked",
@@ -159,6 +159,7 @@ static const char *const count_names[NR_COUNTS] = {
 	"keys added by a BPF program", "... packets refused (EAGAIN), resent",
 	"loads truncating own", "intersects refused (scalable)",
 	"main mapped again (behind)", "own filters mapped again (behind)",
+	"merges refused (counting scalable)",
 };
 
 enum fail_kind {
@@ -928,6 +929,7 @@ struct own {
 	int fd;			/* -1 when destroyed */
 	bool main_geometry;	/* compatible with main */
 	bool scalable;		/* made with an expansion */
+	bool no_merge;		/* counting and scalable: takes no merge */
 	bool has_copy;		/* holds main's keys up to copy[] */
 	uint64_t copy[MAX_SLOTS];
 	struct st_map map;	/* the filter mapped, base NULL if not */
@@ -1000,6 +1002,7 @@ static void own_create(struct proc *p, struct own *o)
 			}
 		}
 	}
+	o->no_merge = o->scalable && t->type == KBLOOM_TYPE_COUNTING;
 	begin(p, "create");
 	e = o->scalable ? create_scalable(o->name, t, capacity, expansion,
 					  seed) :
@@ -1270,10 +1273,22 @@ static void load_older_image(struct proc *p, int main_fd, struct own *o)
 	begin(p, "load an older image");
 	before = subfilters_of(o->fd, o->name);
 	if (before && before <= subs) {
-		e = combine(o->fd, main_fd, KBLOOM_IOC_MERGE);
-		if (e)
-			fail(F_ERRNO, "merge main into %s: %s", o->name,
-			     st_errname(e));
+		/*
+		 * Main's sub-filters now: merged in, or for a counting one,
+		 * which takes no merge, main's image now loaded.
+		 */
+		if (o->no_merge) {
+			size_t len;
+
+			e = save_main(p, main_fd, &len);
+			if (!e)
+				e = write_all(p, o->fd, len);
+		} else {
+			e = combine(o->fd, main_fd, KBLOOM_IOC_MERGE);
+		}
+		if (e && e != ESTALE)
+			fail(F_ERRNO, "main's sub-filters into %s: %s",
+			     o->name, st_errname(e));
 		before = subfilters_of(o->fd, o->name);
 	}
 	e = write_image(p, o->fd, p->old_image, p->old_len);
@@ -1309,6 +1324,30 @@ static bool combined(const struct own *o, int e, const char *what)
 	return !e;
 }
 
+/* A counting scalable main takes no merge (EOPNOTSUPP), as own may not. */
+static bool main_no_merge(void)
+{
+	return scalable && main_t->type == KBLOOM_TYPE_COUNTING;
+}
+
+/*
+ * The outcome e of a merge into main (into_main) or into own: refused
+ * with EOPNOTSUPP, before anything else, by a counting scalable filter,
+ * else as combined() says.  True when it was done.
+ */
+static bool merged(struct proc *p, const struct own *o, int e,
+		   bool into_main, const char *what)
+{
+	if (into_main ? main_no_merge() : o->no_merge) {
+		if (e != EOPNOTSUPP)
+			fail(F_ERRNO, what, o->name, st_errname(e));
+		else
+			count(p, C_MERGE_REFUSED, 1);
+		return false;
+	}
+	return combined(o, e, what);
+}
+
 static void chaos_step(struct proc *p, int main_fd, struct own *own)
 {
 	struct own *o = &own[st_below(&p->rng, OWN_FILTERS)];
@@ -1328,7 +1367,7 @@ static void chaos_step(struct proc *p, int main_fd, struct own *own)
 		begin(p, "merge main into own");
 		e = combine(o->fd, main_fd, KBLOOM_IOC_MERGE);
 		end(p);
-		if (!combined(o, e, "merge main into %s: %s"))
+		if (!merged(p, o, e, false, "merge main into %s: %s"))
 			break;
 		count(p, C_MERGE_IN, 1);
 		if (!o->has_copy)
@@ -1341,7 +1380,7 @@ static void chaos_step(struct proc *p, int main_fd, struct own *own)
 		begin(p, "merge own into main");
 		e = combine(main_fd, o->fd, KBLOOM_IOC_MERGE);
 		end(p);
-		if (combined(o, e, "merge %s into main: %s"))
+		if (merged(p, o, e, true, "merge %s into main: %s"))
 			count(p, C_MERGE_OUT, 1);
 		break;
 	case 2:
@@ -1608,11 +1647,13 @@ static bool covered(const uint64_t *sums)
 	       (!nbpf || sums[C_BPF_KEYS]) &&
 	       (!nkwriters || published(nwriters)) &&
 	       (!nbwriters || published(nwriters + nkwriters)) &&
-	       (!nchaos || (sums[C_MERGE_IN] && sums[C_RESTORE] &&
+	       (!nchaos || ((main_no_merge() ? sums[C_MERGE_REFUSED] :
+			     sums[C_MERGE_IN]) && sums[C_RESTORE] &&
 			    sums[C_COPY_KEYS] && sums[C_DESTROY] &&
 			    sums[C_OWN_MAP_KEYS] &&
 			    (scalable ?
-			     sums[C_MERGE_OUT] && sums[C_CLEAR] &&
+			     (main_no_merge() || sums[C_MERGE_OUT]) &&
+			     sums[C_CLEAR] &&
 			     sums[C_TRUNCATE] && sums[C_OWN_REMAPS] :
 			     sums[C_MAIN_REWRITE])));
 }

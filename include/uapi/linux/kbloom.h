@@ -131,16 +131,27 @@
  *   are still accepted, and saturated is 1 until a growth succeeds.  The
  *   rate never passes the bound: a full filter takes no new key.
  *   DELETE (counting) takes a key from its home, so every ADD is undone
- *   by one DELETE; it gives back no capacity.  CLEAR takes the filter back
+ *   by one DELETE and no other key's counters are touched; it gives back
+ *   no capacity.  The home stays put: only the newest sub-filter takes
+ *   new keys (an add reserves its place there before writing, so racing
+ *   adders never take it past its capacity, and a growth waits for the
+ *   adds that may still reach the old newest before the new one takes
+ *   any), and an ADD of a known key never sets a cell from zero.  CLEAR
+ *   takes the filter back
  *   to sub-filter 0 alone, emptied, the others' memory freed before it
- *   returns.  MERGE needs both filters scalable and compatible (equal
- *   capacity, fp_ppb, expansion, type and seed), else EXDEV; it grows
- *   this filter to as many sub-filters as the other has (E2BIG or ENOMEM
- *   as a growth, keys unchanged) and merges each sub-filter into the one
- *   of its index; sub-filters may then hold more than their capacity, and
- *   fp_now_ppb says what that costs.  Not for scalable filters
- *   (EOPNOTSUPP, after EBADF and ENODEV): INTERSECT, since two filters
- *   hold a common key in sub-filters of different indexes.  Their
+ *   returns.  MERGE into a bits scalable filter needs the other scalable
+ *   and compatible (equal capacity, fp_ppb, expansion, type and seed),
+ *   else EXDEV; it grows this filter to as many sub-filters as the other
+ *   has (E2BIG or ENOMEM as a growth, keys unchanged) and merges each
+ *   sub-filter into the one of its index; sub-filters may then hold more
+ *   than their capacity, and fp_now_ppb says what that costs.  Not for
+ *   scalable filters (EOPNOTSUPP, after EBADF and ENODEV): INTERSECT,
+ *   since two filters hold a common key in sub-filters of different
+ *   indexes; and MERGE into a counting one (from any filter, itself
+ *   included, before EXDEV), since the other's keys would land in its
+ *   older sub-filters, which could then answer "may be present" for keys
+ *   of its newer ones and move their homes: a DELETE would then take
+ *   counts of keys still there.  Their
  *   mappings list the sub-filters ("Mapping"); their images are of version
  *   KBLOOM_IMAGE_VERSION_CHAIN ("Filter images" says what a load does to
  *   the sub-filters).  GET_INFO reports the whole filter: capacity and fp_target_ppb
@@ -346,7 +357,8 @@
  *   for reading), ENODEV (filter destroyed), EOPNOTSUPP (DELETE on a bits
  *   filter, ROTATE or GET_WINDOW on a filter that is not a window,
  *   GET_SUBFILTER on one that is not scalable, INTERSECT with a scalable
- *   filter on either side), ERANGE (a GET_SUBFILTER index),
+ *   filter on either side, MERGE into a counting scalable filter), ERANGE
+ *   (a GET_SUBFILTER index),
  *   E2BIG and ENOMEM (an ADD or MERGE that could not grow a scalable
  *   filter),
  *   ENOTTY (unknown command).

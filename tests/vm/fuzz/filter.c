@@ -335,15 +335,18 @@ void do_combine(struct worker *w, enum op op)
 	}
 	/*
 	 * This file's access is checked first, then liveness, then the
-	 * source; a merge may grow a scalable filter, and an intersect with
-	 * one on either side is EOPNOTSUPP.
+	 * source; a merge may grow a scalable filter (a counting one takes
+	 * none: EOPNOTSUPP), and an intersect with one on either side is
+	 * EOPNOTSUPP.
 	 */
 	if (!can_write(p))
 		allowed = ALLOW(EBADF);
 	else if (!src_readable)
 		allowed = ALLOW(EBADF, ENODEV);
 	else if (op == OP_merge)
-		allowed = grow_gate(p, ALLOW(0, EXDEV, ENODEV));
+		allowed = grow_gate(p, p->scalable ?
+				    ALLOW(0, EXDEV, ENODEV, EOPNOTSUPP) :
+				    ALLOW(0, EXDEV, ENODEV));
 	else if (p->scalable > 0 || q_scalable > 0)
 		allowed = ALLOW(EOPNOTSUPP, ENODEV);
 	else if (p->scalable || q_scalable)
