@@ -32,6 +32,11 @@
  * rcu_read_lock(), and a page already mapped keeps a reference of its
  * own (the fault's get_page()), so the freed cells stay readable, and
  * stale, to that mapping alone, which the sequence tells to map again.
+ * A page the mapping had not touched yet, of a sub-filter dropped since
+ * mmap() accepted its range, faults to a page of zeros (the table's
+ * allocation keeps one past its end): a mapping never raises SIGBUS
+ * within its length, and a reader, which finds the sequence moved, maps
+ * again.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -77,7 +82,9 @@ static void kbloom_map_describe(struct kbloom_dev *kd, u32 index)
 
 /*
  * The table, sub-filter 0's entry and the header's scalable fields.  The
- * table is vmalloc'ed in whole pages, which the faults hand out.
+ * table is vmalloc'ed in whole pages, which the faults hand out, and one
+ * page more, never written: the zeros a fault past the sub-filters
+ * present gets (kbloom_chain_page()).
  */
 static int kbloom_map_init_chain(struct kbloom_dev *kd)
 {
@@ -87,8 +94,8 @@ static int kbloom_map_init_chain(struct kbloom_dev *kd)
 	u64 table = PAGE_ALIGN((u64)kbloom_chain_max_subs(&c->params) *
 			       sizeof(struct kbloom_map_subfilter));
 
-	kd->map_subs = __vmalloc(table, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
-				 __GFP_NOWARN);
+	kd->map_subs = __vmalloc(table + PAGE_SIZE, GFP_KERNEL_ACCOUNT |
+				 __GFP_ZERO | __GFP_NOWARN);
 	if (!kd->map_subs)
 		return -ENOMEM;
 	hdr->version = KBLOOM_MAP_VERSION_CHAIN;
@@ -226,9 +233,10 @@ static void kbloom_vm_close(struct vm_area_struct *vma)
 }
 
 /*
- * A page of a scalable filter's table or cells, with a reference, or
- * NULL past the sub-filters present.  Under RCU, which keeps a sub-filter
- * a CLEAR or load detaches until the reference is taken.
+ * A page of a scalable filter's table or cells, with a reference; past
+ * the sub-filters present, the page of zeros after the table.  Under
+ * RCU, which keeps a sub-filter a CLEAR or load detaches until the
+ * reference is taken.
  */
 static struct page *kbloom_chain_page(struct kbloom_dev *kd, pgoff_t pgoff)
 {
@@ -259,6 +267,10 @@ static struct page *kbloom_chain_page(struct kbloom_dev *kd, pgoff_t pgoff)
 		break;
 	}
 	rcu_read_unlock();
+	if (!page) {
+		page = vmalloc_to_page((u8 *)kd->map_subs + table - PAGE_SIZE);
+		get_page(page);
+	}
 	return page;
 }
 
@@ -268,10 +280,7 @@ static vm_fault_t kbloom_vm_fault(struct vm_fault *vmf)
 	struct page *page;
 
 	if (kd->scale && vmf->pgoff) {
-		page = kbloom_chain_page(kd, vmf->pgoff);
-		if (!page)
-			return VM_FAULT_SIGBUS;
-		vmf->page = page;
+		vmf->page = kbloom_chain_page(kd, vmf->pgoff);
 		return 0;
 	}
 

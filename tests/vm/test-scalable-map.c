@@ -8,7 +8,9 @@
  * growth leaves a mapping behind (its checks then ask the module, and
  * still find every key) until kbl_map() maps it again; CLEAR and a load
  * move the sequence and shrink or grow map_bytes, a range past it is
- * EINVAL, and pages mapped before a CLEAR stay readable; a reader racing
+ * EINVAL, and pages mapped before a CLEAR stay readable, as do pages of a
+ * mapping that it never touched before a CLEAR or a load dropped their
+ * sub-filters (zeros then, never SIGBUS); a reader racing
  * an adder that grows the filter ten times, remapping when behind, finds
  * every key whose ADD returned before its check began.
  */
@@ -16,6 +18,7 @@
 #include <stdatomic.h>
 
 #include "kbloom.h"
+#include "stress-map.h"
 #include "vmtest.h"
 
 #define SUITE	"scalable-map"
@@ -370,11 +373,110 @@ static const char *map_destroyed(const struct vt_type *t)
 	return NULL;
 }
 
+/*
+ * A mapping whose cell pages were never touched, then a CLEAR (or a load
+ * of fewer sub-filters) drops the sub-filters they held: every page
+ * within the length mmap() accepted still reads, as zeros past what the
+ * filter now maps, with no SIGBUS (caught here, to report it; libkbloom's
+ * readers install no handler).  The header says to map again.
+ */
+struct sm_touch {
+	const uint8_t *p;
+	size_t len;
+	uint64_t nonzero;	/* bytes past from that were not zero */
+	size_t from;
+};
+
+static void sm_touch_all(void *arg)
+{
+	struct sm_touch *t = arg;
+	size_t i;
+
+	for (i = 0; i < t->len; i += 64)
+		t->nonzero += i >= t->from && t->p[i];
+}
+
+/* map_bytes now, from the header page: 0 on failure. */
+static size_t sm_map_bytes(int fd)
+{
+	const struct kbloom_map_header *h;
+	size_t len;
+
+	h = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED)
+		return 0;
+	len = h->map_bytes;
+	munmap((void *)h, 4096);
+	return len;
+}
+
+/* Maps fd whole, touching nothing, then clears it or loads img into it. */
+static const char *sm_untouched_survive(int fd, const uint8_t *img,
+					size_t img_len)
+{
+	const char *what = img ? "a load" : "clear";
+	const struct kbloom_map_header *h;
+	struct sm_touch t = { 0 };
+	size_t len = sm_map_bytes(fd);
+	uint8_t *p;
+	int sig, e;
+
+	EXPECT(len > 4096, "map_bytes %zu", len);
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT(p != MAP_FAILED, "mmap: %s", vt_errno_name(errno));
+	e = img ? vt_write_image(fd, img, img_len, 1 << 20) :
+		  ioctl(fd, KBLOOM_IOC_CLEAR, 0);
+	if (e) {
+		munmap(p, len);
+		return vt_fail("%s: %s", what, vt_errno_name(errno));
+	}
+	h = (const void *)p;
+	t.p = p;
+	t.len = len;
+	t.from = h->map_bytes;
+	sig = st_guarded(sm_touch_all, &t);
+	munmap(p, len);
+	EXPECT(!sig, "after %s, a page within the mapping raised signal %d",
+	       what, sig);
+	EXPECT(t.from < len, "after %s, map_bytes %zu of %zu", what, t.from,
+	       len);
+	EXPECT(!t.nonzero, "after %s, %llu bytes past map_bytes not zero",
+	       what, (unsigned long long)t.nonzero);
+	return NULL;
+}
+
+static const char *untouched_pages_survive(const struct vt_type *t)
+{
+	struct kbloom_info info;
+	uint8_t *small;
+	size_t small_len;
+	int fd;
+
+	st_guard_signals();
+	fd = sm_fresh("sm-untouched", t);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	/* An image of one sub-filter, for the load below. */
+	small = vt_read_image(fd, 1 << 16, &small_len);
+	EXPECT(small, "read: %s", vt_errno_name(errno));
+	EXPECT(vt_add_prefix(fd, "u", 0, 10 * CAP) > 0, "add: %s",
+	       vt_errno_name(errno));
+	EXPECT_OK(vt_info(fd, &info));
+	EXPECT(info.subfilters >= 3, "grew to %u sub-filters only",
+	       info.subfilters);
+	EXPECT_NULL(sm_untouched_survive(fd, NULL, 0));
+	EXPECT(vt_add_prefix(fd, "u", 0, 10 * CAP) > 0, "add: %s",
+	       vt_errno_name(errno));
+	EXPECT_NULL(sm_untouched_survive(fd, small, small_len));
+	free(small);
+	return vt_done(fd, "sm-untouched", NULL);
+}
+
 static const struct vt_case cases[] = {
 	VT_TYPED_NEED(map_follows_growth, VT_GROWS),
 	VT_TYPED_NEED(map_clear_and_load, VT_GROWS),
 	VT_TYPED_NEED(mapped_reader_races_growth, VT_GROWS),
 	VT_TYPED_NEED(map_destroyed, VT_GROWS),
+	VT_TYPED_NEED(untouched_pages_survive, VT_GROWS),
 };
 
 int main(void)

@@ -534,12 +534,13 @@
  *   of them, page-aligned; the layout of a sub-filter of one index never
  *   moves, so a growth only adds pages past map_bytes, and a reader
  *   whose mapping is shorter than the new map_bytes maps again to check
- *   the new sub-filter (mmap() takes the current map_bytes; a part of the
- *   mapping past the sub-filters present faults with SIGBUS).  CLEAR and
+ *   the new sub-filter (mmap() takes the current map_bytes).  CLEAR and
  *   an image load may free sub-filters: they move sequence, as for every
  *   filter, and lower subfilters; pages mapped before then keep the
- *   freed cells for the mapping's life, so a reader whose mapping was
- *   made before sequence last moved maps again.
+ *   freed cells for the mapping's life, and a page of the mapping not
+ *   touched before then reads as zeros (never SIGBUS within the length
+ *   mmap() accepted), so a reader whose mapping was made before sequence
+ *   last moved maps again.
  *   Mapped checks do not pass through the module: check_calls, check_hits
  *   and check_ioctls do not count them.  Knowing the seed is part of
  *   reading a filter: the mapping shows it, as the image does.

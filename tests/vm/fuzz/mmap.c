@@ -437,11 +437,10 @@ void do_map_touch(struct worker *w)
 	sig = st_guarded(touch_fn, &t);
 	w->st->syscalls++;
 	w->st->errs[OP_map_touch][0]++;
-	/* Past the sub-filters a CLEAR or load left: no page there. */
-	if (sig == SIGBUS && m->scalable) {
-		w->st->map.signals++;
-		return;
-	}
+	/*
+	 * Past the sub-filters a CLEAR or load left, a page of zeros: no
+	 * signal within a mapping's length, scalable or not.
+	 */
 	if (sig) {
 		fault_signal(w, OP_map_touch, sig, "reading mapped pages");
 		return;
