@@ -95,6 +95,17 @@ struct kbloom_scale {
 	struct work_struct grow_work;
 	/* The last growth's error, 0 once one succeeded. */
 	int grow_err;
+	/*
+	 * After a failed growth, adds that may not sleep ask for none
+	 * before grow_next (jiffies), grow_backoff after the failure, which
+	 * doubles with each failure in a row; none at all once grow_ended
+	 * (the schedule's end: no growth can succeed until a CLEAR or a
+	 * load takes sub-filters away).  Written under grow_lock, or with
+	 * kd->lock held exclusive, which keeps growers out.
+	 */
+	unsigned long grow_next;
+	unsigned long grow_backoff;
+	bool grow_ended;
 	/* The creator's memory cgroup: the worker's growths are its. */
 	struct mem_cgroup *memcg;
 	struct kbloom_dev *kd;

@@ -11,7 +11,11 @@
  * context, where the allocator may not be called: it answers -EAGAIN (or
  * the last growth's error, once one failed) and queues grow_work, which
  * grows the chain from a worker under kd->lock shared, charging the
- * creator's memory cgroup as the create did.  Either way one grower runs
+ * creator's memory cgroup as the create did.  After a failed growth the
+ * next is asked for no sooner than KBLOOM_GROW_BACKOFF_MIN later, twice
+ * that after two failures in a row, up to KBLOOM_GROW_BACKOFF_MAX: an
+ * adder at packet rate against a cap would otherwise run the worker back
+ * to back.  At the schedule's end none is asked for at all.  Either way one grower runs
  * at a time (grow_lock) and grows only a chain still full, so racing
  * adders that all found it full grow it once.  A full chain never takes
  * a new key past its capacity, whoever adds: the rate stays under the
@@ -32,8 +36,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/jiffies.h>
 #include <linux/math64.h>
 #include <linux/memcontrol.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
@@ -46,6 +52,13 @@
 
 /* Growths for adds that may not sleep; drained before the module goes. */
 static struct workqueue_struct *kbloom_grow_wq;
+
+/*
+ * The wait after a failed growth before adds that may not sleep ask for
+ * another: a raised cap is seen within the longest of them.
+ */
+#define KBLOOM_GROW_BACKOFF_MIN	(HZ / 100)
+#define KBLOOM_GROW_BACKOFF_MAX	HZ
 
 /* Before the devices, after the control node is gone. */
 int kbloom_scale_setup(void)
@@ -72,8 +85,11 @@ static int kbloom_scale_grow_one(struct kbloom_dev *kd)
 
 	lockdep_assert_held(&s->grow_lock);
 	err = kbloom_chain_sub_geometry(&geo, &s->chain.params, s->chain.nsubs);
-	if (err)
+	if (err) {
+		/* The schedule's end: no later growth can succeed either. */
+		WRITE_ONCE(s->grow_ended, true);
 		return err;
+	}
 	bytes = kbloom_geometry_bytes(&geo);
 	if (kd->bytes > cap || bytes > cap - kd->bytes)
 		return -E2BIG;
@@ -102,6 +118,10 @@ static int kbloom_scale_grow(struct kbloom_dev *kd)
 	if (kbloom_chain_full(&s->chain)) {
 		err = kbloom_scale_grow_one(kd);
 		WRITE_ONCE(s->grow_err, err);
+		s->grow_backoff = err ? clamp(s->grow_backoff * 2,
+					      KBLOOM_GROW_BACKOFF_MIN,
+					      KBLOOM_GROW_BACKOFF_MAX) : 0;
+		WRITE_ONCE(s->grow_next, jiffies + s->grow_backoff);
 	}
 	mutex_unlock(&s->grow_lock);
 	return err;
@@ -148,6 +168,13 @@ static void kbloom_scale_grow_work(struct work_struct *work)
  */
 static void kbloom_scale_want_growth(struct kbloom_dev *kd)
 {
+	struct kbloom_scale *s = kd->scale;
+
+	/* Not at the schedule's end, nor while backing off a failure. */
+	if (READ_ONCE(s->grow_ended) ||
+	    (READ_ONCE(s->grow_err) &&
+	     time_before(jiffies, READ_ONCE(s->grow_next))))
+		return;
 	get_device(&kd->dev);
 	if (!queue_work(kbloom_grow_wq, &kd->scale->grow_work))
 		kbloom_dev_put(kd);
@@ -381,7 +408,10 @@ static struct kbloom_chain_sub *kbloom_scale_truncate(struct kbloom_dev *kd,
 	retired = kbloom_chain_truncate(&kd->scale->chain, subs);
 	kbloom_map_truncate(kd, subs);
 	WRITE_ONCE(kd->bytes, kd->bytes - kbloom_scale_retired_bytes(retired));
+	/* Growers are kept out by kd->lock: room again, and no wait. */
 	WRITE_ONCE(kd->scale->grow_err, 0);
+	WRITE_ONCE(kd->scale->grow_ended, false);
+	kd->scale->grow_backoff = 0;
 	return retired;
 }
 

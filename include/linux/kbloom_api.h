@@ -66,8 +66,11 @@
  * changes nothing, and has a kernel worker grow the filter soon after,
  * so that the same add then succeeds; once a growth failed it returns
  * that errno instead (-E2BIG at the module's caps or the filter's last
- * sub-filter, -ENOMEM), each such add asking the worker to try again, so
- * raising a cap lets the filter grow.  A key already in the filter is
+ * sub-filter, -ENOMEM); such adds ask the worker to try again at most
+ * once per backoff (10 ms doubling to 1 s while growths fail), so a
+ * raised cap lets the filter grow within a second, and never at the
+ * filter's last sub-filter (until a CLEAR or a load).  A key already in
+ * the filter is
  * always taken.  add_keys returns -EOPNOTSUPP (after -EINVAL for its
  * keys) and changes nothing: a batch that stopped at the first full
  * sub-filter could not say where; add the keys one by one.

@@ -452,6 +452,40 @@ kapi_until() {
 	done
 }
 
+# The grow worker's runs while CMD... runs, from the workqueue's own
+# tracepoint (tracefs), into $runs, and the whole seconds it took (one
+# more) into $secs; 1 when tracing is not there.
+tracing=/sys/kernel/tracing
+grow_runs() {
+	[ -d "$tracing/events" ] || mount -t tracefs nodev "$tracing" \
+		2>/dev/null || return 1
+	ev=$tracing/events/workqueue/workqueue_execute_start/enable
+	[ -w "$ev" ] || return 1
+	echo 0 >"$tracing/tracing_on"
+	: >"$tracing/trace"
+	echo 1 >"$ev"
+	echo 1 >"$tracing/tracing_on"
+	secs=$(date +%s)
+	"$@"
+	secs=$(($(date +%s) - secs + 1))
+	echo 0 >"$tracing/tracing_on"
+	echo 0 >"$ev"
+	runs=$(grep -c kbloom_scale_grow_work "$tracing/trace")
+	: >"$tracing/trace"
+	return 0
+}
+
+# kapi_adds_for_a_second START: ten rounds of 5,000 in-kernel adds of new
+# keys from START on, 0.1 s apart.
+kapi_adds_for_a_second() {
+	round=0
+	while [ "$round" -lt 10 ]; do
+		kapi add process $(($1 + round * 5000)) 5000
+		round=$((round + 1))
+		sleep 0.1
+	done
+}
+
 for type in bits counting; do
 	kb_type "$type"
 	s=kapi-$type-s
@@ -485,6 +519,18 @@ for type in bits counting; do
 		[ "$(sysfs "$s" subfilters)" -eq "$subs" ]
 	verdict $? "$type/scalable-cap-saturated" \
 		"saturated $(sysfs "$s" saturated), $(sysfs "$s" subfilters) sub-filters, $subs before"
+	# 50,000 adds at the cap ask for few growths: each failure doubles
+	# the wait before the next (10 ms to 1 s): at most 8 in the first
+	# second and one a second after, where each add asked for one.
+	if grow_runs kapi_adds_for_a_second 200001; then
+		echo "  $suite/$type/scalable-cap-backoff: $runs growths tried in $secs s of adds at the cap"
+		check "$type/scalable-cap-backoff" \
+			"$runs growths tried in $secs s of adds at the cap" \
+			[ "$runs" -le $((8 + secs)) ]
+	else
+		echo "SKIP: $suite: $type/scalable-cap-backoff: no tracefs" \
+			"workqueue events in this kernel"
+	fi
 	echo "$saved" >"$caps/max_filter_bytes"
 	kapi_until errors=0 add process 100001 5000
 	verdict $? "$type/scalable-cap-raised" "$res"
@@ -493,6 +539,31 @@ for type in bits counting; do
 	kapi put
 	kbloomctl destroy -q "$s"
 done
+
+# At the schedule's end (capacity 1, expansion 1: 1,024 sub-filters of one
+# key, grown by the ADD ioctl) no growth can succeed: in-kernel adds get
+# E2BIG and the worker is not asked at all.  What the worker does is the
+# same for both types; a counting filter's 1,023 growths would each wait
+# a grace period, so this runs on bits.
+s=kapi-end
+kbloomctl destroy -f -q "$s" 2>/dev/null
+kbloomctl create -q "$s" --capacity 1 --fp 1% --expansion 1
+seq 1 1100 | kbloomctl add -q "$s" 2>/dev/null
+check end/scalable-schedule-end "$(sysfs "$s" subfilters) sub-filters" \
+	[ "$(sysfs "$s" subfilters)" -eq 1024 ]
+kapi hold "$s"
+if grow_runs kapi_adds_for_a_second 300001; then
+	echo "  $suite/end/scalable-end-no-growth: $runs growths tried in $secs s of adds at the schedule's end"
+	check end/scalable-end-no-growth \
+		"$runs growths tried at the schedule's end ($res)" \
+		[ "$runs" -le 1 ]
+else
+	echo "SKIP: $suite: end/scalable-end-no-growth: no tracefs" \
+		"workqueue events in this kernel"
+fi
+check end/scalable-end-e2big "$res" has err=-$E2BIG
+kapi put
+kbloomctl destroy -q "$s"
 
 # --- references pin kbloom ---------------------------------------------------
 # Two references to the first type's filter.

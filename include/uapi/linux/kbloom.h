@@ -126,8 +126,11 @@
  *   the module's own limit; with ENOMEM when the memory (or the memory
  *   cgroup of the adder, or of the creator for the worker) has none.
  *   Then ADD stops at that key (done says where) and the in-kernel adds
- *   fail with that errno instead of -EAGAIN (each asks the worker to try
- *   again, so raising a cap lets the filter grow); keys already present
+ *   fail with that errno instead of -EAGAIN (they ask the worker to try
+ *   again, at most once per backoff that doubles from 10 ms to 1 s with
+ *   each failure in a row, so a raised cap lets the filter grow within a
+ *   second; at the filter's last sub-filter never, until a CLEAR or a
+ *   load makes room); keys already present
  *   are still accepted, and saturated is 1 until a growth succeeds.  The
  *   rate never passes the bound: a full filter takes no new key.
  *   DELETE (counting) takes a key from its home, so every ADD is undone
