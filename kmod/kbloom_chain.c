@@ -69,11 +69,13 @@
  */
 #ifdef __KERNEL__
 static void chain_adders_enter(struct kbloom_chain *c)
+	__acquires(RCU)
 {
 	rcu_read_lock();
 }
 
 static void chain_adders_leave(struct kbloom_chain *c)
+	__releases(RCU)
 {
 	rcu_read_unlock();
 }
@@ -109,6 +111,13 @@ static void chain_adders_wait(struct kbloom_chain *c)
 	}
 }
 #endif
+
+/* Sub-filter i's core filter. */
+static __always_inline struct kbloom_filter *
+sub_filter(const struct kbloom_chain *c, u32 i)
+{
+	return &kbloom_chain_sub(c, i)->f;
+}
 
 int kbloom_chain_params_validate(const struct kbloom_chain_params *cp)
 {
@@ -276,7 +285,8 @@ static int chain_build_sub(struct kbloom_chain *c, u32 index)
 		return ret;
 	}
 	atomic64_set(&sub->keys, 0);
-	c->subs[index] = sub;
+	/* The sub-filter whole before its slot: see kbloom_chain_sub(). */
+	rcu_assign_pointer(c->subs[index], sub);
 	return 0;
 }
 
@@ -332,7 +342,7 @@ void kbloom_chain_grow_publish(struct kbloom_chain *c)
 	 * capacity is kept by sub_reserve() alone.
 	 */
 	if (c->nsubs) {
-		WRITE_ONCE(c->subs[c->nsubs - 1]->sealed, true);
+		WRITE_ONCE(kbloom_chain_sub(c, c->nsubs - 1)->sealed, true);
 		if (c->params.type == KBLOOM_TYPE_COUNTING)
 			chain_adders_wait(c);
 	}
@@ -345,8 +355,8 @@ void kbloom_chain_free(struct kbloom_chain *c)
 	u32 i;
 
 	for (i = 0; i < c->nsubs; i++) {
-		kbloom_filter_free(&c->subs[i]->f);
-		kfree(c->subs[i]);
+		kbloom_filter_free(sub_filter(c, i));
+		kfree(kbloom_chain_sub(c, i));
 	}
 	kfree(c->subs);
 	c->subs = NULL;
@@ -361,7 +371,7 @@ static bool sub_full(const struct kbloom_chain_sub *sub)
 
 bool kbloom_chain_full(const struct kbloom_chain *c)
 {
-	return sub_full(c->subs[kbloom_chain_subs(c) - 1]);
+	return sub_full(kbloom_chain_sub(c, kbloom_chain_subs(c) - 1));
 }
 
 /*
@@ -379,13 +389,13 @@ static __always_inline u64 sub_hash(const struct kbloom_chain *c, u32 i,
 {
 	if (!i)
 		return h;
-	return kbloom_xxh64_avalanche(h ^ c->subs[i]->f.geo.seed);
+	return kbloom_xxh64_avalanche(h ^ sub_filter(c, i)->geo.seed);
 }
 
 static __always_inline u64 key_hash(const struct kbloom_chain *c,
 				    const void *key, u32 len)
 {
-	return kbloom_hash(&c->subs[0]->f, key, len);
+	return kbloom_hash(sub_filter(c, 0), key, len);
 }
 
 /*
@@ -401,7 +411,7 @@ static u32 chain_home(const struct kbloom_chain *c, u32 n, u64 h)
 	u32 i;
 
 	for (i = 0; i < n; i++)
-		if (kbloom_lookup_hash(&c->subs[i]->f, sub_hash(c, i, h)))
+		if (kbloom_lookup_hash(sub_filter(c, i), sub_hash(c, i, h)))
 			break;
 	return i;
 }
@@ -439,12 +449,12 @@ again:
 		 * here would set a cell of an older sub-filter.
 		 */
 		if (c->params.type == KBLOOM_TYPE_COUNTING &&
-		    !kbloom_count_known_hash(&c->subs[home]->f,
+		    !kbloom_count_known_hash(sub_filter(c, home),
 					     sub_hash(c, home, h)))
 			goto again;
 		return 0;
 	}
-	newest = c->subs[n - 1];
+	newest = kbloom_chain_sub(c, n - 1);
 	if (READ_ONCE(newest->sealed)) {
 		/* Published meanwhile: the next one takes it. */
 		if (kbloom_chain_subs(c) != n)
@@ -481,7 +491,7 @@ bool kbloom_chain_delete(struct kbloom_chain *c, const void *key, u32 len)
 	h = key_hash(c, key, len);
 	home = chain_home(c, n, h);
 	return home < n &&
-	       kbloom_delete_hash(&c->subs[home]->f, sub_hash(c, home, h));
+	       kbloom_delete_hash(sub_filter(c, home), sub_hash(c, home, h));
 }
 
 /*
@@ -495,7 +505,7 @@ bool kbloom_chain_lookup(const struct kbloom_chain *c, const void *key,
 	u64 h = key_hash(c, key, len);
 
 	while (i--)
-		if (kbloom_lookup_hash(&c->subs[i]->f, sub_hash(c, i, h)))
+		if (kbloom_lookup_hash(sub_filter(c, i), sub_hash(c, i, h)))
 			return true;
 	return false;
 }
@@ -532,7 +542,8 @@ u32 kbloom_chain_lookup_batch(const struct kbloom_chain *c,
 				}
 			if (!left)
 				break;
-			part = kbloom_lookup_hashes(&c->subs[i]->f, sub, left);
+			part = kbloom_lookup_hashes(sub_filter(c, i), sub,
+						    left);
 			while (part) {
 				hits |= 1UL << idx[__ffs64(part)];
 				part &= part - 1;
@@ -550,9 +561,12 @@ u64 kbloom_chain_model_ppb16(const struct kbloom_chain *c)
 	u32 i, n = kbloom_chain_subs(c);
 	u64 pass62 = KBLOOM_CHAIN_PASS_ONE;
 
-	for (i = 0; i < n; i++)
-		pass62 = kbloom_chain_pass62(pass62, &c->subs[i]->f.geo,
-					     atomic64_read(&c->subs[i]->keys));
+	for (i = 0; i < n; i++) {
+		const struct kbloom_chain_sub *sub = kbloom_chain_sub(c, i);
+
+		pass62 = kbloom_chain_pass62(pass62, &sub->f.geo,
+					     atomic64_read(&sub->keys));
+	}
 	return kbloom_chain_rate_ppb16(pass62);
 }
 
@@ -562,7 +576,7 @@ u64 kbloom_chain_bytes(const struct kbloom_chain *c)
 	u64 bytes = 0;
 
 	for (i = 0; i < n; i++)
-		bytes += kbloom_geometry_bytes(&c->subs[i]->f.geo);
+		bytes += kbloom_geometry_bytes(&sub_filter(c, i)->geo);
 	return bytes;
 }
 
@@ -570,7 +584,7 @@ void kbloom_chain_sub_stats(const struct kbloom_chain *c, u32 index,
 			    const struct kbloom_cell_stats *cells,
 			    struct kbloom_chain_sub_stats *st)
 {
-	const struct kbloom_chain_sub *sub = c->subs[index];
+	const struct kbloom_chain_sub *sub = kbloom_chain_sub(c, index);
 	struct kbloom_cell_stats cs;
 
 	if (cells)
@@ -602,7 +616,7 @@ u32 kbloom_chain_scan(const struct kbloom_chain *c,
 
 	memset(total, 0, sizeof(*total));
 	for (i = 0; i < n; i++) {
-		const struct kbloom_filter *f = &c->subs[i]->f;
+		const struct kbloom_filter *f = sub_filter(c, i);
 		struct kbloom_cell_stats one;
 
 		kbloom_scan_cells(f, &one);
@@ -652,11 +666,11 @@ struct kbloom_chain_sub *kbloom_chain_truncate(struct kbloom_chain *c,
 	/* Growers are serialised with this (the caller's part). */
 	smp_store_release(&c->nsubs, subs);
 	/* The newest again: it takes new keys. */
-	WRITE_ONCE(c->subs[subs - 1]->sealed, false);
+	WRITE_ONCE(kbloom_chain_sub(c, subs - 1)->sealed, false);
 	while (--i >= subs) {
-		WRITE_ONCE(c->subs[i]->f.walks_stop, true);
-		c->subs[i]->retired = list;
-		list = c->subs[i];
+		WRITE_ONCE(kbloom_chain_sub(c, i)->f.walks_stop, true);
+		kbloom_chain_sub(c, i)->retired = list;
+		list = kbloom_chain_sub(c, i);
 	}
 	return list;
 }
@@ -676,8 +690,8 @@ void kbloom_chain_clear(struct kbloom_chain *c)
 {
 	/* Readers are gone (the caller's part): free at once. */
 	kbloom_chain_free_subs(kbloom_chain_detach(c));
-	kbloom_clear(&c->subs[0]->f);
-	atomic64_set(&c->subs[0]->keys, 0);
+	kbloom_clear(sub_filter(c, 0));
+	atomic64_set(&kbloom_chain_sub(c, 0)->keys, 0);
 }
 
 int kbloom_chain_merge_supported(const struct kbloom_chain *c)
@@ -730,12 +744,14 @@ int kbloom_chain_merge_subs(struct kbloom_chain *dst,
 	if (dst == src)
 		return 0;
 	for (i = 0; i < n; i++) {
+		struct kbloom_chain_sub *d = kbloom_chain_sub(dst, i);
+		const struct kbloom_chain_sub *o = kbloom_chain_sub(src, i);
+
 		/* Sub-filters of one index have one geometry: compatible. */
-		ret = kbloom_merge(&dst->subs[i]->f, &src->subs[i]->f);
+		ret = kbloom_merge(&d->f, &o->f);
 		if (ret)
 			return ret;
-		atomic64_add(atomic64_read(&src->subs[i]->keys),
-			     &dst->subs[i]->keys);
+		atomic64_add(atomic64_read(&o->keys), &d->keys);
 	}
 	return 0;
 }

@@ -33,6 +33,10 @@
 
 #include "kbloom_core.h"
 
+#ifdef __KERNEL__
+#include <linux/rcupdate.h>
+#endif
+
 /*
  * expansion, each sub-filter's capacity over the one before, is
  * KBLOOM_EXPANSION_MIN to _MAX (uapi).  Sub-filters of a chain at most:
@@ -113,13 +117,31 @@ struct kbloom_chain {
 	struct kbloom_chain_params params;
 	/*
 	 * kbloom_chain_max_subs() slots, the first nsubs in use, oldest
-	 * first
+	 * first.  The rules of the array, for every layer:
+	 * - growth builds a sub-filter, then publishes its slot
+	 *   (rcu_assign_pointer()), then the count that covers it (a
+	 *   release); readers load the count (kbloom_chain_subs(), an
+	 *   acquire) and each slot through kbloom_chain_sub(), whose
+	 *   dependency order pairs with the slot's publication: a reader
+	 *   that loaded a count before a CLEAR and reads a slot regrown
+	 *   since sees the new sub-filter whole;
+	 * - one grower at a time, and none during clear, truncate, merge or
+	 *   free: the caller's lock (the module's grow_lock, and kd->lock
+	 *   exclusive for clear and loads);
+	 * - a sub-filter that clear or truncate detaches stays whole until
+	 *   the caller frees it, after every reader that may hold it is
+	 *   gone (the module: synchronize_rcu(), then stats_cache.lock);
+	 * - readers hold rcu_read_lock() (the in-kernel API, kfuncs, the
+	 *   mapping's fault), or what keeps clear out (the ioctls kd->lock
+	 *   shared, statistics walks stats_cache.lock), or have the chain
+	 *   to themselves (userspace); the module asserts which where it
+	 *   can (kbloom_scalable.c).
 	 */
-	struct kbloom_chain_sub **subs;
+	struct kbloom_chain_sub __rcu **subs;
 	/* published with a release, after the sub-filter it counts */
 	u32 nsubs;
 #ifndef __KERNEL__
-	/* adds in flight, for growth's wait (kbloom_chain.c; RCU in the kernel) */
+	/* adds in flight, for growth's wait (the kernel waits on RCU) */
 	long adders;
 #endif
 };
@@ -136,13 +158,24 @@ int kbloom_chain_grow(struct kbloom_chain *c);
 /*
  * grow in two halves, for a caller that must announce the next sub-filter
  * before any add can reach it (a mapping's table): prepare builds it into
- * c->subs[c->nsubs] (the same errors as grow), unseen by readers of the
+ * the slot c->nsubs (the same errors as grow), unseen by readers of the
  * count; publish then makes it the newest.  The caller keeps other
  * growers out between them; a failed prepare needs no undo.
  */
 int kbloom_chain_grow_prepare(struct kbloom_chain *c);
 void kbloom_chain_grow_publish(struct kbloom_chain *c);
 void kbloom_chain_free(struct kbloom_chain *c);
+
+/*
+ * Sub-filter i, below a count the caller loaded, under one of the
+ * protections the array's rules name (kbloom_chain): raw, as the core
+ * cannot know which its caller holds.
+ */
+static __always_inline struct kbloom_chain_sub *
+kbloom_chain_sub(const struct kbloom_chain *c, u32 i)
+{
+	return rcu_dereference_raw(c->subs[i]);
+}
 
 /* The sub-filters now in the chain (at least 1 after init). */
 static inline u32 kbloom_chain_subs(const struct kbloom_chain *c)
@@ -309,67 +342,5 @@ int kbloom_chain_image_validate(const struct kbloom_chain *c,
 				const void *img, size_t len, u32 *subs);
 void kbloom_chain_image_apply(struct kbloom_chain *c, const void *img,
 			      struct kbloom_counts *counts);
-
-/*
- * A chain over a scalable filter's mapping (include/uapi/linux/kbloom.h,
- * "Mapping"), for the readers of one in userspace (libkbloom, the VM
- * tests), so that they judge a table alike: base is the mapping, len
- * bytes long, its header already judged; n is its subfilters as the
- * caller loaded it (acquire); subs and slots have room for n.  Each
- * entry must be a geometry the core accepts, with no reserved bits and
- * its cells on pages (page bytes, a power of two) of their own after the
- * ones before; entry 0 must be the header's own sub-filter.  An entry
- * whose cells end past len (the filter grew after the length was read)
- * ends the view there.  The view only looks up.  Returns the sub-filters
- * it covers (at least 1), or -EPROTO.  Never called in the kernel: a
- * static inline costs the module nothing.
- */
-static inline int kbloom_chain_map_view(struct kbloom_chain *c,
-					struct kbloom_chain_sub *subs,
-					struct kbloom_chain_sub **slots,
-					const void *base, u64 len, u32 n,
-					u64 page)
-{
-	const struct kbloom_map_header *hdr = base;
-	const struct kbloom_map_subfilter *table;
-	u64 prev_end = hdr->cells_offset, at;
-	u32 i;
-
-	if (!n || n > KBLOOM_SUBFILTERS_MAX || hdr->cells_offset > len ||
-	    hdr->subs_offset > hdr->cells_offset ||
-	    (u64)n * sizeof(*table) > hdr->cells_offset - hdr->subs_offset)
-		return -EPROTO;
-	table = (const void *)((const u8 *)base + hdr->subs_offset);
-	c->params = (struct kbloom_chain_params){
-		.capacity = hdr->capacity, .seed = hdr->seed,
-		.type = hdr->type, .fp_ppb = 1, .expansion = hdr->expansion,
-	};
-	c->subs = slots;
-	for (i = 0; i < n; i++) {
-		struct kbloom_filter *f = &subs[i].f;
-		struct kbloom_map_header one = *hdr;
-
-		at = table[i].cells_offset;
-		one.nblocks = table[i].nblocks;
-		one.seed = table[i].seed;
-		one.k = table[i].k;
-		kbloom_geometry_of_map(&f->geo, &one);
-		if (kbloom_geometry_validate(&f->geo) || table[i].reserved ||
-		    at < prev_end || (at & (page - 1)) ||
-		    (!i && (at != hdr->cells_offset ||
-			    table[i].nblocks != hdr->nblocks ||
-			    table[i].seed != hdr->seed || table[i].k != hdr->k)))
-			return -EPROTO;
-		/* Validated: nblocks <= 2^31, so the bytes cannot wrap. */
-		if (at > len || kbloom_geometry_bytes(&f->geo) > len - at)
-			break;
-		f->words = (u64 *)((const u8 *)base + at);
-		f->counts = NULL;
-		slots[i] = &subs[i];
-		prev_end = at + kbloom_geometry_bytes(&f->geo);
-	}
-	c->nsubs = i;
-	return i ? (int)i : -EPROTO;
-}
 
 #endif /* KBLOOM_CHAIN_H */

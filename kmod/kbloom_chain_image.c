@@ -56,7 +56,7 @@ u64 kbloom_chain_image_bytes(const struct kbloom_chain *c, u32 subs)
 	u32 i;
 
 	for (i = 0; i < subs; i++)
-		nblocks += c->subs[i]->f.geo.nblocks;
+		nblocks += kbloom_chain_sub(c, i)->f.geo.nblocks;
 	return header_bytes(subs) + nblocks * KBLOOM_BLOCK_BYTES + CRC_BYTES;
 }
 
@@ -64,14 +64,14 @@ void kbloom_chain_image_start(const struct kbloom_chain *c,
 			      const struct kbloom_counts *counts,
 			      struct kbloom_image_cursor *cur)
 {
-	const struct kbloom_geometry *geo = &c->subs[0]->f.geo;
+	const struct kbloom_geometry *geo = &kbloom_chain_sub(c, 0)->f.geo;
 	struct kbloom_image_header *hdr = &cur->hdr;
 	u32 subs = kbloom_chain_subs(c), i;
 	u64 nblocks = 0;
 
 	memset(cur, 0, sizeof(*cur));
 	for (i = 0; i < subs; i++)
-		nblocks += c->subs[i]->f.geo.nblocks;
+		nblocks += kbloom_chain_sub(c, i)->f.geo.nblocks;
 	hdr->magic = cpu_to_le32(KBLOOM_IMAGE_MAGIC);
 	hdr->version = cpu_to_le16(KBLOOM_IMAGE_VERSION_CHAIN);
 	hdr->header_bytes = cpu_to_le16(header_bytes(subs));
@@ -115,7 +115,7 @@ static size_t emit_cells(const struct kbloom_chain *c, u32 subs, u64 at,
 	u32 i;
 
 	for (i = 0; i < subs; i++) {
-		const struct kbloom_filter *f = &c->subs[i]->f;
+		const struct kbloom_filter *f = &kbloom_chain_sub(c, i)->f;
 		u64 bytes = f->geo.nblocks * KBLOOM_BLOCK_BYTES;
 
 		if (at < bytes) {
@@ -156,7 +156,7 @@ size_t kbloom_chain_image_emit(const struct kbloom_chain *c,
 			struct kbloom_image_subfilter d;
 			u64 at = pos - SUBS_AT;
 
-			sub_describe(c->subs[at / SUB_BYTES], &d);
+			sub_describe(kbloom_chain_sub(c, at / SUB_BYTES), &d);
 			take = emit_part(out, &d, SUB_BYTES, at % SUB_BYTES,
 					 room);
 		} else if (pos < cells_end) {
@@ -237,7 +237,7 @@ int kbloom_chain_image_check_header(const struct kbloom_chain *c,
 	if (le32_to_cpu(ch.expansion) != cp->expansion)
 		return -EXDEV;
 	/* Equal parameters: sub-filter 0 (never freed) is this chain's. */
-	if (le32_to_cpu(hdr.k) != c->subs[0]->f.geo.k)
+	if (le32_to_cpu(hdr.k) != kbloom_chain_sub(c, 0)->f.geo.k)
 		return -EINVAL;
 	hbytes = le16_to_cpu(hdr.header_bytes);
 	if (hbytes < header_bytes(1) || (hbytes - SUBS_AT) % SUB_BYTES)
@@ -311,7 +311,7 @@ void kbloom_chain_image_apply(struct kbloom_chain *c, const void *img,
 	u64 at = header_bytes(subs);
 
 	for (i = 0; i < subs; i++) {
-		struct kbloom_chain_sub *sub = c->subs[i];
+		struct kbloom_chain_sub *sub = kbloom_chain_sub(c, i);
 		struct kbloom_counts sc = {};
 		u64 keys = get_unaligned_le64(start + SUBS_AT +
 				(u64)i * SUB_BYTES +

@@ -69,7 +69,7 @@ static u64 kbloom_map_end(const struct kbloom_dev *kd, u32 n)
 static void kbloom_map_describe(struct kbloom_dev *kd, u32 index)
 {
 	const struct kbloom_geometry *geo =
-		&kd->scale->chain.subs[index]->f.geo;
+		&kbloom_chain_sub(&kd->scale->chain, index)->f.geo;
 	struct kbloom_map_subfilter *e = &kd->map_subs[index];
 
 	/* Right after the ones before it. */
@@ -89,7 +89,7 @@ static void kbloom_map_describe(struct kbloom_dev *kd, u32 index)
 static int kbloom_map_init_chain(struct kbloom_dev *kd)
 {
 	const struct kbloom_chain *c = &kd->scale->chain;
-	const struct kbloom_geometry *g0 = &c->subs[0]->f.geo;
+	const struct kbloom_geometry *g0 = &kbloom_chain_sub(c, 0)->f.geo;
 	struct kbloom_map_header *hdr = kd->map;
 	u64 table = PAGE_ALIGN((u64)kbloom_chain_max_subs(&c->params) *
 			       sizeof(struct kbloom_map_subfilter));
@@ -259,7 +259,7 @@ static struct page *kbloom_chain_page(struct kbloom_dev *kd, pgoff_t pgoff)
 		if (at < e->cells_offset)
 			continue;
 		if (at < kbloom_map_end(kd, i + 1)) {
-			sub = READ_ONCE(kd->scale->chain.subs[i]);
+			sub = kbloom_chain_sub(&kd->scale->chain, i);
 			page = vmalloc_to_page((u8 *)sub->f.words +
 					       (at - e->cells_offset));
 			get_page(page);

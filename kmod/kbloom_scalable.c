@@ -15,11 +15,12 @@
  * next is asked for no sooner than KBLOOM_GROW_BACKOFF_MIN later, twice
  * that after two failures in a row, up to KBLOOM_GROW_BACKOFF_MAX: an
  * adder at packet rate against a cap would otherwise run the worker back
- * to back.  At the schedule's end none is asked for at all.  Either way one grower runs
- * at a time (grow_lock) and grows only a chain still full, so racing
- * adders that all found it full grow it once.  A full chain never takes
- * a new key past its capacity, whoever adds: the rate stays under the
- * bound while growth is pending, and an in-kernel adder retries.
+ * to back.  At the schedule's end none is asked for at all.  Either way
+ * one grower runs at a time (grow_lock) and grows only a chain still
+ * full, so racing adders that all found it full grow it once.  A full
+ * chain never takes a new key past its capacity, whoever adds: the rate
+ * stays under the bound while growth is pending, and an in-kernel adder
+ * retries.
  *
  * Memory.  A growth charges the next sub-filter's bytes to the filter
  * (max_filter_bytes: all its sub-filters together) and to the module's
@@ -244,7 +245,7 @@ void kbloom_scale_stop_walks(struct kbloom_dev *kd)
 
 	lockdep_assert_held_write(&kd->lock);
 	for (i = 0; i < n; i++)
-		WRITE_ONCE(c->subs[i]->f.walks_stop, true);
+		WRITE_ONCE(kbloom_chain_sub(c, i)->f.walks_stop, true);
 }
 
 u64 kbloom_scale_subfilters(const struct kbloom_dev *kd)
@@ -265,7 +266,7 @@ u64 kbloom_scale_nblocks(const struct kbloom_dev *kd)
 	rcu_read_lock();
 	n = kbloom_chain_subs(c);
 	for (i = 0; i < n; i++)
-		nblocks += READ_ONCE(c->subs[i])->f.geo.nblocks;
+		nblocks += kbloom_chain_sub(c, i)->f.geo.nblocks;
 	rcu_read_unlock();
 	return nblocks;
 }
@@ -277,6 +278,8 @@ u32 kbloom_scale_add(struct kbloom_dev *kd, const struct kbloom_key *keys,
 	u32 i = 0, new = 0;
 	int ret;
 
+	/* It may grow the chain: kd->lock keeps CLEAR and loads out. */
+	lockdep_assert_held_read(&kd->lock);
 	*err = 0;
 	bitmap_zero(answers, n);
 	while (i < n) {
@@ -304,8 +307,12 @@ u32 kbloom_scale_add(struct kbloom_dev *kd, const struct kbloom_key *keys,
 u32 kbloom_scale_check(struct kbloom_dev *kd, const struct kbloom_key *keys,
 		       u32 n, unsigned long *answers)
 {
-	u32 hits = kbloom_chain_lookup_batch(&kd->scale->chain, keys, n,
-					     answers);
+	u32 hits;
+
+	/* The chain's readers: the ioctl's kd->lock, or the API's RCU. */
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !lockdep_is_held(&kd->lock),
+			 "kbloom: a scalable filter read unprotected");
+	hits = kbloom_chain_lookup_batch(&kd->scale->chain, keys, n, answers);
 
 	this_cpu_add(kd->filter.counts->check_calls, n);
 	this_cpu_add(kd->filter.counts->check_hits, hits);
@@ -318,6 +325,7 @@ u32 kbloom_scale_delete(struct kbloom_dev *kd, const struct kbloom_key *keys,
 	struct kbloom_chain *c = &kd->scale->chain;
 	u32 i, hits = 0;
 
+	lockdep_assert_held_read(&kd->lock);
 	bitmap_zero(answers, n);
 	for (i = 0; i < n; i++)
 		if (kbloom_chain_delete(c, keys[i].data, keys[i].len)) {
@@ -428,8 +436,8 @@ int kbloom_scale_clear(struct kbloom_dev *kd)
 	}
 	kbloom_map_rewrite_begin(kd);
 	retired = kbloom_scale_truncate(kd, 1);
-	kbloom_clear(&s->chain.subs[0]->f);
-	atomic64_set(&s->chain.subs[0]->keys, 0);
+	kbloom_clear(&kbloom_chain_sub(&s->chain, 0)->f);
+	atomic64_set(&kbloom_chain_sub(&s->chain, 0)->keys, 0);
 	kbloom_counts_set(&kd->filter, &zero);
 	kbloom_map_rewrite_end(kd);
 	kbloom_dev_reset_reports(kd);
@@ -514,7 +522,7 @@ void kbloom_scale_key(struct kbloom_dev *kd, struct kbloom_stats_key *key)
 	for (i = 0; i < n; i++) {
 		struct kbloom_counts counts;
 
-		kbloom_counts_read(&c->subs[i]->f, &counts);
+		kbloom_counts_read(&kbloom_chain_sub(c, i)->f, &counts);
 		key->add_new += counts.add_new;
 		key->delete_hits += counts.delete_hits;
 	}
@@ -546,7 +554,8 @@ void kbloom_scale_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
 	u64 pass62 = KBLOOM_CHAIN_PASS_ONE, nblocks = 0;
 
 	for (i = 0; i < n; i++) {
-		const struct kbloom_geometry *geo = &c->subs[i]->f.geo;
+		const struct kbloom_geometry *geo =
+			&kbloom_chain_sub(c, i)->f.geo;
 
 		nblocks += geo->nblocks;
 		pass62 = kbloom_chain_pass62(pass62, geo, geo->capacity);

@@ -123,7 +123,7 @@ static u64 kbloom_test_chain_keys(const struct kbloom_chain *c)
 	u32 i;
 
 	for (i = 0; i < kbloom_chain_subs(c); i++)
-		sum += (u64)atomic64_read(&c->subs[i]->keys);
+		sum += (u64)atomic64_read(&kbloom_chain_sub(c, i)->keys);
 	return sum;
 }
 
@@ -235,7 +235,7 @@ static void takes_bits_and_counting(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, kbloom_chain_subs(&c), 1U);
-	KUNIT_EXPECT_EQ(test, c.subs[0]->f.geo.type, t->type);
+	KUNIT_EXPECT_EQ(test, kbloom_chain_sub(&c, 0)->f.geo.type, t->type);
 	kbloom_chain_free(&c);
 }
 
@@ -283,7 +283,7 @@ static void grows_and_finds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kbloom_test_chain_missing(test, c, 0, 20000),
 			0ULL);
 	for (i = 0; i < kbloom_chain_subs(c); i++) {
-		const struct kbloom_filter *f = &c->subs[i]->f;
+		const struct kbloom_filter *f = &kbloom_chain_sub(c, i)->f;
 		struct kbloom_chain_sub_stats st;
 		struct kbloom_cell_stats cs;
 
@@ -292,7 +292,7 @@ static void grows_and_finds(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, st.capacity, 1000ULL << i);
 		KUNIT_EXPECT_LE(test, st.keys, st.capacity);
 		KUNIT_EXPECT_EQ(test, st.keys,
-				(u64)atomic64_read(&c->subs[i]->keys));
+				(u64)atomic64_read(&kbloom_chain_sub(c, i)->keys));
 		KUNIT_EXPECT_EQ(test, st.k, f->geo.k);
 		KUNIT_EXPECT_EQ(test, st.bytes, kbloom_geometry_bytes(&f->geo));
 		KUNIT_EXPECT_EQ(test, st.fill_ppb, cs.fill_ppb);
@@ -534,13 +534,13 @@ static void image_round_trip(struct kunit *test)
 				0);
 		KUNIT_EXPECT_EQ(test, kbloom_chain_subs(b), 3U);
 		for (i = 0; i < 3; i++) {
-			const struct kbloom_filter *fa = &a->subs[i]->f;
+			const struct kbloom_filter *fa = &kbloom_chain_sub(a, i)->f;
 			size_t bytes = fa->geo.nblocks * KBLOOM_BLOCK_BYTES;
 
-			KUNIT_EXPECT_EQ(test, atomic64_read(&b->subs[i]->keys),
-					atomic64_read(&a->subs[i]->keys));
+			KUNIT_EXPECT_EQ(test, atomic64_read(&kbloom_chain_sub(b, i)->keys),
+					atomic64_read(&kbloom_chain_sub(a, i)->keys));
 			KUNIT_EXPECT_TRUE(test, !memcmp(fa->words,
-							b->subs[i]->f.words,
+							kbloom_chain_sub(b, i)->f.words,
 							bytes));
 		}
 		KUNIT_EXPECT_EQ(test, kbloom_test_chain_missing(test, b, 0,
@@ -656,7 +656,7 @@ static void image_rejected(struct kunit *test)
 							  &subs), -ENODATA);
 	KUNIT_EXPECT_EQ(test, kbloom_chain_image_validate(c, img, len + 1,
 							  &subs), -EMSGSIZE);
-	KUNIT_EXPECT_EQ(test, kbloom_image_check_header(&c->subs[0]->f, img,
+	KUNIT_EXPECT_EQ(test, kbloom_image_check_header(&kbloom_chain_sub(c, 0)->f, img,
 							len), -EXDEV);
 	kbloom_test_put_le(img + bad->at, bad->value, bad->width);
 	err = kbloom_chain_image_validate(c, img, len, &subs);

@@ -178,6 +178,10 @@ static inline bool atomic64_try_cmpxchg(atomic64_t *v, s64 *old, s64 new)
 /* The kernel's ordered publication of one value, as C11 spells it. */
 #define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+/* RCU's publication of a pointer: consume pairs with release. */
+#define __rcu
+#define rcu_dereference_raw(p)	__atomic_load_n(&(p), __ATOMIC_CONSUME)
+#define rcu_assign_pointer(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
 #define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
 
 /*

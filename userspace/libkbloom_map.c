@@ -39,7 +39,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../kmod/kbloom_chain.h"
+#include "kbloom_chain_map.h"
 #include "libkbloom_map.h"
 
 struct kbl_map {

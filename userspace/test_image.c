@@ -138,7 +138,7 @@ static const char *test_v4_encoder(void)
 	EXPECT(!kbloom_chain_init(&c, &cp), "chain");
 	EXPECT(!kbloom_chain_grow(&c) && !kbloom_chain_grow(&c), "grow");
 	for (i = 0; i < kbloom_chain_subs(&c); i++)
-		nblocks += c.subs[i]->f.geo.nblocks;
+		nblocks += kbloom_chain_sub(&c, i)->f.geo.nblocks;
 	kbloom_chain_image_start(&c, &counts, &cur);
 	len = emit_all(emit_chain, &c, &cur, &img);
 	EXPECT(len == kbloom_chain_image_bytes(&c, 3), "core: %llu bytes",

@@ -627,7 +627,7 @@ static const char *chain_build(struct chain_bytes *m)
 	EXPECT(m->src.nsubs == CHAIN_SUBS, "%u sub-filters", m->src.nsubs);
 	at = 2 * page;
 	for (s = 0; s < CHAIN_SUBS; s++)
-		at += (kbloom_geometry_bytes(&m->src.subs[s]->f.geo) + page -
+		at += (kbloom_geometry_bytes(&kbloom_chain_sub(&m->src, s)->f.geo) + page -
 		       1) / page * page;
 	m->len = at;
 	m->base = aligned_alloc(page, m->len);
@@ -639,12 +639,12 @@ static const char *chain_build(struct chain_bytes *m)
 	m->hdr->version = KBLOOM_MAP_VERSION_CHAIN;
 	m->hdr->header_bytes = sizeof(*m->hdr);
 	m->hdr->type = cp.type;
-	m->hdr->k = m->src.subs[0]->f.geo.k;
-	m->hdr->nblocks = m->src.subs[0]->f.geo.nblocks;
+	m->hdr->k = kbloom_chain_sub(&m->src, 0)->f.geo.k;
+	m->hdr->nblocks = kbloom_chain_sub(&m->src, 0)->f.geo.nblocks;
 	m->hdr->seed = cp.seed;
 	m->hdr->capacity = cp.capacity;
 	m->hdr->cells_offset = 2 * page;
-	m->hdr->cells_bytes = kbloom_geometry_bytes(&m->src.subs[0]->f.geo);
+	m->hdr->cells_bytes = kbloom_geometry_bytes(&kbloom_chain_sub(&m->src, 0)->f.geo);
 	m->hdr->map_bytes = m->len;
 	m->hdr->page_size = page;
 	m->hdr->expansion = cp.expansion;
@@ -652,7 +652,7 @@ static const char *chain_build(struct chain_bytes *m)
 	m->hdr->subs_offset = page;
 	at = 2 * page;
 	for (s = 0; s < CHAIN_SUBS; s++) {
-		const struct kbloom_filter *f = &m->src.subs[s]->f;
+		const struct kbloom_filter *f = &kbloom_chain_sub(&m->src, s)->f;
 
 		m->table[s].cells_offset = at;
 		m->table[s].nblocks = f->geo.nblocks;

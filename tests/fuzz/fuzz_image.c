@@ -263,10 +263,10 @@ static void chain_image(const uint8_t *img, size_t len, uint8_t ctl)
 		if (kbloom_chain_add(&c, &i, sizeof(i)) == -EAGAIN &&
 		    kbloom_chain_grow(&c))
 			break;
-	bytes = kbloom_geometry_bytes(&c.subs[0]->f.geo);
+	bytes = kbloom_geometry_bytes(&kbloom_chain_sub(&c, 0)->f.geo);
 	before = malloc(bytes);
 	fuzz_assert(before, "out of memory");
-	memcpy(before, c.subs[0]->f.words, bytes);
+	memcpy(before, kbloom_chain_sub(&c, 0)->f.words, bytes);
 
 	hret = kbloom_chain_image_check_header(&c, img, len, &subs, &total);
 	vret = kbloom_chain_image_validate(&c, img, len, &vsubs);
@@ -279,7 +279,7 @@ static void chain_image(const uint8_t *img, size_t len, uint8_t ctl)
 			    vret == hret,
 		    "chain check_header said %d (%u sub-filters), validate %d (%u)",
 		    hret, subs, vret, vsubs);
-	fuzz_assert(!memcmp(before, c.subs[0]->f.words, bytes),
+	fuzz_assert(!memcmp(before, kbloom_chain_sub(&c, 0)->f.words, bytes),
 		    "judging a chain image changed the cells");
 	if (vret || vsubs > FUZZ_CHAIN_MAX_SUBS)
 		goto out;

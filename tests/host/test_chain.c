@@ -80,8 +80,8 @@ static double chain_model(const struct kbloom_chain *c,
 	u32 i;
 
 	for (i = 0; i < kbloom_chain_subs(c); i++) {
-		const struct kbloom_geometry *g = &c->subs[i]->f.geo;
-		u64 keys = (u64)atomic64_read(&c->subs[i]->keys);
+		const struct kbloom_geometry *g = &kbloom_chain_sub(c, i)->f.geo;
+		u64 keys = (u64)atomic64_read(&kbloom_chain_sub(c, i)->keys);
 
 		pass *= 1 - (poisson ?
 			     type_model_fp(t, (double)keys / g->nblocks, g->k,
@@ -107,7 +107,7 @@ static double chain_realized(const struct kbloom_chain *c)
 	for (i = 0; i < kbloom_chain_subs(c); i++) {
 		struct kbloom_cell_stats cs;
 
-		kbloom_scan_cells(&c->subs[i]->f, &cs);
+		kbloom_scan_cells(&kbloom_chain_sub(c, i)->f, &cs);
 		pass *= 1 - (double)cs.fp_now_ppb / KBLOOM_PPB;
 	}
 	return 1 - pass;
@@ -414,7 +414,7 @@ static void test_torture(const struct kbloom_test_type *t,
 	for (w = 0; w < shape->writers; w++)
 		end_missed += torture_misses(tt, w, false);
 	for (w = 0; w < kbloom_chain_subs(&tt->c); w++) {
-		const struct kbloom_chain_sub *sub = tt->c.subs[w];
+		const struct kbloom_chain_sub *sub = kbloom_chain_sub(&tt->c, w);
 
 		if ((u64)atomic64_read(&sub->keys) > sub->f.geo.capacity)
 			tt->over++;

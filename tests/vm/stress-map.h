@@ -21,7 +21,7 @@
 #include <signal.h>
 
 #include "stress.h"
-#include "../../kmod/kbloom_chain.h"
+#include "../../userspace/kbloom_chain_map.h"
 
 #define ST_PAGE		4096
 
