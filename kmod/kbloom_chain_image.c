@@ -28,6 +28,7 @@
 #include <linux/crc32.h>
 #include <linux/errno.h>
 #include <linux/overflow.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 #endif
 
@@ -193,6 +194,8 @@ static u64 schedule_nblocks(const struct kbloom_chain *c, u32 subs)
 		if (kbloom_chain_sub_geometry(&geo, &c->params, i))
 			return 0;
 		nblocks += geo.nblocks;
+		/* Up to KBLOOM_SUBFILTERS_MAX sizings: let others run. */
+		cond_resched();
 	}
 	return nblocks;
 }
@@ -270,6 +273,7 @@ static int check_subs(const struct kbloom_chain *c, const u8 *img, u32 subs)
 		    le64_to_cpu(d.seed) != geo.seed ||
 		    le32_to_cpu(d.k) != geo.k || d.reserved)
 			return -EINVAL;
+		cond_resched();
 	}
 	return 0;
 }

@@ -32,6 +32,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
@@ -298,8 +299,21 @@ static int kbloom_image_load_staged(struct kbloom_file *kf)
 	u64 elapsed_ms = kbloom_is_window(kd) ?
 			 kbloom_image_elapsed_ms(kf->staging) : 0;
 	struct kbloom_chain_sub *retired = NULL;
+	u32 subs = 0;
 	int err;
 
+	/*
+	 * A scalable filter's image is judged from the chain's parameters
+	 * alone, which never change: here, not under kd->lock, as it sizes
+	 * every sub-filter it names (up to KBLOOM_SUBFILTERS_MAX).
+	 */
+	if (kd->scale && !READ_ONCE(kd->dead)) {
+		err = kbloom_chain_image_validate(&kd->scale->chain,
+						  kf->staging, kf->staged,
+						  &subs);
+		if (err)
+			return err;
+	}
 	err = kbloom_window_lock(kd);
 	if (err)
 		return err;
@@ -307,7 +321,7 @@ static int kbloom_image_load_staged(struct kbloom_file *kf)
 	if (kd->dead) {
 		err = -ENODEV;
 	} else if (kd->scale) {
-		err = kbloom_scale_load(kd, kf->staging, kf->staged, &retired);
+		err = kbloom_scale_load(kd, kf->staging, subs, &retired);
 	} else {
 		err = kbloom_image_validate(&kd->filter, kf->staging,
 					    kf->staged);
@@ -375,6 +389,15 @@ static int kbloom_image_stage_chain(struct kbloom_file *kf)
 					      kf->staged, &subs, &bytes);
 	if (err)
 		return err;
+	/*
+	 * Cells the filter's cap would refuse at the load: refused before
+	 * they are staged, so that a header alone cannot hold memory past
+	 * max_filter_bytes (and the module's total, which every create and
+	 * growth then misses) for as long as its file stays open.
+	 */
+	if (le64_to_cpu(kf->write_header.hdr.nblocks) >
+	    div64_u64(READ_ONCE(kbloom_max_filter_bytes), KBLOOM_BLOCK_BYTES))
+		return -E2BIG;
 	/* Where size_t is 32 bits, an image it cannot count. */
 	if (bytes != (size_t)bytes)
 		return -E2BIG;

@@ -456,7 +456,7 @@ int kbloom_scale_kapi_check_keys(struct kbloom_dev *kd,
 				 unsigned long *answers);
 int kbloom_scale_kapi_add(struct kbloom_dev *kd, const void *key, u32 len);
 int kbloom_scale_clear(struct kbloom_dev *kd);
-int kbloom_scale_load(struct kbloom_dev *kd, const void *img, size_t len,
+int kbloom_scale_load(struct kbloom_dev *kd, const void *img, u32 subs,
 		      struct kbloom_chain_sub **retired);
 void kbloom_scale_retire(struct kbloom_dev *kd, struct kbloom_chain_sub *list);
 int kbloom_scale_merge(struct kbloom_dev *kd, struct kbloom_dev *other);

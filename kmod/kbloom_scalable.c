@@ -447,7 +447,9 @@ int kbloom_scale_clear(struct kbloom_dev *kd)
 }
 
 /*
- * A version 4 image of len bytes, under kd->lock exclusive (no ioctl
+ * A version 4 image of subs sub-filters that kbloom_chain_image_validate()
+ * passed (from the chain's parameters alone, before the lock: it sizes
+ * every sub-filter), under kd->lock exclusive (no ioctl
  * reads, adds or grows meanwhile; in-kernel and BPF adds run on, each
  * landing wholly before or after the rewrite of its block, as for a
  * filter of fixed size).  Growth first, within the caps, as ADD's: when
@@ -457,18 +459,14 @@ int kbloom_scale_clear(struct kbloom_dev *kd)
  * has put there meanwhile).  Sub-filters past the image's are detached
  * into *retired, for kbloom_scale_retire() once kd->lock is dropped.
  */
-int kbloom_scale_load(struct kbloom_dev *kd, const void *img, size_t len,
+int kbloom_scale_load(struct kbloom_dev *kd, const void *img, u32 subs,
 		      struct kbloom_chain_sub **retired)
 {
 	struct kbloom_scale *s = kd->scale;
 	struct kbloom_counts counts;
-	u32 subs;
 	int err;
 
 	lockdep_assert_held_write(&kd->lock);
-	err = kbloom_chain_image_validate(&s->chain, img, len, &subs);
-	if (err)
-		return err;
 	err = kbloom_scale_grow_to(kd, subs);
 	if (err)
 		return err;

@@ -1025,6 +1025,76 @@ static const char *adders_race_growth(const struct vt_type *t)
 }
 
 /*
+ * A header alone holds no memory past the filter's cap: a version 4
+ * header naming as many sub-filters as the schedule has below 48 MiB of
+ * cells, written to a filter whose max_filter_bytes is 4 MiB and held
+ * open, is E2BIG at once (the module before staged, and charged to
+ * max_total_bytes, the whole image it announced), and an unrelated
+ * create of about 3 MiB beside it succeeds, with max_total_bytes what is
+ * in use plus those cells plus 2 MiB.
+ */
+#define STAGE_CAP	(4ULL << 20)
+#define STAGE_CLAIM	(48ULL << 20)
+#define STAGE_OTHER_KEYS	2500000
+
+static const char *staged_header_within_caps(const struct vt_type *t)
+{
+	struct kbloom_chain_params cp = sc_params(t, 2);
+	uint8_t head[SC_IMG_SUBS] = { 0 };
+	struct kbloom_image_header *h = (void *)head;
+	struct kbloom_image_chain *ch = (void *)(head + VT_IMAGE_HDR);
+	uint64_t saved_filter, saved_total, nblocks = 0;
+	struct kbloom_geometry geo;
+	const char *msg = NULL;
+	uint32_t n, k0 = 0;
+	ssize_t w;
+	int fd, e;
+
+	for (n = 0; !kbloom_chain_sub_geometry(&geo, &cp, n); n++) {
+		if ((nblocks + geo.nblocks) * 64 > STAGE_CLAIM)
+			break;
+		nblocks += geo.nblocks;
+		k0 = n ? k0 : geo.k;
+	}
+	EXPECT(nblocks * 64 > STAGE_CAP,
+	       "the schedule gave %u sub-filters of %llu blocks", n,
+	       (unsigned long long)nblocks);
+	h->magic = htole32(KBLOOM_IMAGE_MAGIC);
+	h->version = htole16(KBLOOM_IMAGE_VERSION_CHAIN);
+	h->header_bytes = htole16(SC_IMG_SUBS + n * SC_IMG_SUB);
+	h->k = htole32(k0);
+	h->type = htole32(t->type);
+	h->nblocks = htole64(nblocks);
+	h->seed = htole64(SEED);
+	h->capacity = htole64(CAP);
+	h->fp_target_ppb = htole32(FP_1PC);
+	ch->expansion = htole32(2);
+	ch->subfilters = htole32(n);
+
+	EXPECT_OK(vt_param_get("max_filter_bytes", &saved_filter));
+	EXPECT_OK(vt_param_get("max_total_bytes", &saved_total));
+	fd = sc_fresh("sc-stage", t, 2);
+	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
+	vt_param_set("max_filter_bytes", STAGE_CAP);
+	vt_param_set("max_total_bytes",
+		     sc_total_bytes() + nblocks * 64 + (2 << 20));
+	errno = 0;
+	w = write(fd, head, sizeof(head));
+	e = errno;
+	if (w != -1 || e != E2BIG)
+		msg = vt_fail("a header of %u sub-filters, %llu MiB of cells: write said %zd (%s), not E2BIG",
+			      n, (unsigned long long)(nblocks >> 14), w,
+			      vt_errno_name(e));
+	else if (vt_create("sc-stage-other", STAGE_OTHER_KEYS, FP_1PC, 0))
+		msg = vt_fail("a create beside the refused header: %s",
+			      vt_errno_name(errno));
+	vt_destroy("sc-stage-other");
+	vt_param_set("max_filter_bytes", saved_filter);
+	vt_param_set("max_total_bytes", saved_total);
+	return vt_done(fd, "sc-stage", msg);
+}
+
+/*
  * Writers of every kind grow one filter at once, with ground truth: an
  * ADD ioctl writer, the companion module's kernel thread (kbloom_filter_
  * add(), waiting out EAGAIN while the worker grows the filter) and a
@@ -1344,6 +1414,7 @@ static const struct vt_case cases[] = {
 	VT_TYPED_NEED(merge_grows, VT_GROWS),
 	VT_TYPED_NEED(image_round_trip, VT_GROWS),
 	VT_TYPED_NEED(image_load_caps, VT_GROWS),
+	VT_TYPED_NEED(staged_header_within_caps, VT_GROWS),
 	VT_TYPED_NEED(image_read_races, VT_GROWS),
 	VT_TYPED_NEED(refused_ops, VT_GROWS),
 	VT_TYPED_NEED(adders_race_growth, VT_GROWS),

@@ -445,8 +445,11 @@
  *     E2BIG    the image is staged whole before it is checked, and its
  *              buffer counts against max_total_bytes with the filters:
  *              past it, the write that completes the header fails; for
- *              a scalable filter, also the growth the image needs, at
- *              the final byte (as for ADD)
+ *              a scalable filter that write also fails when the cells
+ *              the header counts pass max_filter_bytes (nothing is
+ *              staged for an image the load would refuse), and the
+ *              growth the image needs may fail at the final byte (as
+ *              for ADD)
  *     EFAULT, ENOMEM  as for any write, and the image is rejected too
  *     EBADMSG  CRC mismatch
  *     ENODATA  truncated image: returned by the close() that drops the
