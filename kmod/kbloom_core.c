@@ -882,16 +882,24 @@ bool kbloom_add_hash(struct kbloom_filter *f, u64 h)
 	return set_new;
 }
 
-bool kbloom_count_known_hash(struct kbloom_filter *f, u64 h)
+/* One key's counters written, holding its stripe; false for no counters. */
+static bool counters_write(struct kbloom_filter *f, u64 h, enum kbloom_op op)
 {
-	bool known;
+	bool ret;
 
 	if (kbloom_delete_supported(f))
 		return false;
 	local_bh_disable();
-	known = probe_write(f, block_fetch(f, h), h, KBLOOM_OP_COUNT_KNOWN,
-			    KBLOOM_COUNTER_CELL_ORDER);
+	ret = probe_write(f, block_fetch(f, h), h, op,
+			  KBLOOM_COUNTER_CELL_ORDER);
 	local_bh_enable();
+	return ret;
+}
+
+bool kbloom_count_known_hash(struct kbloom_filter *f, u64 h)
+{
+	bool known = counters_write(f, h, KBLOOM_OP_COUNT_KNOWN);
+
 	if (known)
 		count_add(f, false);
 	return known;
@@ -930,10 +938,7 @@ bool kbloom_delete_hash(struct kbloom_filter *f, u64 h)
 
 	if (kbloom_delete_supported(f))
 		return false;
-	local_bh_disable();
-	removed = probe_write(f, block_fetch(f, h), h, KBLOOM_OP_DELETE,
-			      KBLOOM_COUNTER_CELL_ORDER);
-	local_bh_enable();
+	removed = counters_write(f, h, KBLOOM_OP_DELETE);
 	this_cpu_inc(f->counts->delete_calls);
 	if (removed)
 		count_cells_changed(f->counts->delete_hits, 1);
