@@ -106,6 +106,8 @@ struct kbloom_scale {
 	unsigned long grow_next;
 	unsigned long grow_backoff;
 	bool grow_ended;
+	/* Growths tried that failed, from ADD or the worker (sysfs). */
+	atomic64_t grow_failures;
 	/* The creator's memory cgroup: the worker's growths are its. */
 	struct mem_cgroup *memcg;
 	struct kbloom_dev *kd;
@@ -461,6 +463,7 @@ int kbloom_scale_load(struct kbloom_dev *kd, const void *img, u32 subs,
 void kbloom_scale_retire(struct kbloom_dev *kd, struct kbloom_chain_sub *list);
 int kbloom_scale_merge(struct kbloom_dev *kd, struct kbloom_dev *other);
 u64 kbloom_scale_subfilters(const struct kbloom_dev *kd);
+u64 kbloom_scale_grow_failures(const struct kbloom_dev *kd);
 /* All the filter's blocks, a scalable one's sub-filters' too; no lock. */
 u64 kbloom_scale_nblocks(const struct kbloom_dev *kd);
 void kbloom_scale_key(struct kbloom_dev *kd, struct kbloom_stats_key *key);

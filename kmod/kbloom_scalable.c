@@ -119,6 +119,8 @@ static int kbloom_scale_grow(struct kbloom_dev *kd)
 	if (kbloom_chain_full(&s->chain)) {
 		err = kbloom_scale_grow_one(kd);
 		WRITE_ONCE(s->grow_err, err);
+		if (err)
+			atomic64_inc(&s->grow_failures);
 		s->grow_backoff = err ? clamp(s->grow_backoff * 2,
 					      KBLOOM_GROW_BACKOFF_MIN,
 					      KBLOOM_GROW_BACKOFF_MAX) : 0;
@@ -251,6 +253,11 @@ void kbloom_scale_stop_walks(struct kbloom_dev *kd)
 u64 kbloom_scale_subfilters(const struct kbloom_dev *kd)
 {
 	return kd->scale ? kbloom_chain_subs(&kd->scale->chain) : 0;
+}
+
+u64 kbloom_scale_grow_failures(const struct kbloom_dev *kd)
+{
+	return kd->scale ? atomic64_read(&kd->scale->grow_failures) : 0;
 }
 
 /* Under RCU, which keeps the sub-filters a CLEAR detaches meanwhile. */

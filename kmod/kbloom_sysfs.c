@@ -73,6 +73,15 @@ static ssize_t _name##_show(struct device *dev,				\
 }									\
 static DEVICE_ATTR_RO(_name)
 
+/* A scalable filter's growths that failed; 0 for a filter of fixed size. */
+static ssize_t grow_failures_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  kbloom_scale_grow_failures(to_kbloom_dev(dev)));
+}
+static DEVICE_ATTR_RO(grow_failures);
+
 KBLOOM_IOCTLS_ATTR(add_ioctls, KBLOOM_BATCH_ADD);
 KBLOOM_IOCTLS_ATTR(check_ioctls, KBLOOM_BATCH_CHECK);
 KBLOOM_IOCTLS_ATTR(delete_ioctls, KBLOOM_BATCH_DELETE);
@@ -286,6 +295,7 @@ static struct attribute *kbloom_stats_attrs[] = {
 	&dev_attr_check_ioctls.attr,
 	&dev_attr_delete_ioctls.attr,
 	&kbloom_stat_mappings.dev_attr.attr,
+	&dev_attr_grow_failures.attr,
 	&dev_attr_rotations.attr,
 	&dev_attr_next_rotation_ms.attr,
 	&dev_attr_gen_add_calls.attr,

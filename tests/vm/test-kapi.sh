@@ -452,27 +452,17 @@ kapi_until() {
 	done
 }
 
-# The grow worker's runs while CMD... runs, from the workqueue's own
-# tracepoint (tracefs), into $runs, and the whole seconds it took (one
-# more) into $secs; 1 when tracing is not there.
-tracing=/sys/kernel/tracing
+# grow_runs FILTER CMD...: the growths of FILTER that failed while CMD...
+# ran (its sysfs grow_failures) into $runs, and the whole seconds it took
+# (one more) into $secs.
 grow_runs() {
-	[ -d "$tracing/events" ] || mount -t tracefs nodev "$tracing" \
-		2>/dev/null || return 1
-	ev=$tracing/events/workqueue/workqueue_execute_start/enable
-	[ -w "$ev" ] || return 1
-	echo 0 >"$tracing/tracing_on"
-	: >"$tracing/trace"
-	echo 1 >"$ev"
-	echo 1 >"$tracing/tracing_on"
+	grow_f=$1
+	shift
+	before=$(sysfs "$grow_f" grow_failures)
 	secs=$(date +%s)
 	"$@"
 	secs=$(($(date +%s) - secs + 1))
-	echo 0 >"$tracing/tracing_on"
-	echo 0 >"$ev"
-	runs=$(grep -c kbloom_scale_grow_work "$tracing/trace")
-	: >"$tracing/trace"
-	return 0
+	runs=$(($(sysfs "$grow_f" grow_failures) - before))
 }
 
 # kapi_adds_for_a_second START: ten rounds of 5,000 in-kernel adds of new
@@ -520,17 +510,14 @@ for type in bits counting; do
 	verdict $? "$type/scalable-cap-saturated" \
 		"saturated $(sysfs "$s" saturated), $(sysfs "$s" subfilters) sub-filters, $subs before"
 	# 50,000 adds at the cap ask for few growths: each failure doubles
-	# the wait before the next (10 ms to 1 s): at most 8 in the first
-	# second and one a second after, where each add asked for one.
-	if grow_runs kapi_adds_for_a_second 200001; then
-		echo "  $suite/$type/scalable-cap-backoff: $runs growths tried in $secs s of adds at the cap"
-		check "$type/scalable-cap-backoff" \
-			"$runs growths tried in $secs s of adds at the cap" \
-			[ "$runs" -le $((8 + secs)) ]
-	else
-		echo "SKIP: $suite: $type/scalable-cap-backoff: no tracefs" \
-			"workqueue events in this kernel"
-	fi
+	# the wait before the next (10 ms to 1 s): at least one, at most 8 in
+	# the first second and one a second after, where each add asked for
+	# one.
+	grow_runs "$s" kapi_adds_for_a_second 200001
+	echo "  $suite/$type/scalable-cap-backoff: $runs growths tried in $secs s of adds at the cap"
+	[ "$runs" -ge 1 ] && [ "$runs" -le $((8 + secs)) ]
+	verdict $? "$type/scalable-cap-backoff" \
+		"$runs growths tried in $secs s of adds at the cap"
 	echo "$saved" >"$caps/max_filter_bytes"
 	kapi_until errors=0 add process 100001 5000
 	verdict $? "$type/scalable-cap-raised" "$res"
@@ -552,15 +539,10 @@ seq 1 1100 | kbloomctl add -q "$s" 2>/dev/null
 check end/scalable-schedule-end "$(sysfs "$s" subfilters) sub-filters" \
 	[ "$(sysfs "$s" subfilters)" -eq 1024 ]
 kapi hold "$s"
-if grow_runs kapi_adds_for_a_second 300001; then
-	echo "  $suite/end/scalable-end-no-growth: $runs growths tried in $secs s of adds at the schedule's end"
-	check end/scalable-end-no-growth \
-		"$runs growths tried at the schedule's end ($res)" \
-		[ "$runs" -le 1 ]
-else
-	echo "SKIP: $suite: end/scalable-end-no-growth: no tracefs" \
-		"workqueue events in this kernel"
-fi
+grow_runs "$s" kapi_adds_for_a_second 300001
+echo "  $suite/end/scalable-end-no-growth: $runs growths tried in $secs s of adds at the schedule's end"
+check end/scalable-end-no-growth \
+	"$runs growths tried at the schedule's end ($res)" [ "$runs" -eq 0 ]
 check end/scalable-end-e2big "$res" has err=-$E2BIG
 kapi put
 kbloomctl destroy -q "$s"
