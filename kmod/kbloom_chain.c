@@ -419,8 +419,8 @@ static u32 chain_home(const struct kbloom_chain *c, u32 n, u64 h)
 /*
  * A place among the newest's capacity for a new key, taken before its
  * cells are written, so that adders racing each other never take it past
- * its capacity together: false when it is full, or sealed (a newer
- * sub-filter is being published, kbloom_chain_grow_publish()).
+ * its capacity together: false when it is full (sub_full()).  The caller
+ * checks the seal first (kbloom_chain_grow_publish()).
  */
 static bool sub_reserve(struct kbloom_chain_sub *sub)
 {
