@@ -363,6 +363,18 @@ void kbloom_chain_free(struct kbloom_chain *c)
 	c->nsubs = 0;
 }
 
+u64 kbloom_chain_held(const struct kbloom_chain_params *cp)
+{
+	return kmalloc_size_roundup(kbloom_chain_max_subs(cp) *
+				    sizeof(struct kbloom_chain_sub *));
+}
+
+u64 kbloom_chain_sub_held(const struct kbloom_geometry *geo)
+{
+	return kmalloc_size_roundup(sizeof(struct kbloom_chain_sub)) +
+	       kbloom_filter_held(geo);
+}
+
 /* A sub-filter has taken its capacity of new keys. */
 static bool sub_full(const struct kbloom_chain_sub *sub)
 {

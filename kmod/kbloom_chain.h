@@ -165,6 +165,13 @@ int kbloom_chain_grow(struct kbloom_chain *c);
 int kbloom_chain_grow_prepare(struct kbloom_chain *c);
 void kbloom_chain_grow_publish(struct kbloom_chain *c);
 void kbloom_chain_free(struct kbloom_chain *c);
+/*
+ * Memory, counted as kbloom_filter_held() counts it: what init allocates
+ * besides sub-filter 0 (the slots), and what each sub-filter of geometry
+ * geo takes (its struct and its filter).
+ */
+u64 kbloom_chain_held(const struct kbloom_chain_params *cp);
+u64 kbloom_chain_sub_held(const struct kbloom_geometry *geo);
 
 /*
  * Sub-filter i, below a count the caller loaded, under one of the

@@ -319,7 +319,7 @@ int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid)
 	struct kbloom_geometry geo;
 	struct kbloom_dev *kd;
 	umode_t mode;
-	u64 bytes;
+	u64 held;
 	int err;
 
 	err = kbloom_create_check(req);
@@ -328,8 +328,9 @@ int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid)
 	err = kbloom_create_geometry(req, &geo);
 	if (err)
 		return err;
-	bytes = kbloom_geometry_bytes(&geo);
-	if (bytes > READ_ONCE(kbloom_max_filter_bytes))
+	/* The caps count all the filter holds, not only its cells. */
+	held = kbloom_dev_held(&geo, req);
+	if (held > READ_ONCE(kbloom_max_filter_bytes))
 		return -E2BIG;
 	mode = req->node_mode ? req->node_mode : 0600;
 
@@ -342,7 +343,7 @@ int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid)
 		err = -ENOSPC;
 		goto unlock;
 	}
-	if (!kbloom_total_allows(bytes)) {
+	if (!kbloom_total_allows(held)) {
 		err = -E2BIG;
 		goto unlock;
 	}

@@ -68,6 +68,7 @@
 #include <linux/bitops.h>
 #include <linux/bottom_half.h>
 #include <linux/compiler.h>
+#include <linux/cpumask.h>
 #include <linux/errno.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
@@ -654,6 +655,20 @@ int kbloom_filter_init(struct kbloom_filter *f,
 		f->win.live = GENMASK_ULL(geo->generations, 0) & ~BIT_ULL(1);
 	}
 	return 0;
+}
+
+/*
+ * What kbloom_filter_init() allocates for geo, as the allocators and the
+ * memory cgroup count it: the cells' whole pages, the stripes' slab
+ * object and the counts on every possible CPU.  Not the allocators' own
+ * bookkeeping (vmalloc's page array and area, page tables).
+ */
+u64 kbloom_filter_held(const struct kbloom_geometry *geo)
+{
+	return PAGE_ALIGN(kbloom_geometry_bytes(geo)) +
+	       kmalloc_size_roundup(KBLOOM_WRITE_STRIPES *
+				    sizeof(struct kbloom_stripe)) +
+	       (u64)sizeof(struct kbloom_counts) * num_possible_cpus();
 }
 
 void kbloom_filter_free(struct kbloom_filter *f)

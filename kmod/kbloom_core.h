@@ -359,6 +359,8 @@ u64 kbloom_geometry_bytes(const struct kbloom_geometry *geo);
 int kbloom_filter_init(struct kbloom_filter *f,
 		       const struct kbloom_geometry *geo);
 void kbloom_filter_free(struct kbloom_filter *f);
+/* The memory init allocates for geo, in bytes: the cells and the rest. */
+u64 kbloom_filter_held(const struct kbloom_geometry *geo);
 
 /*
  * The counts summed over CPUs.  A sum taken while operations run is a

@@ -83,7 +83,7 @@ static void kbloom_dev_free(struct kbloom_dev *kd)
 	kbloom_stats_cache_free(&kd->stats_cache);
 	kbloom_scale_free(kd);
 	kbloom_filter_free(&kd->filter);
-	atomic64_sub(kd->bytes, &kbloom_total_bytes);
+	atomic64_sub(kd->held, &kbloom_total_bytes);
 	/* A lookup by id or name may still be looking at the refcount. */
 	kfree_rcu(kd, rcu);
 }
@@ -153,6 +153,17 @@ static const struct device_type kbloom_dev_type = {
 	.release = kbloom_dev_release,
 };
 
+u64 kbloom_dev_held(const struct kbloom_geometry *geo,
+		    const struct kbloom_create *req)
+{
+	u64 held = kmalloc_size_roundup(sizeof(struct kbloom_dev)) +
+		   kbloom_stats_cache_held(geo);
+
+	if (req->expansion)
+		return held + kbloom_scale_held(req, geo);
+	return held + kbloom_filter_held(geo) + kbloom_map_held(0);
+}
+
 /*
  * Allocates the filter and its minor and initialises its device; from here
  * put_device() undoes everything.
@@ -196,10 +207,11 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 	kbloom_window_init(kd, req);
 	strscpy(kd->name, name, sizeof(kd->name));
 	kd->bytes = kbloom_geometry_bytes(geo);
+	kd->held = kbloom_dev_held(geo, req);
 	kd->mode = mode;
 	kd->uid = uid;
 	kd->gid = gid;
-	atomic64_add(kd->bytes, &kbloom_total_bytes);
+	atomic64_add(kd->held, &kbloom_total_bytes);
 
 	device_initialize(&kd->dev);
 	kd->dev.class = &kbloom_class;
@@ -294,6 +306,7 @@ int kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
 	info->nblocks = geo->nblocks;
 	info->bits = geo->nblocks * KBLOOM_BLOCK_BITS;
 	info->bytes = READ_ONCE(kd->bytes);
+	info->held_bytes = READ_ONCE(kd->held);
 	info->seed = geo->seed;
 	info->add_calls = st.add_calls;
 	info->add_new = st.add_new;

@@ -191,7 +191,14 @@ struct kbloom_dev {
 	 */
 	atomic64_t batch_ioctls[KBLOOM_BATCH_OPS];
 
-	u64 bytes;		/* charged to kbloom_total_bytes; grows */
+	u64 bytes;		/* its cells' (info "bytes"); grows */
+	/*
+	 * All the memory it holds, its cells and the rest (kbloom_dev_held()):
+	 * what the caps count, charged to kbloom_total_bytes.  Grows with
+	 * the sub-filters; written under a scalable filter's grow_lock or
+	 * kd->lock exclusive.
+	 */
+	u64 held;
 	u32 id;			/* in kbloom_ids while published; sysfs "id" */
 	char name[KBLOOM_NAME_MAX];
 	kuid_t uid;
@@ -285,6 +292,13 @@ extern const struct file_operations kbloom_dev_fops;
 int kbloom_dev_setup(void);
 /* Also waits for the frees that a last put left to a work item. */
 void kbloom_dev_teardown(void);
+/*
+ * The memory a filter of geometry geo created by req holds from the
+ * create, counted as kbloom_filter_held() counts it; a scalable filter's
+ * growths add kbloom_chain_sub_held() each.
+ */
+u64 kbloom_dev_held(const struct kbloom_geometry *geo,
+		    const struct kbloom_create *req);
 struct kbloom_dev *kbloom_dev_alloc(const char *name,
 				    const struct kbloom_geometry *geo,
 				    const struct kbloom_create *req,
@@ -327,6 +341,8 @@ void kbloom_image_release(struct kbloom_file *kf);
 
 /* kbloom_mmap.c: the read-only mapping and its header page. */
 int kbloom_map_init(struct kbloom_dev *kd);
+/* What init allocates for a filter of subs sub-filters at most (0: fixed). */
+u64 kbloom_map_held(u32 subs);
 void kbloom_map_free(struct kbloom_dev *kd);
 void kbloom_map_rewrite_begin(struct kbloom_dev *kd);
 void kbloom_map_rewrite_end(struct kbloom_dev *kd);
@@ -376,6 +392,8 @@ void kbloom_window_fill_info(struct kbloom_dev *kd,
 
 /* kbloom_stats_cache.c: one walk of the cells shared by their readers. */
 void kbloom_stats_cache_init(struct kbloom_stats_cache *c);
+/* What the cache allocates at its first walk of a filter of geometry geo. */
+u64 kbloom_stats_cache_held(const struct kbloom_geometry *geo);
 void kbloom_stats_cache_free(struct kbloom_stats_cache *c);
 void kbloom_stats_cache_merged(struct kbloom_dev *kd);
 /* Holding no lock of kd's; 0, -ENODEV (destroyed) or -EINTR. */
@@ -445,6 +463,9 @@ void kbloom_scale_teardown(void);
 int kbloom_scale_init(struct kbloom_dev *kd, const struct kbloom_create *req,
 		      const struct kbloom_geometry *geo);
 void kbloom_scale_free(struct kbloom_dev *kd);
+/* What init allocates, with sub-filter 0 and the mapping (kbloom_dev_held()). */
+u64 kbloom_scale_held(const struct kbloom_create *req,
+		      const struct kbloom_geometry *geo);
 void kbloom_scale_stop_walks(struct kbloom_dev *kd);
 u32 kbloom_scale_add(struct kbloom_dev *kd, const struct kbloom_key *keys,
 		     u32 n, unsigned long *answers, u32 *hits, int *err);

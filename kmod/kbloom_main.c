@@ -18,12 +18,12 @@
 unsigned long long kbloom_max_filter_bytes = 1ULL << 30;
 module_param_named(max_filter_bytes, kbloom_max_filter_bytes, ullong, 0644);
 MODULE_PARM_DESC(max_filter_bytes,
-		 "Largest filter, in bytes of bits (default 1 GiB)");
+		 "Largest filter, in bytes it holds (default 1 GiB)");
 
 unsigned long long kbloom_max_total_bytes = 4ULL << 30;
 module_param_named(max_total_bytes, kbloom_max_total_bytes, ullong, 0644);
 MODULE_PARM_DESC(max_total_bytes,
-		 "Bytes of bits held by all filters together (default 4 GiB)");
+		 "Bytes held by all filters together (default 4 GiB)");
 
 unsigned int kbloom_max_filters = 1024;
 module_param_named(max_filters, kbloom_max_filters, uint, 0644);

@@ -86,13 +86,23 @@ static void kbloom_map_describe(struct kbloom_dev *kd, u32 index)
  * page more, never written: the zeros a fault past the sub-filters
  * present gets (kbloom_chain_page()).
  */
+static u64 kbloom_map_table_bytes(u32 subs)
+{
+	return PAGE_ALIGN((u64)subs * sizeof(struct kbloom_map_subfilter));
+}
+
+u64 kbloom_map_held(u32 subs)
+{
+	/* The header's page; a chain's table and its page of zeros. */
+	return PAGE_SIZE + (subs ? kbloom_map_table_bytes(subs) + PAGE_SIZE : 0);
+}
+
 static int kbloom_map_init_chain(struct kbloom_dev *kd)
 {
 	const struct kbloom_chain *c = &kd->scale->chain;
 	const struct kbloom_geometry *g0 = &kbloom_chain_sub(c, 0)->f.geo;
 	struct kbloom_map_header *hdr = kd->map;
-	u64 table = PAGE_ALIGN((u64)kbloom_chain_max_subs(&c->params) *
-			       sizeof(struct kbloom_map_subfilter));
+	u64 table = kbloom_map_table_bytes(kbloom_chain_max_subs(&c->params));
 
 	kd->map_subs = __vmalloc(table + PAGE_SIZE, GFP_KERNEL_ACCOUNT |
 				 __GFP_ZERO | __GFP_NOWARN);

@@ -80,7 +80,7 @@ void kbloom_scale_teardown(void)
 static int kbloom_scale_grow_one(struct kbloom_dev *kd)
 {
 	struct kbloom_scale *s = kd->scale;
-	u64 cap = READ_ONCE(kbloom_max_filter_bytes), bytes;
+	u64 cap = READ_ONCE(kbloom_max_filter_bytes), held;
 	struct kbloom_geometry geo;
 	int err;
 
@@ -91,21 +91,22 @@ static int kbloom_scale_grow_one(struct kbloom_dev *kd)
 		WRITE_ONCE(s->grow_ended, true);
 		return err;
 	}
-	bytes = kbloom_geometry_bytes(&geo);
-	if (kd->bytes > cap || bytes > cap - kd->bytes)
+	held = kbloom_chain_sub_held(&geo);
+	if (kd->held > cap || held > cap - kd->held)
 		return -E2BIG;
-	err = kbloom_total_charge(bytes);
+	err = kbloom_total_charge(held);
 	if (err)
 		return err;
 	err = kbloom_chain_grow_prepare(&s->chain);
 	if (err) {
-		atomic64_sub(bytes, &kbloom_total_bytes);
+		atomic64_sub(held, &kbloom_total_bytes);
 		return err;
 	}
 	/* Mapped readers see it before any add can reach it. */
 	kbloom_map_sub_added(kd, s->chain.nsubs);
 	kbloom_chain_grow_publish(&s->chain);
-	WRITE_ONCE(kd->bytes, kd->bytes + bytes);
+	WRITE_ONCE(kd->bytes, kd->bytes + kbloom_geometry_bytes(&geo));
+	WRITE_ONCE(kd->held, kd->held + held);
 	return 0;
 }
 
@@ -183,19 +184,48 @@ static void kbloom_scale_want_growth(struct kbloom_dev *kd)
 		kbloom_dev_put(kd);
 }
 
-int kbloom_scale_init(struct kbloom_dev *kd, const struct kbloom_create *req,
-		      const struct kbloom_geometry *geo)
+/* The chain a create asks for; geo is its sub-filter 0's geometry. */
+static void kbloom_scale_params(struct kbloom_chain_params *cp,
+				const struct kbloom_create *req,
+				const struct kbloom_geometry *geo)
 {
-	struct kbloom_chain_params cp = {
+	*cp = (struct kbloom_chain_params){
 		.capacity = geo->capacity,
 		.seed = geo->seed,
 		.type = geo->type,
 		.fp_ppb = req->fp_ppb,
 		.expansion = req->expansion,
 	};
+}
+
+/*
+ * The chain's slots and sub-filter 0, the struct, the whole filter's
+ * counts, the walk's cells of each sub-filter (allocated at the first
+ * walk) and the mapping's table.
+ */
+u64 kbloom_scale_held(const struct kbloom_create *req,
+		      const struct kbloom_geometry *geo)
+{
+	struct kbloom_chain_params cp;
+	u32 subs;
+
+	kbloom_scale_params(&cp, req, geo);
+	subs = kbloom_chain_max_subs(&cp);
+	return kmalloc_size_roundup(sizeof(struct kbloom_scale)) +
+	       (u64)sizeof(struct kbloom_counts) * num_possible_cpus() +
+	       kmalloc_size_roundup(subs * sizeof(struct kbloom_cell_stats)) +
+	       kbloom_chain_held(&cp) + kbloom_chain_sub_held(geo) +
+	       kbloom_map_held(subs);
+}
+
+int kbloom_scale_init(struct kbloom_dev *kd, const struct kbloom_create *req,
+		      const struct kbloom_geometry *geo)
+{
+	struct kbloom_chain_params cp;
 	struct kbloom_scale *s;
 	int err;
 
+	kbloom_scale_params(&cp, req, geo);
 	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return -ENOMEM;
@@ -386,24 +416,28 @@ int kbloom_scale_kapi_add(struct kbloom_dev *kd, const void *key, u32 len)
 	return ret;
 }
 
-static u64 kbloom_scale_retired_bytes(const struct kbloom_chain_sub *list)
+/* A detached list's cells' bytes, or (held) all it holds. */
+static u64 kbloom_scale_retired_bytes(const struct kbloom_chain_sub *list,
+				      bool held)
 {
 	u64 bytes = 0;
 
 	for (; list; list = list->retired)
-		bytes += kbloom_geometry_bytes(&list->f.geo);
+		bytes += held ? kbloom_chain_sub_held(&list->f.geo) :
+				kbloom_geometry_bytes(&list->f.geo);
 	return bytes;
 }
 
 /*
  * The sub-filters a CLEAR or a load detached under kd->lock exclusive,
- * which took their bytes off kd->bytes there, freed once no reader can
- * hold them: the lockless readers first, then a statistics walk, which
- * their walks_stop ends.  kd->lock not held.
+ * which took their bytes off kd->bytes and kd->held there, freed once no
+ * reader can hold them: the lockless readers first, then a statistics
+ * walk, which their walks_stop ends.  Their memory stays charged to the
+ * module's total until then.  kd->lock not held.
  */
 void kbloom_scale_retire(struct kbloom_dev *kd, struct kbloom_chain_sub *list)
 {
-	u64 bytes = kbloom_scale_retired_bytes(list);
+	u64 bytes = kbloom_scale_retired_bytes(list, true);
 
 	if (!list)
 		return;
@@ -422,7 +456,10 @@ static struct kbloom_chain_sub *kbloom_scale_truncate(struct kbloom_dev *kd,
 
 	retired = kbloom_chain_truncate(&kd->scale->chain, subs);
 	kbloom_map_truncate(kd, subs);
-	WRITE_ONCE(kd->bytes, kd->bytes - kbloom_scale_retired_bytes(retired));
+	WRITE_ONCE(kd->bytes,
+		   kd->bytes - kbloom_scale_retired_bytes(retired, false));
+	WRITE_ONCE(kd->held,
+		   kd->held - kbloom_scale_retired_bytes(retired, true));
 	/* Growers are kept out by kd->lock: room again, and no wait. */
 	WRITE_ONCE(kd->scale->grow_err, 0);
 	WRITE_ONCE(kd->scale->grow_ended, false);
@@ -540,8 +577,8 @@ void kbloom_scale_scan(struct kbloom_dev *kd, struct kbloom_cell_stats *cs)
 	u32 n;
 
 	if (!s->cells)
-		s->cells = kvcalloc(KBLOOM_SUBFILTERS_MAX, sizeof(*s->cells),
-				    GFP_KERNEL);
+		s->cells = kvcalloc(kbloom_chain_max_subs(&s->chain.params),
+				    sizeof(*s->cells), GFP_KERNEL_ACCOUNT);
 	/* A destroy stops every sub-filter's walk (kbloom_scale_stop_walks()). */
 	n = kbloom_chain_scan(&s->chain, s->cells, cs);
 	s->walked = s->cells ? n : 0;

@@ -89,6 +89,15 @@ void kbloom_stats_cache_init(struct kbloom_stats_cache *c)
 	c->gens = NULL;
 }
 
+u64 kbloom_stats_cache_held(const struct kbloom_geometry *geo)
+{
+	/* A window's generations, at its first walk of them. */
+	if (geo->type != KBLOOM_TYPE_WINDOW)
+		return 0;
+	return kmalloc_size_roundup(KBLOOM_GENERATIONS_MAX *
+				    sizeof(struct kbloom_generation));
+}
+
 void kbloom_stats_cache_free(struct kbloom_stats_cache *c)
 {
 	kfree(c->gens);
@@ -217,7 +226,7 @@ static int kbloom_stats_gens_cells(struct kbloom_dev *kd,
 
 	if (!c->gens)
 		c->gens = kcalloc(KBLOOM_GENERATIONS_MAX, sizeof(*c->gens),
-				  GFP_KERNEL);
+				  GFP_KERNEL_ACCOUNT);
 	for (;;) {
 		kbloom_counts_read(f, &counts);
 		kbloom_stats_key_read(kd, &counts, key);

@@ -36,6 +36,8 @@ KBLOOM_GEOMETRY_ATTR(bits, kbloom_scale_nblocks(kd) * KBLOOM_BLOCK_BITS)
 static DEVICE_ATTR_RO(bits);
 KBLOOM_GEOMETRY_ATTR(bytes, READ_ONCE(kd->bytes))
 static DEVICE_ATTR_RO(bytes);
+KBLOOM_GEOMETRY_ATTR(held_bytes, READ_ONCE(kd->held))
+static DEVICE_ATTR_RO(held_bytes);
 /* A scalable filter's; 0 for a filter of fixed size. */
 KBLOOM_GEOMETRY_ATTR(expansion,
 		     kd->scale ? kd->scale->chain.params.expansion : 0)
@@ -261,6 +263,7 @@ static struct attribute *kbloom_geometry_attrs[] = {
 	&dev_attr_nblocks.attr,
 	&dev_attr_bits.attr,
 	&dev_attr_bytes.attr,
+	&dev_attr_held_bytes.attr,
 	&dev_attr_k.attr,
 	&dev_attr_type.attr,
 	&dev_attr_seed.attr,

@@ -24,22 +24,32 @@ static bool read_u64_file(const char *path, uint64_t *out)
 	       parse_u64(buf, out);
 }
 
-/* Says which of the module's memory caps a filter of bytes exceeds. */
+/*
+ * Says which of the module's memory caps a filter of bytes of cells
+ * passed.  The caps count what a filter holds, its cells and a few KiB
+ * more, which is not known here: the cap per filter when the cells alone
+ * pass it or when it is the tighter of the two (then passing the total's
+ * room means passing it too), else the total's.
+ */
 static int fail_too_big(const char *name, uint64_t bytes)
 {
 	char need[32], cap[32], held[32];
 	uint64_t max_filter, max_total, total;
+	bool have_total;
 
 	fmt_bytes(bytes, need, sizeof(need));
+	have_total =
+		read_u64_file(MODULE_PARAMS "/max_total_bytes", &max_total) &&
+		read_u64_file(KBL_SYSFS_DIR "/total_bytes", &total);
 	if (read_u64_file(MODULE_PARAMS "/max_filter_bytes", &max_filter) &&
-	    bytes > max_filter)
-		return fail("filter '%s' needs %s, over the module's limit of %s per filter (ask for less, or raise it: echo BYTES > %s/max_filter_bytes)",
+	    (bytes > max_filter || !have_total ||
+	     (total <= max_total && max_filter <= max_total - total)))
+		return fail("filter '%s' needs %s of cells and the rest it holds, over the module's limit of %s per filter (ask for less, or raise it: echo BYTES > %s/max_filter_bytes)",
 			    name, need,
 			    fmt_bytes(max_filter, cap, sizeof(cap)),
 			    MODULE_PARAMS);
-	if (read_u64_file(MODULE_PARAMS "/max_total_bytes", &max_total) &&
-	    read_u64_file(KBL_SYSFS_DIR "/total_bytes", &total))
-		return fail("filter '%s' needs %s but only %s of the module's %s for all filters is free (destroy some, or raise %s/max_total_bytes)",
+	if (have_total)
+		return fail("filter '%s' needs %s of cells and the rest it holds, but only %s of the module's %s for all filters is free (destroy some, or raise %s/max_total_bytes)",
 			    name, need,
 			    fmt_bytes(total < max_total ? max_total - total : 0,
 				      held, sizeof(held)),

@@ -66,6 +66,7 @@ static void print_info_json(const struct kbloom_info *in,
 	json_u64("nblocks", in->nblocks);
 	json_u64("bits", in->bits);
 	json_u64("bytes", in->bytes);
+	json_u64("held_bytes", in->held_bytes);
 	json_u64_string("seed", in->seed);
 	json_u64("k", in->k);
 	json_text("type", kbl_type_name(in->type));
@@ -204,6 +205,8 @@ static void print_info_table(const struct kbloom_info *in,
 		  in->nblocks,
 		  fmt_bytes(in->bytes, a, sizeof(a)),
 		  scalable ? " (all sub-filters)" : "");
+	table_row("held", "%s of kernel memory in all, what the byte caps count",
+		  fmt_bytes(in->held_bytes, a, sizeof(a)));
 	if (counting)
 		table_row("cells", "%" PRIu64 " counters (128 per block)",
 			  cells);

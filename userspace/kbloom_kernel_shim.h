@@ -240,6 +240,7 @@ static inline void *compat_alloc_percpu(void)
 	(type *)compat_alloc_percpu();					\
 })
 #define free_percpu(p)	free(p)
+#define num_possible_cpus()	COMPAT_NR_CPUS
 #define per_cpu_ptr(p, cpu)						\
 	((__typeof__(p))((char *)(p) + (size_t)(cpu) * COMPAT_PERCPU_STRIDE))
 static inline int *compat_cpu_before_first(int *cpu)
@@ -470,6 +471,12 @@ static inline void *kcalloc(size_t n, size_t size, int flags)
 	if (p)
 		memset(p, 0, bytes);
 	return p;
+}
+
+/* What kcalloc() above takes for size bytes. */
+static inline size_t kmalloc_size_roundup(size_t size)
+{
+	return (size + 63) & ~(size_t)63;
 }
 
 static inline void kfree(const void *p)

@@ -69,8 +69,16 @@ static const char *create_by_rate(const struct vt_type *t)
 	EXPECT(!info.add_calls && !info.bits_set && !info.saturated &&
 	       !info.delete_calls && !info.delete_hits,
 	       "new filter not empty");
-	EXPECT(!info.pad && !info.reserved[0] && !info.reserved[3],
+	EXPECT(!info.pad && !info.reserved[0] && !info.reserved[2],
 	       "padding not zeroed");
+	/* The caps count the rest too: at least the cells' whole pages. */
+	EXPECT(info.held_bytes >= ((info.bytes + 4095) & ~4095ULL) + 4096,
+	       "held_bytes %llu for %llu bytes of cells",
+	       (unsigned long long)info.held_bytes,
+	       (unsigned long long)info.bytes);
+	EXPECT_OK(vt_sysfs_u64("abi-rate", "held_bytes", &v));
+	EXPECT(v == info.held_bytes, "sysfs held_bytes %llu, info %llu",
+	       (unsigned long long)v, (unsigned long long)info.held_bytes);
 	EXPECT(!info.expansion && !info.subfilters, "fixed filter scalable");
 	close(fd);
 
@@ -1026,11 +1034,11 @@ static const char *sysfs_matches_info(const struct vt_type *t)
 	       (unsigned long long)info.bits_set);
 	EXPECT_NULL(vt_sysfs_matches_info("abi-sysfs", &info));
 	EXPECT_OK(vt_read_u64_file(VT_SYSFS "/total_bytes", &bytes_after));
-	EXPECT(bytes_after == bytes_before + info.bytes,
+	EXPECT(bytes_after == bytes_before + info.held_bytes,
 	       "total_bytes %llu -> %llu, filter %llu",
 	       (unsigned long long)bytes_before,
 	       (unsigned long long)bytes_after,
-	       (unsigned long long)info.bytes);
+	       (unsigned long long)info.held_bytes);
 	/* A clear is seen in sysfs as in GET_INFO. */
 	EXPECT_OK(ioctl(fd, KBLOOM_IOC_CLEAR, 0));
 	EXPECT_OK(vt_info(fd, &info));

@@ -46,6 +46,23 @@ static int create_bytes(const char *name, const struct vt_type *t,
 	return vt_create_raw(&req);
 }
 
+/*
+ * What a filter of type t with bytes of cells holds (sysfs held_bytes,
+ * what the caps count: the cells and the rest), read off one created
+ * under the caps as they are and destroyed again; 0 if it cannot be.
+ */
+static uint64_t held_of(const struct vt_type *t, uint64_t bytes)
+{
+	uint64_t held = 0;
+
+	vt_destroy("cap-probe");
+	if (create_bytes("cap-probe", t, bytes) ||
+	    vt_sysfs_u64("cap-probe", "held_bytes", &held))
+		held = 0;
+	vt_destroy("cap-probe");
+	return held;
+}
+
 /* A filter of type t sized by rate (no destroy first: EEXIST shows). */
 static int create_rate(const char *name, const struct vt_type *t,
 		       uint64_t capacity)
@@ -84,15 +101,27 @@ static const char *per_filter_cap(const struct vt_type *t)
 {
 	static const char *const names[] = { "cap-fit", "cap-over" };
 	const char *msg = NULL;
-	uint64_t before = total("bytes");
+	uint64_t before = total("bytes"), held = held_of(t, 8192);
 
 	cleanup(names, 2, NULL);
-	if (vt_param_set("max_filter_bytes", 8192))
+	/* The rest is the same for any size, and never nothing. */
+	if (held <= 8192 || held_of(t, 16384) != held + 8192)
+		return vt_fail("held_bytes %llu for 8 KiB of cells, %llu for 16",
+			       (unsigned long long)held,
+			       (unsigned long long)held_of(t, 16384));
+	if (vt_param_set("max_filter_bytes", held))
 		return "cannot set max_filter_bytes";
 	if (create_bytes("cap-fit", t, 8192))
-		msg = vt_fail("8192 bytes at a cap of 8192: %s",
+		msg = vt_fail("8192 bytes at a cap of what they hold: %s",
 			      vt_errno_name(errno));
-	else if (create_bytes("cap-over", t, 8192 + 64) != -1 || errno != E2BIG)
+	/* The caps count more than cells: 8192 of them alone do not fit. */
+	else if (vt_param_set("max_filter_bytes", 8192) ||
+		 create_bytes("cap-over", t, 8192) != -1 || errno != E2BIG)
+		msg = vt_fail("8192 bytes at a cap of 8192: %s, want E2BIG",
+			      vt_errno_name(errno));
+	else if (vt_param_set("max_filter_bytes", held) ||
+		 create_bytes("cap-over", t, 8192 + 64) != -1 ||
+		 errno != E2BIG)
 		msg = vt_fail("8256 bytes: %s, want E2BIG",
 			      vt_errno_name(errno));
 	/* By rate too: 100000 keys at 1 % need 120 KiB or more. */
@@ -101,10 +130,10 @@ static const char *per_filter_cap(const struct vt_type *t)
 		msg = vt_fail("by rate: %s, want E2BIG", vt_errno_name(errno));
 	else if (!access("/dev/kbloom/cap-over", F_OK))
 		msg = "refused filter has a node";
-	else if (total("bytes") != before + 8192)
+	else if (total("bytes") != before + held)
 		msg = vt_fail("total_bytes %llu, want %llu",
 			      (unsigned long long)total("bytes"),
-			      (unsigned long long)before + 8192);
+			      (unsigned long long)before + held);
 	return cleanup(names, 2, msg);
 }
 
@@ -112,19 +141,19 @@ static const char *total_cap(const struct vt_type *t)
 {
 	static const char *const names[] = { "tot-a", "tot-b", "tot-c" };
 	const char *msg = NULL;
-	uint64_t base;
+	uint64_t base, held = held_of(t, 8192);
 	int fd;
 
 	cleanup(names, 3, NULL);
 	base = total("bytes");
-	if (vt_param_set("max_total_bytes", base + 16384))
+	if (!held || vt_param_set("max_total_bytes", base + 2 * held))
 		return "cannot set max_total_bytes";
 	if (create_bytes("tot-a", t, 8192) || create_bytes("tot-b", t, 8192))
 		msg = vt_fail("up to the cap: %s", vt_errno_name(errno));
 	else if (create_bytes("tot-c", t, 64) != -1 || errno != E2BIG)
 		msg = vt_fail("past the cap: %s, want E2BIG",
 			      vt_errno_name(errno));
-	else if (total("bytes") != base + 16384)
+	else if (total("bytes") != base + 2 * held)
 		msg = "total_bytes wrong at the cap";
 	if (msg)
 		return cleanup(names, 3, msg);
@@ -240,6 +269,10 @@ static const char *restores_within_total_cap(const struct vt_type *t)
 	if (create_bytes("rs", t, RS_BYTES))
 		return cleanup(names, 1, vt_fail("create 256 MiB: %s",
 						 vt_errno_name(errno)));
+	/* With the filter, which holds a few KiB past its cells. */
+	base = total("bytes");
+	if (vt_param_set("max_total_bytes", base + 2 * img + img / 2))
+		return cleanup(names, 1, "cannot set max_total_bytes");
 	fds[0] = vt_open("rs", O_RDWR);
 	if (fds[0] < 0 || read(fds[0], hdr, sizeof(hdr)) != sizeof(hdr)) {
 		msg = vt_fail("read the image header: %s",
@@ -270,7 +303,7 @@ static const char *restores_within_total_cap(const struct vt_type *t)
 	if (msg)
 		goto out;
 	/* Every buffer given back: room for exactly one image again. */
-	if (vt_param_set("max_total_bytes", base + RS_BYTES + img)) {
+	if (vt_param_set("max_total_bytes", base + img)) {
 		msg = "cannot set max_total_bytes";
 		goto out;
 	}

@@ -180,6 +180,23 @@ kb_expect report-bad 2 "invalid count 'x'" report "rep-$t" --fp x
 kb_expect create-reserved 2 "the name 'total_bytes' is reserved" \
 	create total_bytes --capacity 10
 
+# The byte caps count all a filter holds, its cells and the rest: 8 KiB of
+# cells pass either cap set to leave 8 KiB, and the message names the cap.
+params=/sys/module/kbloom/parameters
+saved_cap=$(cat "$params/max_filter_bytes")
+echo 8192 >"$params/max_filter_bytes"
+kb_expect create-over-filter-cap 2 \
+	"filter 'capped' needs 8.00 KiB of cells and the rest it holds, over the module's limit of 8.00 KiB per filter (ask for less, or raise it: echo BYTES > $params/max_filter_bytes)" \
+	create capped --bits 65536
+echo "$saved_cap" >"$params/max_filter_bytes"
+saved_cap=$(cat "$params/max_total_bytes")
+echo $(($(cat /sys/class/kbloom/total_bytes) + 8192)) \
+	>"$params/max_total_bytes"
+kb_expect create-over-total-cap 2 \
+	"filter 'capped' needs 8.00 KiB of cells and the rest it holds, but only 8.00 KiB of the module's" \
+	create capped --bits 65536
+echo "$saved_cap" >"$params/max_total_bytes"
+
 # list --names: every filter, sorted.
 kb_ctl list --names
 kb_why="$out"

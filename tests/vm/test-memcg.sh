@@ -5,7 +5,8 @@
 # created the filter, whatever its size: the cells are vmalloc'ed with
 # __GFP_ACCOUNT so that they can be mapped, and a cgroup's memory.max must
 # still bound what its processes make the kernel hold.  Destroy gives the
-# charge back once nothing holds the filter.
+# charge back once nothing holds the filter.  What the module counts
+# against its caps (held_bytes) is what the group is charged.
 
 suite=memcg
 # shellcheck source=tests/vm/check-lib.sh
@@ -61,6 +62,48 @@ for type in $kb_types; do
 	gone=$(current)
 	check "uncharged/$type" "destroy left $((gone - before)) bytes charged" \
 		within $((gone - before)) 0 $((2 << 20))
+done
+
+# held NAME: what the filter holds by its own count (sysfs held_bytes).
+held() {
+	cat "/sys/class/kbloom/$1/held_bytes"
+}
+
+# A scalable filter of capacity 1, expansion 1, grown by adds from the
+# group to as many sub-filters as its schedule has: each sub-filter's
+# cells are one block, so nearly all it holds is the rest (its structs,
+# write locks, per-CPU counts, the cells' page), which the caps and
+# total_bytes must count as the group is charged for it.  Within 1 MiB
+# and an eighth: the module once counted 64 bytes a sub-filter, about a
+# hundredth of it.
+for type in bits counting; do
+	opt=
+	[ "$type" = counting ] && opt=--counting
+	fname=cg-grow-$type
+	kbloomctl destroy -q "$fname" 2>/dev/null
+	before=$(current)
+	total0=$(cat /sys/class/kbloom/total_bytes)
+	# shellcheck disable=SC2086
+	in_group kbloomctl create -q "$fname" --capacity 1 --fp 1% \
+		--expansion 1 $opt ||
+		fail "grow-create/$type" "create in the group failed"
+	# Past the schedule's end the add fails: the keys before it stay.
+	seq 1 2000 | in_group kbloomctl add -q "$fname" 2>/dev/null
+	subs=$(cat "/sys/class/kbloom/$fname/subfilters")
+	after=$(current)
+	delta=$((after - before))
+	held=$(held "$fname")
+	total=$(($(cat /sys/class/kbloom/total_bytes) - total0))
+	check "grown/$type" "$subs sub-filters" [ "$subs" -ge 500 ]
+	check "grow-total/$type" "total_bytes grew $total, the filter holds $held" \
+		[ "$total" -eq "$held" ]
+	check "grow-charged/$type" "group grew by $delta bytes for $subs sub-filters holding $held by the module's count" \
+		within "$delta" "$held" $(((1 << 20) + held / 8))
+	echo "  $suite/grow/$type: $subs sub-filters hold $held bytes by the module's count; the group was charged $delta"
+	kbloomctl destroy -q "$fname"
+	gone=$(current)
+	check "grow-uncharged/$type" "destroy left $((gone - before)) bytes charged" \
+		within $((gone - before)) 0 $(((1 << 20) + held / 8))
 done
 
 rmdir "$grp"

@@ -373,7 +373,7 @@ static uint64_t sc_total_bytes(void)
 /* Back to sub-filter 0, emptied; the rest of the memory given back. */
 static const char *clear_frees(const struct vt_type *t)
 {
-	uint64_t total0, total1, sub0;
+	uint64_t total0, total1, sub0, held0;
 	struct kbloom_info info;
 	int fd;
 
@@ -381,18 +381,20 @@ static const char *clear_frees(const struct vt_type *t)
 	EXPECT(fd >= 0, "create: %s", vt_errno_name(errno));
 	EXPECT_OK(vt_info(fd, &info));
 	sub0 = info.bytes;
+	held0 = info.held_bytes;
 	total0 = sc_total_bytes();
 	EXPECT(vt_add_prefix(fd, "key", 0, 20 * CAP) > 0, "add: %s",
 	       vt_errno_name(errno));
 	EXPECT_OK(vt_info(fd, &info));
 	total1 = sc_total_bytes();
-	EXPECT(info.subfilters >= 4 && total1 - total0 == info.bytes - sub0,
+	EXPECT(info.subfilters >= 4 && total1 - total0 == info.held_bytes - held0,
 	       "%u sub-filters, total grew %llu for %llu",
 	       info.subfilters, (unsigned long long)(total1 - total0),
-	       (unsigned long long)(info.bytes - sub0));
+	       (unsigned long long)(info.held_bytes - held0));
 	EXPECT_OK(ioctl(fd, KBLOOM_IOC_CLEAR, 0));
 	EXPECT_OK(vt_info(fd, &info));
 	EXPECT(info.subfilters == 1 && info.bytes == sub0 &&
+	       info.held_bytes == held0 &&
 	       sc_total_bytes() == total0 && !info.bits_set &&
 	       !info.add_calls && !info.add_new,
 	       "after clear: %u sub-filters, %llu bytes, total %llu (was %llu), %llu set",
@@ -435,7 +437,7 @@ static const char *cap_stops_e(const struct vt_type *t, const char *param)
 	       vt_errno_name(errno));
 	EXPECT_OK(vt_info(fd, &info));
 	EXPECT(info.subfilters == 2, "%u sub-filters", info.subfilters);
-	limit = info.bytes;
+	limit = info.held_bytes;
 	if (!strcmp(param, "max_total_bytes"))
 		limit = sc_total_bytes();
 	if (vt_param_set(param, limit))
@@ -457,7 +459,7 @@ static const char *cap_stops_e(const struct vt_type *t, const char *param)
 		goto out_keys;
 	}
 	if (vt_info(fd, &info) || info.subfilters != 2 || !info.saturated ||
-	    (strcmp(param, "max_total_bytes") ? info.bytes :
+	    (strcmp(param, "max_total_bytes") ? info.held_bytes :
 	     sc_total_bytes()) != limit) {
 		msg = vt_fail("at the cap: %u sub-filters saturated %u",
 			      info.subfilters, info.saturated);
@@ -664,7 +666,7 @@ static const char *image_round_trip(const struct vt_type *t)
 	EXPECT_OK(vt_info(fc, &ic));
 	EXPECT(ia.subfilters >= 4 && ic.subfilters > ia.subfilters,
 	       "%u and %u sub-filters", ia.subfilters, ic.subfilters);
-	sub0 = ib.bytes;
+	sub0 = ib.held_bytes;
 	img = vt_read_image(fa, 7000, &len);
 	EXPECT(img, "read: %s", vt_errno_name(errno));
 	EXPECT_NULL(sc_image_matches(img, len, &ia));
@@ -675,7 +677,8 @@ static const char *image_round_trip(const struct vt_type *t)
 	EXPECT(ib.subfilters == ia.subfilters && ib.bytes == ia.bytes &&
 	       ib.bits_set == ia.bits_set && ib.add_new == ia.add_new &&
 	       ib.add_calls == ia.add_calls &&
-	       sc_total_bytes() - total0 == ia.bytes - sub0,
+	       ib.held_bytes == ia.held_bytes &&
+	       sc_total_bytes() - total0 == ia.held_bytes - sub0,
 	       "loaded: %u sub-filters, %llu bytes, %llu set (image's: %u, %llu, %llu); total grew %llu",
 	       ib.subfilters, (unsigned long long)ib.bytes,
 	       (unsigned long long)ib.bits_set, ia.subfilters,
@@ -692,11 +695,11 @@ static const char *image_round_trip(const struct vt_type *t)
 	EXPECT_OK(vt_write_image(fc, img, len, 1 << 20));
 	EXPECT_OK(vt_info(fc, &ib));
 	EXPECT(ib.subfilters == ia.subfilters && ib.bytes == ia.bytes &&
-	       total0 - sc_total_bytes() == ic.bytes - ia.bytes,
+	       total0 - sc_total_bytes() == ic.held_bytes - ia.held_bytes,
 	       "loaded over %u sub-filters: %u, %llu bytes, total fell %llu of %llu",
 	       ic.subfilters, ib.subfilters, (unsigned long long)ib.bytes,
 	       (unsigned long long)(total0 - sc_total_bytes()),
-	       (unsigned long long)(ic.bytes - ia.bytes));
+	       (unsigned long long)(ic.held_bytes - ia.held_bytes));
 	EXPECT(vt_check_prefix(fc, "img", 0, 10 * CAP) == 10 * CAP,
 	       "keys lost in the load");
 	/* Its own keys are gone, but for false positives (about 1 %). */

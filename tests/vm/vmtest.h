@@ -939,7 +939,7 @@ static inline const char *vt_sysfs_matches_info(const char *name,
 		F64(check_hits), F64(delete_calls), F64(delete_hits),
 		F64(bits_set), F64(est_keys),
 		F64(reported_fp), F64(reported_tp), F64(reported_tn),
-		F32(k), F32(type), F32(fp_target_ppb), F32(fp_design_ppb),
+		F64(held_bytes), F32(k), F32(type), F32(fp_target_ppb), F32(fp_design_ppb),
 		F32(fp_now_ppb), F32(fill_ppb), F32(observed_fp_ppb),
 		F32(saturated), F32(expansion), F32(subfilters),
 #undef F64

@@ -88,6 +88,16 @@
  *                         cleared or loaded over before a racing batch
  *                         counted them are not charged to the keys that
  *                         come after (they would bring a rotation early).
+ *   Memory: the byte caps (the module parameters max_filter_bytes, one
+ *   filter, and max_total_bytes, all filters and the images being
+ *   restored) count all the kernel memory a filter holds, "held_bytes"
+ *   (info and sysfs): its cells in whole pages, and the rest, the same
+ *   for a filter of any size (its structures, write locks, per-CPU
+ *   counts, the mapping's header page; a scalable filter's for each
+ *   sub-filter, which dominates for small sub-filters, and its slot and
+ *   mapping tables sized for its last sub-filter); total_bytes (sysfs)
+ *   is their sum.  So a filter of exactly max_filter_bytes of cells
+ *   does not fit.
  *   For every type, "bits" and "bits_per_key" (create) and "bits" and
  *   "bytes" (info) count memory, and nblocks counts 64-byte blocks of
  *   memory (a window key block is P of them); "bits_set" and "fill_ppb"
@@ -120,8 +130,8 @@
  *   in-kernel API or a BPF program, which may run in atomic context and
  *   never allocates, fails with -EAGAIN, changes nothing, and has a
  *   kernel worker grow the filter, soon after, for the next add.  Growth
- *   ends with E2BIG past max_filter_bytes (all sub-filters of the filter
- *   together) or max_total_bytes, at KBLOOM_SUBFILTERS_MAX sub-filters or
+ *   ends with E2BIG past max_filter_bytes (what all of the filter holds,
+ *   see "Memory" above) or max_total_bytes, at KBLOOM_SUBFILTERS_MAX sub-filters or
  *   where capacity * e^i passes 2^64 - 1, or where a sub-filter would pass
  *   the module's own limit; with ENOMEM when the memory (or the memory
  *   cgroup of the adder, or of the creator for the worker) has none.
@@ -692,7 +702,10 @@ struct kbloom_info {
 	__u64 mappings;		/* mapped areas (mmap) of the filter now */
 	__u32 subfilters;	/* scalable: sub-filters now; else 0 */
 	__u32 pad;
-	__u64 reserved[4];
+	__u64 held_bytes;	/* kernel memory the filter holds, cells and
+				 * the rest: what the byte caps count
+				 */
+	__u64 reserved[3];
 };
 
 /* One sub-filter of a scalable filter: KBLOOM_IOC_GET_SUBFILTER. */

@@ -432,7 +432,8 @@ void do_info(struct worker *w)
 	    info.fill_ppb > KBLOOM_PPB || info.fp_now_ppb > KBLOOM_PPB ||
 	    /* 512 cells a block, 128 counters, 128 or fewer window masks */
 	    info.bits_set > info.nblocks * (info.type ? 128 : 512) ||
-	    info.pad || info.reserved[0] || info.reserved[3])
+	    info.held_bytes <= info.bytes ||
+	    info.pad || info.reserved[0] || info.reserved[2])
 		record_fail(w, F_RESULT, "worker %d get_info of %s: inconsistent (name %.32s k %u bits %llu set %llu)",
 			    w->id, name, info.name, info.k,
 			    (unsigned long long)info.bits,
