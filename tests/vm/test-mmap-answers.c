@@ -76,7 +76,7 @@ static const char *check_both_ways(int fd, const struct map *m,
 	return NULL;
 }
 
-static const char *identical(const struct vt_type *t, const void *arg)
+static const char *identical_in(const struct vt_type *t, const void *arg)
 {
 	const struct size_case *sz = arg;
 	struct keyset in = { 0 }, out = { 0 };
@@ -137,6 +137,19 @@ static const char *identical(const struct vt_type *t, const void *arg)
 			      KEYS - p.hits_map, KEYS - p.hits_ioctl,
 			      KEYS);
 	return vt_done(fd, "map-same", msg);
+}
+
+static const char *identical(const struct vt_type *t, const void *arg)
+{
+	const struct size_case *sz = arg;
+	const char *msg;
+	uint64_t saved;
+
+	if (vt_room_for(sz->bytes, &saved))
+		return vt_fail("max_filter_bytes: %s", vt_errno_name(errno));
+	msg = identical_in(t, arg);
+	vt_param_set("max_filter_bytes", saved);
+	return msg;
 }
 
 /* ---- 4. no system call ---- */

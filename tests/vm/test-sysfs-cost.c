@@ -261,7 +261,7 @@ static int change_cells(int fd, uint64_t *serial)
 	return vt_add_prefix(fd, "big-more", (*serial)++, 1) == 1 ? 0 : -1;
 }
 
-static const char *cost_1gib(void)
+static const char *cost_1gib_in(void)
 {
 	const char *name = "sc-big";
 	uint64_t need = GIB + (512ULL << 20), have = vt_mem_total(), serial = 0;
@@ -398,6 +398,18 @@ out:
 	if (dirfd >= 0)
 		close(dirfd);
 	return vt_done(fd, name, msg);
+}
+
+static const char *cost_1gib(void)
+{
+	const char *msg;
+	uint64_t saved;
+
+	if (vt_room_for(GIB, &saved))
+		return vt_fail("max_filter_bytes: %s", vt_errno_name(errno));
+	msg = cost_1gib_in();
+	vt_param_set("max_filter_bytes", saved);
+	return msg;
 }
 
 int main(void)

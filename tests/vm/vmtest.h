@@ -996,4 +996,19 @@ static inline int vt_param_set(const char *name, uint64_t v)
 	return vt_write_file(path, text);
 }
 
+/*
+ * max_filter_bytes raised, if need be, to hold a filter of bytes of cells
+ * and the rest it holds (16 MiB more); *saved gets the value to put back
+ * with vt_param_set().  The caps count all a filter holds, so the
+ * default cap of 1 GiB does not hold 1 GiB of cells.  0 or -1.
+ */
+static inline int vt_room_for(uint64_t bytes, uint64_t *saved)
+{
+	if (vt_param_get("max_filter_bytes", saved))
+		return -1;
+	if (*saved >= bytes + (16ULL << 20))
+		return 0;
+	return vt_param_set("max_filter_bytes", bytes + (16ULL << 20));
+}
+
 #endif /* KBLOOM_VMTEST_H */
