@@ -170,7 +170,7 @@ size_t kbloom_chain_image_emit(const struct kbloom_chain *c,
 					 room);
 		}
 		if (pos < cells_end)
-			cur->crc = __crc32c_le(cur->crc, out, take);
+			cur->crc = kbloom_crc32c(cur->crc, out, take);
 		out += take;
 		copied += take;
 		cur->pos += take;

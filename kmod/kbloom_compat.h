@@ -28,10 +28,25 @@
 #include <asm/unaligned.h>
 #endif
 
+/*
+ * The raw CRC32C update (no inversion at either end), which images end
+ * with: crc32c() of <linux/crc32.h> since 6.14, whose CRC library rework
+ * brought CRC32C_OPTIMIZATION with it and took __crc32c_le() away in
+ * 6.15.  Before, crc32c() was libcrc32c's (<linux/crc32c.h>), a module
+ * of its own through the crypto API, which kbloom must not need.
+ */
+#include <linux/crc32.h>
+#ifdef CRC32C_OPTIMIZATION
+#define kbloom_crc32c(crc, p, len)	crc32c(crc, p, len)
+#else
+#define kbloom_crc32c(crc, p, len)	__crc32c_le(crc, p, len)
+#endif
+
 /* The compile probes' results; only the driver's Kbuild generates them. */
 #ifdef KBLOOM_PROBED
 #include "kbloom_probes.h"
 
+#include <linux/btf.h>
 #include <linux/btf_ids.h>
 #include <linux/cfi.h>
 #include <linux/device.h>
@@ -40,6 +55,16 @@
 #include <linux/stringify.h>
 #ifdef CONFIG_X86
 #include <asm/ibt.h>
+#endif
+
+/*
+ * The namespace of the exports (<linux/kbloom_api.h>): an identifier the
+ * export macros stringified until 6.13, a string literal since.
+ */
+#ifdef KBLOOM_HAVE_EXPORT_NS_IDENT
+#define KBLOOM_NS	KBLOOM
+#else
+#define KBLOOM_NS	"KBLOOM"
 #endif
 
 /* struct fd lost .file in 6.12, which brought the fd_file() accessor. */
@@ -83,6 +108,16 @@ static inline void vm_flags_clear(struct vm_area_struct *vma,
 #ifndef BTF_KFUNCS_START
 #define BTF_KFUNCS_START(name)	BTF_SET8_START(name)
 #define BTF_KFUNCS_END(name)	BTF_SET8_END(name)
+#endif
+
+/*
+ * KF_TRUSTED_ARGS asked the verifier for an acquire's pointer, not one a
+ * program found by walking a struct.  The kernels that took the flag away
+ * (Debian's 7.2 and 7.3 have none) treat every kfunc's pointer arguments
+ * so: there it is nothing.
+ */
+#ifndef KF_TRUSTED_ARGS
+#define KF_TRUSTED_ARGS	0
 #endif
 
 /*

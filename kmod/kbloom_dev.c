@@ -768,7 +768,11 @@ int kbloom_dev_setup(void)
 {
 	int err;
 
-	kbloom_free_wq = alloc_workqueue("kbloom_free", 0, 0);
+	/*
+	 * Unbound, as the module's other queues: a free has no CPU to stay
+	 * on, and kernels from 7.x warn at a queue that does not say.
+	 */
+	kbloom_free_wq = alloc_workqueue("kbloom_free", WQ_UNBOUND, 0);
 	if (!kbloom_free_wq)
 		return -ENOMEM;
 	err = alloc_chrdev_region(&kbloom_devt, 0, KBLOOM_MINORS, "kbloom");

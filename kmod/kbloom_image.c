@@ -25,9 +25,9 @@
  *
  * The CRC is the standard CRC32C (Castagnoli, reflected polynomial
  * 0x82F63B78, initial value ~0, final inversion; "123456789" gives
- * 0xe3069283).  In the kernel that is ~__crc32c_le(~0, data, len):
- * __crc32c_le() does neither inversion itself, so the running value kept in
- * the cursor is the raw, uninverted one.
+ * 0xe3069283), ~kbloom_crc32c(~0, data, len): kbloom_crc32c()
+ * (kbloom_compat.h) does neither inversion itself, so the running value
+ * kept in the cursor is the raw, uninverted one.
  */
 #include "kbloom_core.h"
 
@@ -169,7 +169,7 @@ size_t kbloom_image_emit(const struct kbloom_filter *f,
 		}
 		/* The CRC covers what was emitted, racing adds included. */
 		if (cur->pos < bits_end)
-			cur->crc = __crc32c_le(cur->crc, out, take);
+			cur->crc = kbloom_crc32c(cur->crc, out, take);
 		out += take;
 		copied += take;
 		cur->pos += take;
@@ -287,8 +287,8 @@ int kbloom_image_check_crc(const void *img, u64 len)
 	u32 crc = KBLOOM_CRC_SEED;
 
 	for (i = 0; i < end; i += KBLOOM_CRC_CHUNK) {
-		crc = __crc32c_le(crc, start + i,
-				  min_t(u64, end - i, KBLOOM_CRC_CHUNK));
+		crc = kbloom_crc32c(crc, start + i,
+				    min_t(u64, end - i, KBLOOM_CRC_CHUNK));
 		cond_resched();
 	}
 	if (~crc != get_unaligned_le32(start + end))

@@ -125,7 +125,7 @@ struct kbloom_filter *kbloom_filter_get(const char *name)
 	__module_get(THIS_MODULE);
 	return &kd->filter;
 }
-EXPORT_SYMBOL_NS_GPL(kbloom_filter_get, KBLOOM);
+EXPORT_SYMBOL_NS_GPL(kbloom_filter_get, KBLOOM_NS);
 
 struct kbloom_filter *kbloom_filter_get_id(u32 id)
 {
@@ -136,7 +136,7 @@ struct kbloom_filter *kbloom_filter_get_id(u32 id)
 	__module_get(THIS_MODULE);
 	return &kd->filter;
 }
-EXPORT_SYMBOL_NS_GPL(kbloom_filter_get_id, KBLOOM);
+EXPORT_SYMBOL_NS_GPL(kbloom_filter_get_id, KBLOOM_NS);
 
 /*
  * The caller is a module that links against these symbols, so kbloom
@@ -149,25 +149,25 @@ void kbloom_filter_put(struct kbloom_filter *f)
 	kbloom_dev_put(kbloom_of(f));
 	module_put(THIS_MODULE);
 }
-EXPORT_SYMBOL_NS_GPL(kbloom_filter_put, KBLOOM);
+EXPORT_SYMBOL_NS_GPL(kbloom_filter_put, KBLOOM_NS);
 
 u32 kbloom_filter_id(const struct kbloom_filter *f)
 {
 	return f ? kbloom_of(f)->id : 0;
 }
-EXPORT_SYMBOL_NS_GPL(kbloom_filter_id, KBLOOM);
+EXPORT_SYMBOL_NS_GPL(kbloom_filter_id, KBLOOM_NS);
 
 int kbloom_filter_check(struct kbloom_filter *f, const void *key, u32 len)
 {
 	return kbloom_kapi_check(f, key, len);
 }
-EXPORT_SYMBOL_NS_GPL(kbloom_filter_check, KBLOOM);
+EXPORT_SYMBOL_NS_GPL(kbloom_filter_check, KBLOOM_NS);
 
 int kbloom_filter_add(struct kbloom_filter *f, const void *key, u32 len)
 {
 	return kbloom_kapi_add(f, key, len);
 }
-EXPORT_SYMBOL_NS_GPL(kbloom_filter_add, KBLOOM);
+EXPORT_SYMBOL_NS_GPL(kbloom_filter_add, KBLOOM_NS);
 
 /* All or nothing: every key is judged before the first is done. */
 static int kbloom_kapi_keys_valid(const struct kbloom_key *keys, u32 n)
@@ -228,7 +228,7 @@ int kbloom_filter_check_keys(struct kbloom_filter *f,
 {
 	return kbloom_kapi_keys(f, keys, n, results, false);
 }
-EXPORT_SYMBOL_NS_GPL(kbloom_filter_check_keys, KBLOOM);
+EXPORT_SYMBOL_NS_GPL(kbloom_filter_check_keys, KBLOOM_NS);
 
 int kbloom_filter_add_keys(struct kbloom_filter *f,
 			   const struct kbloom_key *keys, u32 n,
@@ -236,4 +236,4 @@ int kbloom_filter_add_keys(struct kbloom_filter *f,
 {
 	return kbloom_kapi_keys(f, keys, n, results, true);
 }
-EXPORT_SYMBOL_NS_GPL(kbloom_filter_add_keys, KBLOOM);
+EXPORT_SYMBOL_NS_GPL(kbloom_filter_add_keys, KBLOOM_NS);

@@ -3,7 +3,7 @@
  * Userspace stand-ins for the kernel facilities the filter core uses, so the
  * same core sources build into the host tests and the benchmark.  Each one
  * keeps the kernel's semantics that the core relies on: xxh64 is libxxhash's
- * XXH64 (the same function), __crc32c_le is the raw Castagnoli update with
+ * XXH64 (the same function), kbloom_crc32c is the raw Castagnoli update with
  * no pre- or post-inversion, atomics are sequentially consistent.
  */
 #ifndef KBLOOM_KERNEL_SHIM_H
@@ -408,11 +408,13 @@ static inline u64 xxh64(const void *input, size_t len, u64 seed)
 }
 
 /*
- * The kernel's __crc32c_le(): reflected Castagnoli polynomial 0x82F63B78,
- * the caller supplies the running value and does any inversion itself.
+ * The kernel's crc32c() (kbloom_compat.h): reflected Castagnoli polynomial
+ * 0x82F63B78, the caller supplies the running value and does any
+ * inversion itself.
  */
-static inline u32 __crc32c_le(u32 crc, const unsigned char *p, size_t len)
+static inline u32 kbloom_crc32c(u32 crc, const void *data, size_t len)
 {
+	const unsigned char *p = data;
 	static u32 table[256];
 	static int ready;
 	unsigned int i, j;

@@ -5,9 +5,13 @@
  * same filter through /dev/kbloom/<name> and sysfs.  BPF programs get the
  * same operations as kfuncs (kmod/kbloom_bpf.c, listed at the end).
  *
- * The symbols are exported GPL-only in the KBLOOM namespace:
+ * The symbols are exported GPL-only in the KBLOOM namespace, which a
+ * module imports with
  *
- *	MODULE_IMPORT_NS(KBLOOM);
+ *	KBLOOM_IMPORT_NS();
+ *
+ * on every kernel: MODULE_IMPORT_NS(KBLOOM) before 6.13, which made the
+ * namespace a string, MODULE_IMPORT_NS("KBLOOM") since; both are this.
  *
  * Not <linux/kbloom.h>: this tree's userspace builds put include/ on their
  * path before include/uapi/, where <linux/kbloom.h> is the ioctl ABI.
@@ -84,8 +88,12 @@
 #ifndef _LINUX_KBLOOM_API_H
 #define _LINUX_KBLOOM_API_H
 
+#include <linux/module.h>
 #include <linux/types.h>
 #include <uapi/linux/kbloom.h>
+
+/* What MODULE_IMPORT_NS() of the KBLOOM namespace expands to, everywhere. */
+#define KBLOOM_IMPORT_NS()	MODULE_INFO(import_ns, "KBLOOM")
 
 struct kbloom_filter;
 

@@ -1409,4 +1409,4 @@ module_exit(kapi_exit);
 
 MODULE_DESCRIPTION("kbloom's in-kernel API under test, driven from sysfs");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(KBLOOM);
+KBLOOM_IMPORT_NS();

@@ -723,39 +723,50 @@ static const char *tc_learn_scalable(const struct vt_type *t)
 struct rejection {
 	const char *name;	/* also the program's */
 	/*
-	 * Each must be in the verifier log; one of two wordings where the
-	 * kernels differ ("6.1's words|6.12's words").
+	 * Each must be in the verifier log; one of the wordings where the
+	 * kernels differ ("6.1's words|6.12's words|7.x's words").
 	 */
 	const char *why[3];
-	/* How R1, the filter argument, looks where the check is refused */
+	/*
+	 * How R1, the filter argument, looks where the check is refused;
+	 * "6.x's|7.x's" where they differ (7.x marks an acquire's pointer
+	 * trusted).
+	 */
 	const char *r1;
 };
 
 /*
- * The verifier's words (6.1, and 6.12 where they differ).  A pointer it
- * does not know as a referenced kbloom_filter gets the generic "must point
- * to scalar" of a memory argument; what it was, released (a scalar now) or
- * maybe NULL, shows in its state at the call.  6.12 names a maybe-NULL
- * argument to a trusted kfunc parameter for what it is.
+ * The verifier's words (6.1, and 6.12 and 7.x where they differ).  A
+ * pointer it does not know as a referenced kbloom_filter gets the generic
+ * "must point to scalar" of a memory argument; what it was, released (a
+ * scalar now) or maybe NULL, shows in its state at the call.  6.12 names a
+ * maybe-NULL argument to a trusted kfunc parameter for what it is; 7.x,
+ * where every kfunc's pointer arguments are trusted, names the register
+ * and the struct it wanted.
  */
 static const struct rejection rejections[] = {
 	{ "size_unbounded", { "R3 unbounded memory access",
 			      "memory, len pair leads to invalid memory access"
 			    }, NULL },
 	{ "key_unchecked", { "invalid access to packet, off=22 size=16",
-			     "R2 offset is outside of the packet" }, NULL },
+			     "R2 offset is outside of the packet|"
+			     "R2 min value is outside of the allowed memory "
+			     "range" }, NULL },
 	{ "leak", { "Unreleased reference" }, NULL },
 	{ "use_after_release", { "call bpf_kbloom_release",
-				 "must point to scalar, or struct with scalar"
+				 "must point to scalar, or struct with scalar|"
+				 "R1 is scalar expected STRUCT kbloom_filter"
 			       }, "scalar" },
 	{ "null_unchecked", { "must point to scalar, or struct with scalar|"
-			      "Possibly NULL pointer passed to trusted arg0" },
-	  "ptr_or_null_kbloom_filter" },
+			      "Possibly NULL pointer passed to trusted arg0|"
+			      "Possibly NULL pointer passed to trusted R1" },
+	  "ptr_or_null_kbloom_filter|trusted_ptr_or_null_kbloom_filter" },
 	{ "trace_add", { "calling kernel function bpf_kbloom_add is not "
 			 "allowed" }, NULL },
 	{ "kptr_leak", { "Unreleased reference" }, NULL },
 	{ "kptr_use_after_put", { "must point to scalar, or struct with "
-				  "scalar" }, "scalar" },
+				  "scalar|R1 is scalar expected STRUCT "
+				  "kbloom_filter" }, "scalar" },
 };
 
 /*
@@ -804,28 +815,47 @@ static int load_one(struct bpf_object *obj, const char *only, char *log,
 	return bpf_object__load(obj);
 }
 
-/* The last line of a verifier log that says something. */
-/* Whether log holds want, or either half of a "first|second" want. */
-static int log_has_either(const char *log, const char *want)
+/* Whether type is one of the '|'-separated types of want. */
+static int type_is_either(const char *type, const char *want)
 {
-	const char *bar = strchr(want, '|');
-	char first[160];
+	size_t len;
 
-	if (!bar)
-		return strstr(log, want) != NULL;
-	snprintf(first, sizeof(first), "%.*s", (int)(bar - want), want);
-	return strstr(log, first) || strstr(log, bar + 1);
+	for (;; want += len + 1) {
+		len = strcspn(want, "|");
+		if (strlen(type) == len && !strncmp(type, want, len))
+			return 1;
+		if (!want[len])
+			return 0;
+	}
 }
 
+/* Whether log holds any of the '|'-separated wordings of want. */
+static int log_has_either(const char *log, const char *want)
+{
+	char one[160];
+	size_t len;
+
+	for (;; want += len + 1) {
+		len = strcspn(want, "|");
+		snprintf(one, sizeof(one), "%.*s", (int)len, want);
+		if (strstr(log, one))
+			return 1;
+		if (!want[len])
+			return 0;
+	}
+}
+
+/* The last line of a verifier log that says something. */
 static const char *log_tail(const char *log)
 {
 	static char line[200];
 	const char *end = log + strlen(log), *start;
 
-	while (end > log && (end[-1] == '\n' || end[-1] == ' '))
-		end--;
 	/* Skip libbpf's and the verifier's closing statistics. */
 	for (;;) {
+		/* And blank lines, which 7.x's explanations end with. */
+		while (end > log && (end[-1] == '\n' || end[-1] == ' '))
+			end--;
 		start = end;
 		while (start > log && start[-1] != '\n')
 			start--;
@@ -914,7 +944,7 @@ static const char *reject_case(const struct rejection *r)
 		if (!log_has_either(log, r->why[i]))
 			msg = vt_fail("the verifier log lacks \"%s\"; it ends "
 				      "\"%s\"", r->why[i], log_tail(log));
-	if (!msg && r->r1 && strcmp(r1_at_check(log), r->r1))
+	if (!msg && r->r1 && !type_is_either(r1_at_check(log), r->r1))
 		msg = vt_fail("R1 at the refused check is \"%s\", want \"%s\"",
 			      r1_at_check(log), r->r1);
 	if (!msg)
