@@ -124,7 +124,7 @@ kunit:
 
 # The VM suite on all six of Debian 12's kernel flavours.
 check-kernels:
-	@sh scripts/check-kernels $(FLAVOURS)
+	@sh scripts/check-kernels $(or $(LINES),$(FLAVOURS))
 
 lint:
 	@sh scripts/lint
