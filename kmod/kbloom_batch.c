@@ -141,9 +141,9 @@ static int kbloom_batch_check_lens(struct kbloom_batch_call *call)
  * for an ADD that could not grow the filter, which stops at that key with
  * *err set.  Returns the keys done.
  */
-static u32 kbloom_batch_run_scale(struct kbloom_batch_call *call,
-				  const struct kbloom_key *keys, u32 n,
-				  int *err)
+static u32 kbloom_batch_run_scalable(struct kbloom_batch_call *call,
+				     const struct kbloom_key *keys, u32 n,
+				     int *err)
 {
 	struct kbloom_batch_buf *buf = call->buf;
 	struct kbloom_dev *kd = call->kd;
@@ -152,14 +152,14 @@ static u32 kbloom_batch_run_scale(struct kbloom_batch_call *call,
 	*err = 0;
 	switch (call->op) {
 	case KBLOOM_BATCH_ADD:
-		n = kbloom_scale_add(kd, keys, n, buf->step_answers, &hits,
-				     err);
+		n = kbloom_scalable_add(kd, keys, n, buf->step_answers, &hits,
+					err);
 		break;
 	case KBLOOM_BATCH_CHECK:
-		hits = kbloom_scale_check(kd, keys, n, buf->step_answers);
+		hits = kbloom_scalable_check(kd, keys, n, buf->step_answers);
 		break;
 	case KBLOOM_BATCH_DELETE:
-		hits = kbloom_scale_delete(kd, keys, n, buf->step_answers);
+		hits = kbloom_scalable_delete(kd, keys, n, buf->step_answers);
 		break;
 	}
 	call->hits += hits;
@@ -179,8 +179,8 @@ static int kbloom_batch_run(struct kbloom_batch_call *call, u32 first, u32 n)
 		up_read(&kd->lock);
 		return -ENODEV;
 	}
-	if (kd->scale) {
-		n = kbloom_batch_run_scale(call, buf->keys + first, n, &err);
+	if (kd->scalable) {
+		n = kbloom_batch_run_scalable(call, buf->keys + first, n, &err);
 	} else {
 		switch (call->op) {
 		case KBLOOM_BATCH_ADD:

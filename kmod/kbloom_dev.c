@@ -81,7 +81,7 @@ static void kbloom_dev_free(struct kbloom_dev *kd)
 	xa_erase(&kbloom_minors, MINOR(kd->dev.devt));
 	kbloom_map_free(kd);
 	kbloom_stats_cache_free(&kd->stats_cache);
-	kbloom_scale_free(kd);
+	kbloom_scalable_free(kd);
 	kbloom_filter_free(&kd->filter);
 	atomic64_sub(kd->held, &kbloom_total_bytes);
 	/* A lookup by id or name may still be looking at the refcount. */
@@ -160,7 +160,7 @@ u64 kbloom_dev_held(const struct kbloom_geometry *geo,
 		   kbloom_stats_cache_held(geo);
 
 	if (req->expansion)
-		return held + kbloom_scale_held(req, geo);
+		return held + kbloom_scalable_held(req, geo);
 	return held + kbloom_filter_held(geo) + kbloom_map_held(0);
 }
 
@@ -181,7 +181,7 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 	if (!kd)
 		return ERR_PTR(-ENOMEM);
 	if (req->expansion)
-		err = kbloom_scale_init(kd, req, geo);
+		err = kbloom_scalable_init(kd, req, geo);
 	else
 		err = kbloom_filter_init(&kd->filter, geo);
 	if (err)
@@ -230,7 +230,7 @@ struct kbloom_dev *kbloom_dev_alloc(const char *name,
 free_map:
 	kbloom_map_free(kd);
 free_filter:
-	kbloom_scale_free(kd);
+	kbloom_scalable_free(kd);
 	kbloom_filter_free(&kd->filter);
 free_kd:
 	kfree(kd);
@@ -253,8 +253,8 @@ void kbloom_dev_remove(struct kbloom_dev *kd)
 {
 	WRITE_ONCE(kd->filter.walks_stop, true);
 	down_write(&kd->lock);
-	if (kd->scale)
-		kbloom_scale_stop_walks(kd);
+	if (kd->scalable)
+		kbloom_scalable_stop_walks(kd);
 	WRITE_ONCE(kd->dead, true);
 	kbloom_map_mark_dead(kd);
 	up_write(&kd->lock);
@@ -332,8 +332,8 @@ int kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
 	info->saturated = cells ? st.saturated : 0;
 	info->node_mode = kd->mode;
 	info->mappings = atomic_read(&kd->mappings);
-	if (kd->scale)
-		kbloom_scale_fill_info(kd, info, cells);
+	if (kd->scalable)
+		kbloom_scalable_fill_info(kd, info, cells);
 	up_read(&kd->lock);
 	return 0;
 }
@@ -497,8 +497,8 @@ static long kbloom_dev_clear(struct kbloom_dev *kd, unsigned long arg)
 
 	if (arg)
 		return -EINVAL;
-	if (kd->scale)
-		return kbloom_scale_clear(kd);
+	if (kd->scalable)
+		return kbloom_scalable_clear(kd);
 	down_write(&kd->lock);
 	if (kd->dead) {
 		err = -ENODEV;
@@ -617,11 +617,11 @@ static long kbloom_dev_combine(struct kbloom_dev *kd, void __user *uarg,
 	kbloom_dev_lock_pair(kd, other);
 	if (kd->dead || other->dead) {
 		err = -ENODEV;
-	} else if (!merge && (kd->scale || other->scale)) {
+	} else if (!merge && (kd->scalable || other->scalable)) {
 		/* A common key can sit in sub-filters of different index. */
 		err = -EOPNOTSUPP;
-	} else if (kd->scale || other->scale) {
-		err = kbloom_scale_merge(kd, other);
+	} else if (kd->scalable || other->scalable) {
+		err = kbloom_scalable_merge(kd, other);
 		if (!err)
 			kbloom_stats_cache_merged(kd);
 	} else if (merge) {
@@ -713,7 +713,7 @@ static long kbloom_dev_ioctl(struct file *file, unsigned int cmd,
 	case KBLOOM_IOC_GET_WINDOW:
 		return kbloom_dev_get_window(kd, uarg);
 	case KBLOOM_IOC_GET_SUBFILTER:
-		return kbloom_scale_get_subfilter(kd, uarg);
+		return kbloom_scalable_get_subfilter(kd, uarg);
 	default:
 		return kbloom_dev_report(kd, uarg);
 	}

@@ -133,9 +133,9 @@ static void kbloom_image_begin(struct kbloom_file *kf)
 	struct kbloom_dev *kd = kf->kd;
 	struct kbloom_counts counts;
 
-	if (kd->scale) {
+	if (kd->scalable) {
 		kbloom_counts_read(&kd->filter, &counts);
-		kbloom_chain_image_start(&kd->scale->chain, &counts,
+		kbloom_chain_image_start(&kd->scalable->chain, &counts,
 					 &kf->cursor);
 	} else {
 		kbloom_image_start(&kd->filter, &kf->cursor);
@@ -210,8 +210,8 @@ static ssize_t kbloom_image_emit_locked(struct kbloom_file *kf, size_t len)
 		/* Nothing handed out yet: start over from the new cells. */
 		kbloom_image_begin(kf);
 	}
-	if (kd->scale)
-		ret = kbloom_chain_image_emit(&kd->scale->chain, &kf->cursor,
+	if (kd->scalable)
+		ret = kbloom_chain_image_emit(&kd->scalable->chain, &kf->cursor,
 					      kf->io_buf, len);
 	else
 		ret = kbloom_image_emit(&kd->filter, &kf->cursor, kf->io_buf,
@@ -307,8 +307,8 @@ static int kbloom_image_load_staged(struct kbloom_file *kf)
 	 * alone, which never change: here, not under kd->lock, as it sizes
 	 * every sub-filter it names (up to KBLOOM_SUBFILTERS_MAX).
 	 */
-	if (kd->scale && !READ_ONCE(kd->dead)) {
-		err = kbloom_chain_image_validate(&kd->scale->chain,
+	if (kd->scalable && !READ_ONCE(kd->dead)) {
+		err = kbloom_chain_image_validate(&kd->scalable->chain,
 						  kf->staging, kf->staged,
 						  &subs);
 		if (err)
@@ -320,8 +320,8 @@ static int kbloom_image_load_staged(struct kbloom_file *kf)
 	down_write(&kd->lock);
 	if (kd->dead) {
 		err = -ENODEV;
-	} else if (kd->scale) {
-		err = kbloom_scale_load(kd, kf->staging, subs, &retired);
+	} else if (kd->scalable) {
+		err = kbloom_scalable_load(kd, kf->staging, subs, &retired);
 	} else {
 		err = kbloom_image_validate(&kd->filter, kf->staging,
 					    kf->staged);
@@ -336,7 +336,7 @@ static int kbloom_image_load_staged(struct kbloom_file *kf)
 	}
 	up_write(&kd->lock);
 	kbloom_window_unlock(kd);
-	kbloom_scale_retire(kd, retired);
+	kbloom_scalable_retire(kd, retired);
 	return err;
 }
 
@@ -355,13 +355,13 @@ static int kbloom_image_check_prefix(struct kbloom_file *kf)
 	u64 bytes;
 	int err;
 
-	if (kd->scale) {
+	if (kd->scalable) {
 		/* The rest of the check reads no sub-filter past the first. */
 		memset(&own.hdr, 0, sizeof(own.hdr));
 		own.hdr.magic = cpu_to_le32(KBLOOM_IMAGE_MAGIC);
 		own.hdr.version = cpu_to_le16(KBLOOM_IMAGE_VERSION_CHAIN);
 		memcpy(&own.hdr, kf->write_header.bytes, kf->staged);
-		err = kbloom_chain_image_check_header(&kd->scale->chain,
+		err = kbloom_chain_image_check_header(&kd->scalable->chain,
 						      &own.hdr,
 						      KBLOOM_HEADER_BYTES,
 						      &subs, &bytes);
@@ -384,7 +384,7 @@ static int kbloom_image_stage_chain(struct kbloom_file *kf)
 	u32 subs;
 	int err;
 
-	err = kbloom_chain_image_check_header(&kf->kd->scale->chain,
+	err = kbloom_chain_image_check_header(&kf->kd->scalable->chain,
 					      kf->write_header.bytes,
 					      kf->staged, &subs, &bytes);
 	if (err)
@@ -419,7 +419,7 @@ static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
 					 const char __user *buf, size_t count)
 {
 	const struct kbloom_filter *f = &kf->kd->filter;
-	size_t want = kf->kd->scale ? KBLOOM_CHAIN_IMAGE_HEAD :
+	size_t want = kf->kd->scalable ? KBLOOM_CHAIN_IMAGE_HEAD :
 		      KBLOOM_HEADER_BYTES + sizeof(struct kbloom_image_window);
 	size_t n = min(count, want - kf->staged);
 	u64 bytes;
@@ -433,14 +433,14 @@ static ssize_t kbloom_image_write_header(struct kbloom_file *kf,
 		err = kbloom_image_check_prefix(kf);
 		return err ? err : n;
 	}
-	if (kf->kd->scale) {
+	if (kf->kd->scalable) {
 		/* Whole: staging judges it, and sizes the sub-filters once. */
 		if (kf->staged == want) {
 			err = kbloom_image_stage_chain(kf);
 			return err ? err : n;
 		}
 		/* Judged as far as it goes: EXDEV as soon as it shows. */
-		err = kbloom_chain_image_check_header(&kf->kd->scale->chain,
+		err = kbloom_chain_image_check_header(&kf->kd->scalable->chain,
 						      kf->write_header.bytes,
 						      kf->staged, &subs,
 						      &bytes);

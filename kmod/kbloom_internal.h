@@ -77,13 +77,17 @@ struct kbloom_window_state {
 };
 
 /*
- * A scalable filter's chain and its growth (kbloom_scalable.c).  The
- * chain's readers and adders run as the core's do: the ioctls under
- * kd->lock shared, the in-kernel API and BPF under rcu_read_lock(), so
- * that CLEAR (kd->lock exclusive) frees the sub-filters it drops only
- * after synchronize_rcu() and after any statistics walk of them.
+ * A scalable filter (created with an expansion: "Scalable filters" in the
+ * uapi header), the core's chain of sub-filters (kbloom_chain.h) and its
+ * growth (kbloom_scalable.c).  One name at each layer: "scalable" for the
+ * filter, as the uapi says it; "chain" only for the core's sequence of
+ * sub-filters inside it.  The chain's readers and adders run as the
+ * core's do: the ioctls under kd->lock shared, the in-kernel API and BPF
+ * under rcu_read_lock(), so that CLEAR (kd->lock exclusive) frees the
+ * sub-filters it drops only after synchronize_rcu() and after any
+ * statistics walk of them.
  */
-struct kbloom_scale {
+struct kbloom_scalable {
 	struct kbloom_chain chain;
 	/*
 	 * One growth at a time, taken under kd->lock shared (a MERGE, which
@@ -169,7 +173,7 @@ struct kbloom_dev {
 	 * blocks, k and seed, the capacity and rate asked for) and its
 	 * counts are the whole filter's.
 	 */
-	struct kbloom_scale *scale;
+	struct kbloom_scalable *scalable;
 
 	spinlock_t report_lock;	/* the sums below and reporters[] */
 	u64 reported_fp;
@@ -458,40 +462,44 @@ void kbloom_bpf_register(void);
  * cells for the statistics cache (under its lock) into one total, and
  * key gives that walk's key.  get_subfilter is KBLOOM_IOC_GET_SUBFILTER.
  */
-int kbloom_scale_setup(void);
-void kbloom_scale_teardown(void);
-int kbloom_scale_init(struct kbloom_dev *kd, const struct kbloom_create *req,
-		      const struct kbloom_geometry *geo);
-void kbloom_scale_free(struct kbloom_dev *kd);
-/* What init allocates, with sub-filter 0 and the mapping (kbloom_dev_held()). */
-u64 kbloom_scale_held(const struct kbloom_create *req,
-		      const struct kbloom_geometry *geo);
-void kbloom_scale_stop_walks(struct kbloom_dev *kd);
-u32 kbloom_scale_add(struct kbloom_dev *kd, const struct kbloom_key *keys,
-		     u32 n, unsigned long *answers, u32 *hits, int *err);
-u32 kbloom_scale_check(struct kbloom_dev *kd, const struct kbloom_key *keys,
-		       u32 n, unsigned long *answers);
-u32 kbloom_scale_delete(struct kbloom_dev *kd, const struct kbloom_key *keys,
-			u32 n, unsigned long *answers);
-int kbloom_scale_kapi_check(struct kbloom_dev *kd, const void *key, u32 len);
-int kbloom_scale_kapi_check_keys(struct kbloom_dev *kd,
-				 const struct kbloom_key *keys, u32 n,
-				 unsigned long *answers);
-int kbloom_scale_kapi_add(struct kbloom_dev *kd, const void *key, u32 len);
-int kbloom_scale_clear(struct kbloom_dev *kd);
-int kbloom_scale_load(struct kbloom_dev *kd, const void *img, u32 subs,
-		      struct kbloom_chain_sub **retired);
-void kbloom_scale_retire(struct kbloom_dev *kd, struct kbloom_chain_sub *list);
-int kbloom_scale_merge(struct kbloom_dev *kd, struct kbloom_dev *other);
-u64 kbloom_scale_subfilters(const struct kbloom_dev *kd);
-u64 kbloom_scale_grow_failures(const struct kbloom_dev *kd);
+int kbloom_scalable_setup(void);
+void kbloom_scalable_teardown(void);
+int kbloom_scalable_init(struct kbloom_dev *kd, const struct kbloom_create *req,
+			 const struct kbloom_geometry *geo);
+void kbloom_scalable_free(struct kbloom_dev *kd);
+/*
+ * What init allocates, with sub-filter 0 and the mapping
+ * (kbloom_dev_held()).
+ */
+u64 kbloom_scalable_held(const struct kbloom_create *req,
+			 const struct kbloom_geometry *geo);
+void kbloom_scalable_stop_walks(struct kbloom_dev *kd);
+u32 kbloom_scalable_add(struct kbloom_dev *kd, const struct kbloom_key *keys,
+			u32 n, unsigned long *answers, u32 *hits, int *err);
+u32 kbloom_scalable_check(struct kbloom_dev *kd, const struct kbloom_key *keys,
+			  u32 n, unsigned long *answers);
+u32 kbloom_scalable_delete(struct kbloom_dev *kd, const struct kbloom_key *keys,
+			   u32 n, unsigned long *answers);
+int kbloom_scalable_kapi_check(struct kbloom_dev *kd, const void *key, u32 len);
+int kbloom_scalable_kapi_check_keys(struct kbloom_dev *kd,
+				    const struct kbloom_key *keys, u32 n,
+				    unsigned long *answers);
+int kbloom_scalable_kapi_add(struct kbloom_dev *kd, const void *key, u32 len);
+int kbloom_scalable_clear(struct kbloom_dev *kd);
+int kbloom_scalable_load(struct kbloom_dev *kd, const void *img, u32 subs,
+			 struct kbloom_chain_sub **retired);
+void kbloom_scalable_retire(struct kbloom_dev *kd,
+			    struct kbloom_chain_sub *list);
+int kbloom_scalable_merge(struct kbloom_dev *kd, struct kbloom_dev *other);
+u64 kbloom_scalable_subfilters(const struct kbloom_dev *kd);
+u64 kbloom_scalable_grow_failures(const struct kbloom_dev *kd);
 /* All the filter's blocks, a scalable one's sub-filters' too; no lock. */
-u64 kbloom_scale_nblocks(const struct kbloom_dev *kd);
-void kbloom_scale_key(struct kbloom_dev *kd, struct kbloom_stats_key *key);
-void kbloom_scale_scan(struct kbloom_dev *kd, struct kbloom_cell_stats *cs);
-void kbloom_scale_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
-			    bool cells);
-long kbloom_scale_get_subfilter(struct kbloom_dev *kd, void __user *uarg);
+u64 kbloom_scalable_nblocks(const struct kbloom_dev *kd);
+void kbloom_scalable_key(struct kbloom_dev *kd, struct kbloom_stats_key *key);
+void kbloom_scalable_scan(struct kbloom_dev *kd, struct kbloom_cell_stats *cs);
+void kbloom_scalable_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
+			       bool cells);
+long kbloom_scalable_get_subfilter(struct kbloom_dev *kd, void __user *uarg);
 
 /* kbloom_sysfs.c: attributes of each filter and of the class. */
 extern const struct attribute_group *kbloom_dev_groups[];

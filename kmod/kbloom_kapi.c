@@ -97,8 +97,8 @@ int kbloom_kapi_check(struct kbloom_filter *f, const void *key, u32 len)
 
 	if (err)
 		return err;
-	if (kbloom_of(f)->scale)
-		return kbloom_scale_kapi_check(kbloom_of(f), key, len);
+	if (kbloom_of(f)->scalable)
+		return kbloom_scalable_kapi_check(kbloom_of(f), key, len);
 	return kbloom_check(f, key, len);
 }
 
@@ -110,8 +110,8 @@ int kbloom_kapi_add(struct kbloom_filter *f, const void *key, u32 len)
 		return err;
 	if (!kbloom_kapi_may_write())
 		return -EDEADLK;
-	if (kbloom_of(f)->scale)
-		return kbloom_scale_kapi_add(kbloom_of(f), key, len);
+	if (kbloom_of(f)->scalable)
+		return kbloom_scalable_kapi_add(kbloom_of(f), key, len);
 	return kbloom_add(f, key, len);
 }
 
@@ -201,7 +201,7 @@ static int kbloom_kapi_keys(struct kbloom_filter *f,
 	if (err)
 		return err;
 	/* Adds that stop part way could not say where (kbloom_api.h). */
-	if (add && kbloom_of(f)->scale)
+	if (add && kbloom_of(f)->scalable)
 		return -EOPNOTSUPP;
 	if (add && !kbloom_kapi_may_write())
 		return -EDEADLK;
@@ -212,10 +212,10 @@ static int kbloom_kapi_keys(struct kbloom_filter *f,
 		step = min_t(u32, n - done, KBLOOM_CHUNK_KEYS);
 		if (add)
 			hits += kbloom_add_batch(f, keys + done, step, res);
-		else if (kbloom_of(f)->scale)
-			hits += kbloom_scale_kapi_check_keys(kbloom_of(f),
-							     keys + done, step,
-							     res);
+		else if (kbloom_of(f)->scalable)
+			hits += kbloom_scalable_kapi_check_keys(kbloom_of(f),
+								keys + done,
+								step, res);
 		else
 			hits += kbloom_check_batch(f, keys + done, step, res);
 	}

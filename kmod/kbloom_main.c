@@ -138,7 +138,7 @@ static int __init kbloom_init(void)
 	err = kbloom_window_setup();
 	if (err)
 		return err;
-	err = kbloom_scale_setup();
+	err = kbloom_scalable_setup();
 	if (err)
 		goto teardown_window;
 	err = kbloom_dev_setup();
@@ -157,7 +157,7 @@ deregister_control:
 teardown_dev:
 	kbloom_dev_teardown();
 teardown_scale:
-	kbloom_scale_teardown();
+	kbloom_scalable_teardown();
 teardown_window:
 	kbloom_window_teardown();
 	return err;
@@ -168,7 +168,7 @@ static void __exit kbloom_exit(void)
 	kbloom_destroy_all();
 	kbloom_control_deregister();
 	/* A growth's work may hold a filter's last reference. */
-	kbloom_scale_teardown();
+	kbloom_scalable_teardown();
 	kbloom_dev_teardown();
 	/* Every filter is freed by now, its rotations cancelled with it. */
 	kbloom_window_teardown();

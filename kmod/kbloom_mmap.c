@@ -49,7 +49,7 @@
 /* The header page and the cells (a scalable filter's present ones). */
 static unsigned long kbloom_map_pages(const struct kbloom_dev *kd)
 {
-	if (kd->scale)
+	if (kd->scalable)
 		return READ_ONCE(kd->map->map_bytes) >> PAGE_SHIFT;
 	return 1 + (PAGE_ALIGN(kbloom_geometry_bytes(&kd->filter.geo)) >>
 		    PAGE_SHIFT);
@@ -69,7 +69,7 @@ static u64 kbloom_map_end(const struct kbloom_dev *kd, u32 n)
 static void kbloom_map_describe(struct kbloom_dev *kd, u32 index)
 {
 	const struct kbloom_geometry *geo =
-		&kbloom_chain_sub(&kd->scale->chain, index)->f.geo;
+		&kbloom_chain_sub(&kd->scalable->chain, index)->f.geo;
 	struct kbloom_map_subfilter *e = &kd->map_subs[index];
 
 	/* Right after the ones before it. */
@@ -99,7 +99,7 @@ u64 kbloom_map_held(u32 subs)
 
 static int kbloom_map_init_chain(struct kbloom_dev *kd)
 {
-	const struct kbloom_chain *c = &kd->scale->chain;
+	const struct kbloom_chain *c = &kd->scalable->chain;
 	const struct kbloom_geometry *g0 = &kbloom_chain_sub(c, 0)->f.geo;
 	struct kbloom_map_header *hdr = kd->map;
 	u64 table = kbloom_map_table_bytes(kbloom_chain_max_subs(&c->params));
@@ -113,7 +113,7 @@ static int kbloom_map_init_chain(struct kbloom_dev *kd)
 	hdr->k = g0->k;
 	hdr->nblocks = g0->nblocks;
 	hdr->cells_bytes = kbloom_geometry_bytes(g0);
-	hdr->expansion = kd->scale->chain.params.expansion;
+	hdr->expansion = kd->scalable->chain.params.expansion;
 	hdr->subs_offset = PAGE_SIZE;
 	hdr->cells_offset = PAGE_SIZE + table;
 	kbloom_map_describe(kd, 0);
@@ -163,7 +163,7 @@ int kbloom_map_init(struct kbloom_dev *kd)
 	hdr->cells_bytes = kbloom_geometry_bytes(geo);
 	hdr->page_size = PAGE_SIZE;
 	kd->map = hdr;
-	if (kd->scale) {
+	if (kd->scalable) {
 		int err = kbloom_map_init_chain(kd);
 
 		if (err) {
@@ -269,7 +269,7 @@ static struct page *kbloom_chain_page(struct kbloom_dev *kd, pgoff_t pgoff)
 		if (at < e->cells_offset)
 			continue;
 		if (at < kbloom_map_end(kd, i + 1)) {
-			sub = kbloom_chain_sub(&kd->scale->chain, i);
+			sub = kbloom_chain_sub(&kd->scalable->chain, i);
 			page = vmalloc_to_page((u8 *)sub->f.words +
 					       (at - e->cells_offset));
 			get_page(page);
@@ -289,7 +289,7 @@ static vm_fault_t kbloom_vm_fault(struct vm_fault *vmf)
 	struct kbloom_dev *kd = kbloom_vma_dev(vmf->vma);
 	struct page *page;
 
-	if (kd->scale && vmf->pgoff) {
+	if (kd->scalable && vmf->pgoff) {
 		vmf->page = kbloom_chain_page(kd, vmf->pgoff);
 		return 0;
 	}

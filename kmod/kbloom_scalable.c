@@ -62,13 +62,13 @@ static struct workqueue_struct *kbloom_grow_wq;
 #define KBLOOM_GROW_BACKOFF_MAX	HZ
 
 /* Before the devices, after the control node is gone. */
-int kbloom_scale_setup(void)
+int kbloom_scalable_setup(void)
 {
 	kbloom_grow_wq = alloc_workqueue("kbloom_grow", WQ_UNBOUND, 0);
 	return kbloom_grow_wq ? 0 : -ENOMEM;
 }
 
-void kbloom_scale_teardown(void)
+void kbloom_scalable_teardown(void)
 {
 	destroy_workqueue(kbloom_grow_wq);
 }
@@ -77,9 +77,9 @@ void kbloom_scale_teardown(void)
  * The next sub-filter, within the caps; under grow_lock, with growers
  * and CLEAR kept out by kd->lock.
  */
-static int kbloom_scale_grow_one(struct kbloom_dev *kd)
+static int kbloom_scalable_grow_one(struct kbloom_dev *kd)
 {
-	struct kbloom_scale *s = kd->scale;
+	struct kbloom_scalable *s = kd->scalable;
 	u64 cap = READ_ONCE(kbloom_max_filter_bytes), held;
 	struct kbloom_geometry geo;
 	int err;
@@ -111,14 +111,14 @@ static int kbloom_scale_grow_one(struct kbloom_dev *kd)
 }
 
 /* Grows the chain if it is still full; kd->lock held shared, kd live. */
-static int kbloom_scale_grow(struct kbloom_dev *kd)
+static int kbloom_scalable_grow(struct kbloom_dev *kd)
 {
-	struct kbloom_scale *s = kd->scale;
+	struct kbloom_scalable *s = kd->scalable;
 	int err = 0;
 
 	mutex_lock(&s->grow_lock);
 	if (kbloom_chain_full(&s->chain)) {
-		err = kbloom_scale_grow_one(kd);
+		err = kbloom_scalable_grow_one(kd);
 		WRITE_ONCE(s->grow_err, err);
 		if (err)
 			atomic64_inc(&s->grow_failures);
@@ -136,30 +136,30 @@ static int kbloom_scale_grow(struct kbloom_dev *kd)
  * growers and CLEAR are kept out by kd->lock.  The sub-filters grown
  * before a failure stay, empty.
  */
-static int kbloom_scale_grow_to(struct kbloom_dev *kd, u32 subs)
+static int kbloom_scalable_grow_to(struct kbloom_dev *kd, u32 subs)
 {
-	struct kbloom_scale *s = kd->scale;
+	struct kbloom_scalable *s = kd->scalable;
 	int err = 0;
 
 	mutex_lock(&s->grow_lock);
 	while (!err && s->chain.nsubs < subs)
-		err = kbloom_scale_grow_one(kd);
+		err = kbloom_scalable_grow_one(kd);
 	mutex_unlock(&s->grow_lock);
 	return err;
 }
 
 /* The work holds a reference to kd, taken where it was queued. */
-static void kbloom_scale_grow_work(struct work_struct *work)
+static void kbloom_scalable_grow_work(struct work_struct *work)
 {
-	struct kbloom_scale *s = container_of(work, struct kbloom_scale,
-					      grow_work);
+	struct kbloom_scalable *s = container_of(work, struct kbloom_scalable,
+						 grow_work);
 	struct kbloom_dev *kd = s->kd;
 	struct mem_cgroup *old;
 
 	down_read(&kd->lock);
 	if (!kd->dead) {
 		old = set_active_memcg(s->memcg);
-		kbloom_scale_grow(kd);
+		kbloom_scalable_grow(kd);
 		set_active_memcg(old);
 	}
 	up_read(&kd->lock);
@@ -170,9 +170,9 @@ static void kbloom_scale_grow_work(struct work_struct *work)
  * From an add that may not sleep (any context the core's adds allow, so
  * not NMI): a reference for the work, unless it is queued already.
  */
-static void kbloom_scale_want_growth(struct kbloom_dev *kd)
+static void kbloom_scalable_want_growth(struct kbloom_dev *kd)
 {
-	struct kbloom_scale *s = kd->scale;
+	struct kbloom_scalable *s = kd->scalable;
 
 	/* Not at the schedule's end, nor while backing off a failure. */
 	if (READ_ONCE(s->grow_ended) ||
@@ -180,14 +180,14 @@ static void kbloom_scale_want_growth(struct kbloom_dev *kd)
 	     time_before(jiffies, READ_ONCE(s->grow_next))))
 		return;
 	get_device(&kd->dev);
-	if (!queue_work(kbloom_grow_wq, &kd->scale->grow_work))
+	if (!queue_work(kbloom_grow_wq, &kd->scalable->grow_work))
 		kbloom_dev_put(kd);
 }
 
 /* The chain a create asks for; geo is its sub-filter 0's geometry. */
-static void kbloom_scale_params(struct kbloom_chain_params *cp,
-				const struct kbloom_create *req,
-				const struct kbloom_geometry *geo)
+static void kbloom_scalable_params(struct kbloom_chain_params *cp,
+				   const struct kbloom_create *req,
+				   const struct kbloom_geometry *geo)
 {
 	*cp = (struct kbloom_chain_params){
 		.capacity = geo->capacity,
@@ -203,29 +203,29 @@ static void kbloom_scale_params(struct kbloom_chain_params *cp,
  * counts, the walk's cells of each sub-filter (allocated at the first
  * walk) and the mapping's table.
  */
-u64 kbloom_scale_held(const struct kbloom_create *req,
-		      const struct kbloom_geometry *geo)
+u64 kbloom_scalable_held(const struct kbloom_create *req,
+			 const struct kbloom_geometry *geo)
 {
 	struct kbloom_chain_params cp;
 	u32 subs;
 
-	kbloom_scale_params(&cp, req, geo);
+	kbloom_scalable_params(&cp, req, geo);
 	subs = kbloom_chain_max_subs(&cp);
-	return kmalloc_size_roundup(sizeof(struct kbloom_scale)) +
+	return kmalloc_size_roundup(sizeof(struct kbloom_scalable)) +
 	       (u64)sizeof(struct kbloom_counts) * num_possible_cpus() +
 	       kmalloc_size_roundup(subs * sizeof(struct kbloom_cell_stats)) +
 	       kbloom_chain_held(&cp) + kbloom_chain_sub_held(geo) +
 	       kbloom_map_held(subs);
 }
 
-int kbloom_scale_init(struct kbloom_dev *kd, const struct kbloom_create *req,
-		      const struct kbloom_geometry *geo)
+int kbloom_scalable_init(struct kbloom_dev *kd, const struct kbloom_create *req,
+			 const struct kbloom_geometry *geo)
 {
 	struct kbloom_chain_params cp;
-	struct kbloom_scale *s;
+	struct kbloom_scalable *s;
 	int err;
 
-	kbloom_scale_params(&cp, req, geo);
+	kbloom_scalable_params(&cp, req, geo);
 	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return -ENOMEM;
@@ -242,10 +242,10 @@ int kbloom_scale_init(struct kbloom_dev *kd, const struct kbloom_create *req,
 	kd->filter.geo = *geo;
 	kd->filter.geo.fp_target_ppb = req->fp_ppb;
 	mutex_init(&s->grow_lock);
-	INIT_WORK(&s->grow_work, kbloom_scale_grow_work);
+	INIT_WORK(&s->grow_work, kbloom_scalable_grow_work);
 	s->memcg = get_mem_cgroup_from_mm(current->mm);
 	s->kd = kd;
-	kd->scale = s;
+	kd->scalable = s;
 	return 0;
 
 free_chain:
@@ -256,9 +256,9 @@ free_s:
 }
 
 /* The last put: no reference is left to queue a growth with. */
-void kbloom_scale_free(struct kbloom_dev *kd)
+void kbloom_scalable_free(struct kbloom_dev *kd)
 {
-	struct kbloom_scale *s = kd->scale;
+	struct kbloom_scalable *s = kd->scalable;
 
 	if (!s)
 		return;
@@ -267,12 +267,12 @@ void kbloom_scale_free(struct kbloom_dev *kd)
 	mem_cgroup_put(s->memcg);
 	mutex_destroy(&s->grow_lock);
 	kfree(s);
-	kd->scale = NULL;
+	kd->scalable = NULL;
 }
 
-void kbloom_scale_stop_walks(struct kbloom_dev *kd)
+void kbloom_scalable_stop_walks(struct kbloom_dev *kd)
 {
-	struct kbloom_chain *c = &kd->scale->chain;
+	struct kbloom_chain *c = &kd->scalable->chain;
 	u32 i, n = kbloom_chain_subs(c);
 
 	lockdep_assert_held_write(&kd->lock);
@@ -280,26 +280,26 @@ void kbloom_scale_stop_walks(struct kbloom_dev *kd)
 		WRITE_ONCE(kbloom_chain_sub(c, i)->f.walks_stop, true);
 }
 
-u64 kbloom_scale_subfilters(const struct kbloom_dev *kd)
+u64 kbloom_scalable_subfilters(const struct kbloom_dev *kd)
 {
-	return kd->scale ? kbloom_chain_subs(&kd->scale->chain) : 0;
+	return kd->scalable ? kbloom_chain_subs(&kd->scalable->chain) : 0;
 }
 
-u64 kbloom_scale_grow_failures(const struct kbloom_dev *kd)
+u64 kbloom_scalable_grow_failures(const struct kbloom_dev *kd)
 {
-	return kd->scale ? atomic64_read(&kd->scale->grow_failures) : 0;
+	return kd->scalable ? atomic64_read(&kd->scalable->grow_failures) : 0;
 }
 
 /* Under RCU, which keeps the sub-filters a CLEAR detaches meanwhile. */
-u64 kbloom_scale_nblocks(const struct kbloom_dev *kd)
+u64 kbloom_scalable_nblocks(const struct kbloom_dev *kd)
 {
 	const struct kbloom_chain *c;
 	u64 nblocks = 0;
 	u32 i, n;
 
-	if (!kd->scale)
+	if (!kd->scalable)
 		return kd->filter.geo.nblocks;
-	c = &kd->scale->chain;
+	c = &kd->scalable->chain;
 	rcu_read_lock();
 	n = kbloom_chain_subs(c);
 	for (i = 0; i < n; i++)
@@ -308,10 +308,10 @@ u64 kbloom_scale_nblocks(const struct kbloom_dev *kd)
 	return nblocks;
 }
 
-u32 kbloom_scale_add(struct kbloom_dev *kd, const struct kbloom_key *keys,
-		     u32 n, unsigned long *answers, u32 *hits, int *err)
+u32 kbloom_scalable_add(struct kbloom_dev *kd, const struct kbloom_key *keys,
+			u32 n, unsigned long *answers, u32 *hits, int *err)
 {
-	struct kbloom_chain *c = &kd->scale->chain;
+	struct kbloom_chain *c = &kd->scalable->chain;
 	u32 i = 0, new = 0;
 	int ret;
 
@@ -322,7 +322,7 @@ u32 kbloom_scale_add(struct kbloom_dev *kd, const struct kbloom_key *keys,
 	while (i < n) {
 		ret = kbloom_chain_add(c, keys[i].data, keys[i].len);
 		if (ret == -EAGAIN) {
-			ret = kbloom_scale_grow(kd);
+			ret = kbloom_scalable_grow(kd);
 			if (ret) {
 				*err = ret;
 				break;
@@ -341,25 +341,26 @@ u32 kbloom_scale_add(struct kbloom_dev *kd, const struct kbloom_key *keys,
 	return i;
 }
 
-u32 kbloom_scale_check(struct kbloom_dev *kd, const struct kbloom_key *keys,
-		       u32 n, unsigned long *answers)
+u32 kbloom_scalable_check(struct kbloom_dev *kd, const struct kbloom_key *keys,
+			  u32 n, unsigned long *answers)
 {
 	u32 hits;
 
 	/* The chain's readers: the ioctl's kd->lock, or the API's RCU. */
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held() && !lockdep_is_held(&kd->lock),
 			 "kbloom: a scalable filter read unprotected");
-	hits = kbloom_chain_lookup_batch(&kd->scale->chain, keys, n, answers);
+	hits = kbloom_chain_lookup_batch(&kd->scalable->chain, keys, n,
+					 answers);
 
 	this_cpu_add(kd->filter.counts->check_calls, n);
 	this_cpu_add(kd->filter.counts->check_hits, hits);
 	return hits;
 }
 
-u32 kbloom_scale_delete(struct kbloom_dev *kd, const struct kbloom_key *keys,
-			u32 n, unsigned long *answers)
+u32 kbloom_scalable_delete(struct kbloom_dev *kd, const struct kbloom_key *keys,
+			   u32 n, unsigned long *answers)
 {
-	struct kbloom_chain *c = &kd->scale->chain;
+	struct kbloom_chain *c = &kd->scalable->chain;
 	u32 i, hits = 0;
 
 	lockdep_assert_held_read(&kd->lock);
@@ -374,12 +375,12 @@ u32 kbloom_scale_delete(struct kbloom_dev *kd, const struct kbloom_key *keys,
 	return hits;
 }
 
-int kbloom_scale_kapi_check(struct kbloom_dev *kd, const void *key, u32 len)
+int kbloom_scalable_kapi_check(struct kbloom_dev *kd, const void *key, u32 len)
 {
 	bool hit;
 
 	rcu_read_lock();
-	hit = kbloom_chain_lookup(&kd->scale->chain, key, len);
+	hit = kbloom_chain_lookup(&kd->scalable->chain, key, len);
 	rcu_read_unlock();
 	this_cpu_inc(kd->filter.counts->check_calls);
 	if (hit)
@@ -387,28 +388,28 @@ int kbloom_scale_kapi_check(struct kbloom_dev *kd, const void *key, u32 len)
 	return hit;
 }
 
-int kbloom_scale_kapi_check_keys(struct kbloom_dev *kd,
-				 const struct kbloom_key *keys, u32 n,
-				 unsigned long *answers)
+int kbloom_scalable_kapi_check_keys(struct kbloom_dev *kd,
+				    const struct kbloom_key *keys, u32 n,
+				    unsigned long *answers)
 {
 	u32 hits;
 
 	rcu_read_lock();
-	hits = kbloom_scale_check(kd, keys, n, answers);
+	hits = kbloom_scalable_check(kd, keys, n, answers);
 	rcu_read_unlock();
 	return hits;
 }
 
-int kbloom_scale_kapi_add(struct kbloom_dev *kd, const void *key, u32 len)
+int kbloom_scalable_kapi_add(struct kbloom_dev *kd, const void *key, u32 len)
 {
 	int ret;
 
 	rcu_read_lock();
-	ret = kbloom_chain_add(&kd->scale->chain, key, len);
+	ret = kbloom_chain_add(&kd->scalable->chain, key, len);
 	rcu_read_unlock();
 	if (ret == -EAGAIN) {
-		kbloom_scale_want_growth(kd);
-		return READ_ONCE(kd->scale->grow_err) ?: -EAGAIN;
+		kbloom_scalable_want_growth(kd);
+		return READ_ONCE(kd->scalable->grow_err) ?: -EAGAIN;
 	}
 	this_cpu_inc(kd->filter.counts->add_calls);
 	if (ret)
@@ -417,8 +418,8 @@ int kbloom_scale_kapi_add(struct kbloom_dev *kd, const void *key, u32 len)
 }
 
 /* A detached list's cells' bytes, or (held) all it holds. */
-static u64 kbloom_scale_retired_bytes(const struct kbloom_chain_sub *list,
-				      bool held)
+static u64 kbloom_scalable_retired_bytes(const struct kbloom_chain_sub *list,
+					 bool held)
 {
 	u64 bytes = 0;
 
@@ -435,9 +436,10 @@ static u64 kbloom_scale_retired_bytes(const struct kbloom_chain_sub *list,
  * walk, which their walks_stop ends.  Their memory stays charged to the
  * module's total until then.  kd->lock not held.
  */
-void kbloom_scale_retire(struct kbloom_dev *kd, struct kbloom_chain_sub *list)
+void kbloom_scalable_retire(struct kbloom_dev *kd,
+			    struct kbloom_chain_sub *list)
 {
-	u64 bytes = kbloom_scale_retired_bytes(list, true);
+	u64 bytes = kbloom_scalable_retired_bytes(list, true);
 
 	if (!list)
 		return;
@@ -449,27 +451,27 @@ void kbloom_scale_retire(struct kbloom_dev *kd, struct kbloom_chain_sub *list)
 }
 
 /* Down to the first subs sub-filters; kd->lock held exclusive. */
-static struct kbloom_chain_sub *kbloom_scale_truncate(struct kbloom_dev *kd,
-						      u32 subs)
+static struct kbloom_chain_sub *kbloom_scalable_truncate(struct kbloom_dev *kd,
+							 u32 subs)
 {
 	struct kbloom_chain_sub *retired;
 
-	retired = kbloom_chain_truncate(&kd->scale->chain, subs);
+	retired = kbloom_chain_truncate(&kd->scalable->chain, subs);
 	kbloom_map_truncate(kd, subs);
 	WRITE_ONCE(kd->bytes,
-		   kd->bytes - kbloom_scale_retired_bytes(retired, false));
+		   kd->bytes - kbloom_scalable_retired_bytes(retired, false));
 	WRITE_ONCE(kd->held,
-		   kd->held - kbloom_scale_retired_bytes(retired, true));
+		   kd->held - kbloom_scalable_retired_bytes(retired, true));
 	/* Growers are kept out by kd->lock: room again, and no wait. */
-	WRITE_ONCE(kd->scale->grow_err, 0);
-	WRITE_ONCE(kd->scale->grow_ended, false);
-	kd->scale->grow_backoff = 0;
+	WRITE_ONCE(kd->scalable->grow_err, 0);
+	WRITE_ONCE(kd->scalable->grow_ended, false);
+	kd->scalable->grow_backoff = 0;
 	return retired;
 }
 
-int kbloom_scale_clear(struct kbloom_dev *kd)
+int kbloom_scalable_clear(struct kbloom_dev *kd)
 {
-	struct kbloom_scale *s = kd->scale;
+	struct kbloom_scalable *s = kd->scalable;
 	struct kbloom_chain_sub *retired;
 	struct kbloom_counts zero = {};
 
@@ -479,14 +481,14 @@ int kbloom_scale_clear(struct kbloom_dev *kd)
 		return -ENODEV;
 	}
 	kbloom_map_rewrite_begin(kd);
-	retired = kbloom_scale_truncate(kd, 1);
+	retired = kbloom_scalable_truncate(kd, 1);
 	kbloom_clear(&kbloom_chain_sub(&s->chain, 0)->f);
 	atomic64_set(&kbloom_chain_sub(&s->chain, 0)->keys, 0);
 	kbloom_counts_set(&kd->filter, &zero);
 	kbloom_map_rewrite_end(kd);
 	kbloom_dev_reset_reports(kd);
 	up_write(&kd->lock);
-	kbloom_scale_retire(kd, retired);
+	kbloom_scalable_retire(kd, retired);
 	return 0;
 }
 
@@ -501,21 +503,21 @@ int kbloom_scale_clear(struct kbloom_dev *kd)
  * sub-filters it grew, as a merge's does (its keys and answers are
  * unchanged; taking them away again could drop a key an in-kernel add
  * has put there meanwhile).  Sub-filters past the image's are detached
- * into *retired, for kbloom_scale_retire() once kd->lock is dropped.
+ * into *retired, for kbloom_scalable_retire() once kd->lock is dropped.
  */
-int kbloom_scale_load(struct kbloom_dev *kd, const void *img, u32 subs,
-		      struct kbloom_chain_sub **retired)
+int kbloom_scalable_load(struct kbloom_dev *kd, const void *img, u32 subs,
+			 struct kbloom_chain_sub **retired)
 {
-	struct kbloom_scale *s = kd->scale;
+	struct kbloom_scalable *s = kd->scalable;
 	struct kbloom_counts counts;
 	int err;
 
 	lockdep_assert_held_write(&kd->lock);
-	err = kbloom_scale_grow_to(kd, subs);
+	err = kbloom_scalable_grow_to(kd, subs);
 	if (err)
 		return err;
 	kbloom_map_rewrite_begin(kd);
-	*retired = kbloom_scale_truncate(kd, subs);
+	*retired = kbloom_scalable_truncate(kd, subs);
 	kbloom_chain_image_apply(&s->chain, img, &counts);
 	kbloom_counts_set(&kd->filter, &counts);
 	kbloom_map_rewrite_end(kd);
@@ -523,9 +525,9 @@ int kbloom_scale_load(struct kbloom_dev *kd, const void *img, u32 subs,
 	return 0;
 }
 
-int kbloom_scale_merge(struct kbloom_dev *kd, struct kbloom_dev *other)
+int kbloom_scalable_merge(struct kbloom_dev *kd, struct kbloom_dev *other)
 {
-	struct kbloom_scale *s = kd->scale;
+	struct kbloom_scalable *s = kd->scalable;
 	const struct kbloom_chain *src;
 	u32 n;
 	int err;
@@ -536,14 +538,14 @@ int kbloom_scale_merge(struct kbloom_dev *kd, struct kbloom_dev *other)
 		if (err)
 			return err;
 	}
-	if (!s || !other->scale)
+	if (!s || !other->scalable)
 		return -EXDEV;
-	src = &other->scale->chain;
+	src = &other->scalable->chain;
 	if (!kbloom_chain_compatible(&s->chain, src))
 		return -EXDEV;
 	/* src's sub-filters now: those that grow meanwhile are not merged. */
 	n = kbloom_chain_subs(src);
-	err = kbloom_scale_grow_to(kd, n);
+	err = kbloom_scalable_grow_to(kd, n);
 	return err ?: kbloom_chain_merge_subs(&s->chain, src, n);
 }
 
@@ -554,9 +556,9 @@ int kbloom_scale_merge(struct kbloom_dev *kd, struct kbloom_dev *other)
  * moves with an empty one.  Under stats_cache.lock, which keeps the
  * sub-filters that CLEAR detaches.
  */
-void kbloom_scale_key(struct kbloom_dev *kd, struct kbloom_stats_key *key)
+void kbloom_scalable_key(struct kbloom_dev *kd, struct kbloom_stats_key *key)
 {
-	const struct kbloom_chain *c = &kd->scale->chain;
+	const struct kbloom_chain *c = &kd->scalable->chain;
 	u32 i, n = kbloom_chain_subs(c);
 
 	key->add_new = 0;
@@ -571,15 +573,18 @@ void kbloom_scale_key(struct kbloom_dev *kd, struct kbloom_stats_key *key)
 	key->subfilters = n;
 }
 
-void kbloom_scale_scan(struct kbloom_dev *kd, struct kbloom_cell_stats *cs)
+void kbloom_scalable_scan(struct kbloom_dev *kd, struct kbloom_cell_stats *cs)
 {
-	struct kbloom_scale *s = kd->scale;
+	struct kbloom_scalable *s = kd->scalable;
 	u32 n;
 
 	if (!s->cells)
 		s->cells = kvcalloc(kbloom_chain_max_subs(&s->chain.params),
 				    sizeof(*s->cells), GFP_KERNEL_ACCOUNT);
-	/* A destroy stops every sub-filter's walk (kbloom_scale_stop_walks()). */
+	/*
+	 * A destroy stops every sub-filter's walk
+	 * (kbloom_scalable_stop_walks()).
+	 */
 	n = kbloom_chain_scan(&s->chain, s->cells, cs);
 	s->walked = s->cells ? n : 0;
 }
@@ -588,10 +593,10 @@ void kbloom_scale_scan(struct kbloom_dev *kd, struct kbloom_cell_stats *cs)
  * Under kd->lock shared, after the fields a filter of fixed size has;
  * cells: the walk's fields are filled.
  */
-void kbloom_scale_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
-			    bool cells)
+void kbloom_scalable_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
+			       bool cells)
 {
-	const struct kbloom_chain *c = &kd->scale->chain;
+	const struct kbloom_chain *c = &kd->scalable->chain;
 	u32 i, n = kbloom_chain_subs(c);
 	u64 pass62 = KBLOOM_CHAIN_PASS_ONE, nblocks = 0;
 
@@ -611,7 +616,7 @@ void kbloom_scale_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
 	 * Not over capacity: a full chain grows or takes no new key.  One
 	 * that could not grow is full, as a filter of fixed size is.
 	 */
-	info->saturated = cells && (READ_ONCE(kd->scale->grow_err) ||
+	info->saturated = cells && (READ_ONCE(kd->scalable->grow_err) ||
 				    info->fp_now_ppb > info->fp_target_ppb);
 }
 
@@ -620,11 +625,11 @@ void kbloom_scale_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
  * walk (or the walk had no memory to keep each sub-filter's part), from a
  * walk of that sub-filter alone; under stats_cache.lock, which keeps it.
  */
-static int kbloom_scale_subfilter(struct kbloom_dev *kd,
-				  struct kbloom_subfilter *sf)
+static int kbloom_scalable_subfilter(struct kbloom_dev *kd,
+				     struct kbloom_subfilter *sf)
 {
 	struct kbloom_stats_cache *sc = &kd->stats_cache;
-	struct kbloom_scale *s = kd->scale;
+	struct kbloom_scalable *s = kd->scalable;
 	struct kbloom_chain_sub_stats st;
 	struct kbloom_cell_stats cells;
 	struct kbloom_counts counts;
@@ -658,14 +663,14 @@ static int kbloom_scale_subfilter(struct kbloom_dev *kd,
 	return READ_ONCE(kd->filter.walks_stop) ? -ENODEV : 0;
 }
 
-long kbloom_scale_get_subfilter(struct kbloom_dev *kd, void __user *uarg)
+long kbloom_scalable_get_subfilter(struct kbloom_dev *kd, void __user *uarg)
 {
 	struct kbloom_subfilter sf;
 	u32 index;
 	size_t i;
 	int err;
 
-	if (!kd->scale)
+	if (!kd->scalable)
 		return -EOPNOTSUPP;
 	if (copy_from_user(&sf, uarg, sizeof(sf)))
 		return -EFAULT;
@@ -677,7 +682,7 @@ long kbloom_scale_get_subfilter(struct kbloom_dev *kd, void __user *uarg)
 	index = sf.index;
 	memset(&sf, 0, sizeof(sf));
 	sf.index = index;
-	err = kbloom_scale_subfilter(kd, &sf);
+	err = kbloom_scalable_subfilter(kd, &sf);
 	if (err)
 		return err;
 	if (copy_to_user(uarg, &sf, sizeof(sf)))

@@ -132,8 +132,8 @@ static void kbloom_stats_key_read(struct kbloom_dev *kd,
 	key->merges = READ_ONCE(kd->stats_cache.merges);
 	key->rotations = READ_ONCE(kd->win.done);
 	key->subfilters = 0;
-	if (kd->scale)
-		kbloom_scale_key(kd, key);
+	if (kd->scalable)
+		kbloom_scalable_key(kd, key);
 }
 
 /*
@@ -176,8 +176,8 @@ int kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
 		if (c->valid && kbloom_stats_key_equal(&key, &c->key))
 			break;
 		smp_rmb();	/* the key before any cell of the walk */
-		if (kd->scale)
-			kbloom_scale_scan(kd, &c->cells);
+		if (kd->scalable)
+			kbloom_scalable_scan(kd, &c->cells);
 		else
 			kbloom_scan_cells(&kd->filter, &c->cells);
 		err = kbloom_stats_walk_end(kd);

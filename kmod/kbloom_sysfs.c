@@ -16,7 +16,7 @@
 
 /*
  * The geometry and the id never change after create, but for the memory
- * of a scalable filter, which grows (kbloom_scale_nblocks() reads it under
+ * of a scalable filter, which grows (kbloom_scalable_nblocks() reads it under
  * RCU): read them without the lock.
  */
 #define KBLOOM_GEOMETRY_ATTR(_name, _value)				\
@@ -30,9 +30,9 @@ static ssize_t _name##_show(struct device *dev,				\
 
 KBLOOM_GEOMETRY_ATTR(capacity, kd->filter.geo.capacity)
 static DEVICE_ATTR_RO(capacity);
-KBLOOM_GEOMETRY_ATTR(nblocks, kbloom_scale_nblocks(kd))
+KBLOOM_GEOMETRY_ATTR(nblocks, kbloom_scalable_nblocks(kd))
 static DEVICE_ATTR_RO(nblocks);
-KBLOOM_GEOMETRY_ATTR(bits, kbloom_scale_nblocks(kd) * KBLOOM_BLOCK_BITS)
+KBLOOM_GEOMETRY_ATTR(bits, kbloom_scalable_nblocks(kd) * KBLOOM_BLOCK_BITS)
 static DEVICE_ATTR_RO(bits);
 KBLOOM_GEOMETRY_ATTR(bytes, READ_ONCE(kd->bytes))
 static DEVICE_ATTR_RO(bytes);
@@ -40,9 +40,9 @@ KBLOOM_GEOMETRY_ATTR(held_bytes, READ_ONCE(kd->held))
 static DEVICE_ATTR_RO(held_bytes);
 /* A scalable filter's; 0 for a filter of fixed size. */
 KBLOOM_GEOMETRY_ATTR(expansion,
-		     kd->scale ? kd->scale->chain.params.expansion : 0)
+		     kd->scalable ? kd->scalable->chain.params.expansion : 0)
 static DEVICE_ATTR_RO(expansion);
-KBLOOM_GEOMETRY_ATTR(subfilters, kbloom_scale_subfilters(kd))
+KBLOOM_GEOMETRY_ATTR(subfilters, kbloom_scalable_subfilters(kd))
 static DEVICE_ATTR_RO(subfilters);
 KBLOOM_GEOMETRY_ATTR(k, kd->filter.geo.k)
 static DEVICE_ATTR_RO(k);
@@ -80,7 +80,7 @@ static ssize_t grow_failures_show(struct device *dev,
 				  struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%llu\n",
-			  kbloom_scale_grow_failures(to_kbloom_dev(dev)));
+			  kbloom_scalable_grow_failures(to_kbloom_dev(dev)));
 }
 static DEVICE_ATTR_RO(grow_failures);
 
