@@ -417,16 +417,20 @@ int kbloom_scalable_kapi_add(struct kbloom_dev *kd, const void *key, u32 len)
 	return ret;
 }
 
-/* A detached list's cells' bytes, or (held) all it holds. */
+/* A detached list's cells' bytes (into *cells) and all it holds. */
 static u64 kbloom_scalable_retired_bytes(const struct kbloom_chain_sub *list,
-					 bool held)
+					 u64 *cells)
 {
-	u64 bytes = 0;
+	u64 held = 0;
 
-	for (; list; list = list->retired)
-		bytes += held ? kbloom_chain_sub_held(&list->f.geo) :
-				kbloom_geometry_bytes(&list->f.geo);
-	return bytes;
+	if (cells)
+		*cells = 0;
+	for (; list; list = list->retired) {
+		if (cells)
+			*cells += kbloom_geometry_bytes(&list->f.geo);
+		held += kbloom_chain_sub_held(&list->f.geo);
+	}
+	return held;
 }
 
 /*
@@ -439,7 +443,7 @@ static u64 kbloom_scalable_retired_bytes(const struct kbloom_chain_sub *list,
 void kbloom_scalable_retire(struct kbloom_dev *kd,
 			    struct kbloom_chain_sub *list)
 {
-	u64 bytes = kbloom_scalable_retired_bytes(list, true);
+	u64 bytes = kbloom_scalable_retired_bytes(list, NULL);
 
 	if (!list)
 		return;
@@ -455,13 +459,13 @@ static struct kbloom_chain_sub *kbloom_scalable_truncate(struct kbloom_dev *kd,
 							 u32 subs)
 {
 	struct kbloom_chain_sub *retired;
+	u64 cells, held;
 
 	retired = kbloom_chain_truncate(&kd->scalable->chain, subs);
 	kbloom_map_truncate(kd, subs);
-	WRITE_ONCE(kd->bytes,
-		   kd->bytes - kbloom_scalable_retired_bytes(retired, false));
-	WRITE_ONCE(kd->held,
-		   kd->held - kbloom_scalable_retired_bytes(retired, true));
+	held = kbloom_scalable_retired_bytes(retired, &cells);
+	WRITE_ONCE(kd->bytes, kd->bytes - cells);
+	WRITE_ONCE(kd->held, kd->held - held);
 	/* Growers are kept out by kd->lock: room again, and no wait. */
 	WRITE_ONCE(kd->scalable->grow_err, 0);
 	WRITE_ONCE(kd->scalable->grow_ended, false);
