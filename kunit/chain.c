@@ -54,7 +54,7 @@ kbloom_test_chain(struct kunit *test, const struct kbloom_chain_params *cp)
 }
 
 /* The types a chain takes: every type of the table but windows. */
-static const void *kbloom_test_chain_types(const void *prev, char *desc)
+static const void *kbloom_test_chain_types(KBLOOM_TEST_GEN_ARGS)
 {
 	const struct kbloom_test_type *t = prev ?
 		(const struct kbloom_test_type *)prev + 1 : kbloom_test_types;

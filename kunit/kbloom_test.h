@@ -64,8 +64,19 @@ struct kbloom_test_typed {
 	const struct kbloom_test_type *t;
 };
 
+/*
+ * A parameter generator's arguments: the test comes first where KUnit has
+ * KUNIT_CASE_PARAM_WITH_INIT, which came with that change (7.3's KUnit has
+ * both; 6.1's, 6.12's and the host's shim neither).
+ */
+#ifdef KUNIT_CASE_PARAM_WITH_INIT
+#define KBLOOM_TEST_GEN_ARGS	struct kunit *test, const void *prev, char *desc
+#else
+#define KBLOOM_TEST_GEN_ARGS	const void *prev, char *desc
+#endif
+
 #define KBLOOM_TEST_TYPED_PARAM(gen, array, get_desc)			\
-	static const void *gen##_gen_params(const void *prev, char *desc) \
+	static const void *gen##_gen_params(KBLOOM_TEST_GEN_ARGS)	\
 	{								\
 		static struct kbloom_test_typed				\
 			all[sizeof(array) / sizeof((array)[0]) *	\
