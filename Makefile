@@ -119,8 +119,11 @@ test-vm: module vm-bins
 	@sh scripts/vm-run --timeout 1200 tests/vm/run-all.sh
 
 # KUnit on UML, built from each line's Debian linux-source.
+# 6.1's and 6.12's sources, then the newest 7.x line's make check runs.
 kunit:
-	@sh scripts/kunit 6.1; a=$$?; sh scripts/kunit 6.12 && exit $$a
+	@rc=0; for l in 6.1 6.12 $$(sh scripts/debian-kernels plan | \
+		sed -n 's/^full \([7-9]\.[0-9]*\)$$/\1/p' | head -n 1); do \
+		sh scripts/kunit $$l || rc=1; done; exit $$rc
 
 # The VM suite on all six of Debian 12's kernel flavours.
 check-kernels:
