@@ -277,6 +277,17 @@ static u32 kbloom_ratio_ppb(u64 part, u64 other)
 	return mul_u64_u64_div_u64(part, KBLOOM_PPB, sum);
 }
 
+/* Takes kd->lock shared and fails with -ENODEV once the filter is dead. */
+static int kbloom_dev_lock_live(struct kbloom_dev *kd)
+{
+	down_read(&kd->lock);
+	if (kd->dead) {
+		up_read(&kd->lock);
+		return -ENODEV;
+	}
+	return 0;
+}
+
 int kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
 			 bool cells)
 {
@@ -287,19 +298,20 @@ int kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
 	int err;
 
 	memset(info, 0, sizeof(*info));
-	/* The walk, if any, holds no lock that writers need (see there). */
+	/*
+	 * The walk, if any, holds no lock that writers need (see there), and
+	 * is of the sub-filters the filter has under the lock.
+	 */
 	if (cells) {
-		err = kbloom_stats_cache_get(kd, &counts, &cs);
+		err = kbloom_stats_cache_get_lock(kd, &counts, &cs);
 		if (err)
 			return err;
-	}
-	down_read(&kd->lock);
-	if (kd->dead) {
-		up_read(&kd->lock);
-		return -ENODEV;
-	}
-	if (!cells)
+	} else {
+		err = kbloom_dev_lock_live(kd);
+		if (err)
+			return err;
 		kbloom_counts_read(&kd->filter, &counts);
+	}
 	kbloom_stats_combine(&kd->filter, &counts, &cs, &st);
 	strscpy(info->name, kd->name, sizeof(info->name));
 	info->capacity = geo->capacity;
@@ -335,17 +347,6 @@ int kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
 	if (kd->scalable)
 		kbloom_scalable_fill_info(kd, info, cells);
 	up_read(&kd->lock);
-	return 0;
-}
-
-/* Takes kd->lock shared and fails with -ENODEV once the filter is dead. */
-static int kbloom_dev_lock_live(struct kbloom_dev *kd)
-{
-	down_read(&kd->lock);
-	if (kd->dead) {
-		up_read(&kd->lock);
-		return -ENODEV;
-	}
 	return 0;
 }
 

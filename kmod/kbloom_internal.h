@@ -404,6 +404,15 @@ void kbloom_stats_cache_merged(struct kbloom_dev *kd);
 int kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
 			   struct kbloom_cell_stats *cells);
 /*
+ * As kbloom_stats_cache_get(), returning 0 holding kd->lock shared, the
+ * filter live and no clear, intersect or load since the walk began, so
+ * that its cells are of the sub-filters the filter has; or -ENODEV,
+ * -EINTR, holding no lock.
+ */
+int kbloom_stats_cache_get_lock(struct kbloom_dev *kd,
+				struct kbloom_counts *counts,
+				struct kbloom_cell_stats *cells);
+/*
  * A window's generations, newest first, into gen[0 .. g - 1]: with cells,
  * what a walk of them gives (the last walk's while they have not
  * changed), walked holding no lock of kd's; always their add_calls.

@@ -155,14 +155,14 @@ static int kbloom_stats_walk_end(struct kbloom_dev *kd)
 }
 
 /*
- * The counts and the cell statistics of kd, holding no lock of the
- * filter's.  Readers queue on the cache's mutex, so readers of many files
- * at once share one walk: the first walks, the others find its key still
- * current.  0, -ENODEV once the filter is destroyed, or -EINTR when a
- * fatal signal came while waiting for another reader's walk.
+ * The walk of kbloom_stats_cache_get(), and *sequence, when asked, is the
+ * mapping's sequence it began at (odd, or moved since, when a rewrite
+ * overlapped each of its tries).
  */
-int kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
-			   struct kbloom_cell_stats *cells)
+static int kbloom_stats_cache_walk(struct kbloom_dev *kd,
+				   struct kbloom_counts *counts,
+				   struct kbloom_cell_stats *cells,
+				   u64 *sequence)
 {
 	struct kbloom_stats_cache *c = &kd->stats_cache;
 	struct kbloom_stats_key key;
@@ -193,8 +193,69 @@ int kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
 			break;
 	}
 	*cells = c->cells;
+	if (sequence)
+		*sequence = c->key.sequence;
 	mutex_unlock(&c->lock);
 	return 0;
+}
+
+/*
+ * The counts and the cell statistics of kd, holding no lock of the
+ * filter's.  Readers queue on the cache's mutex, so readers of many files
+ * at once share one walk: the first walks, the others find its key still
+ * current.  0, -ENODEV once the filter is destroyed, or -EINTR when a
+ * fatal signal came while waiting for another reader's walk.
+ */
+int kbloom_stats_cache_get(struct kbloom_dev *kd, struct kbloom_counts *counts,
+			   struct kbloom_cell_stats *cells)
+{
+	return kbloom_stats_cache_walk(kd, counts, cells, NULL);
+}
+
+/*
+ * A clear or a load may drop sub-filters of a scalable filter between a
+ * walk and the caller's lock; the walk's bits_set, summed over them, then
+ * exceeded the cells the filter had under the lock (GET_INFO reported
+ * bits_set 20758 of bits 17920 in the fuzzer).  So the walk is taken
+ * again until no rewrite ran between its start and the lock, which
+ * excludes rewrites; after KBLOOM_STATS_TRIES reads that a rewrite
+ * overlapped, the last walks holding the lock, which keeps out only the
+ * clears, intersects and loads that kept overlapping.
+ */
+int kbloom_stats_cache_get_lock(struct kbloom_dev *kd,
+				struct kbloom_counts *counts,
+				struct kbloom_cell_stats *cells)
+{
+	u64 sequence;
+	int tries, err;
+
+	for (tries = 1; tries < KBLOOM_STATS_TRIES; tries++) {
+		err = kbloom_stats_cache_walk(kd, counts, cells, &sequence);
+		if (err)
+			return err;
+		down_read(&kd->lock);
+		if (kd->dead) {
+			up_read(&kd->lock);
+			return -ENODEV;
+		}
+		if (kbloom_map_sequence(kd) == sequence)
+			return 0;
+		up_read(&kd->lock);
+	}
+	down_read(&kd->lock);
+	if (kd->dead) {
+		up_read(&kd->lock);
+		return -ENODEV;
+	}
+	kbloom_counts_read(&kd->filter, counts);
+	if (kd->scalable)
+		kbloom_chain_scan(&kd->scalable->chain, NULL, cells);
+	else
+		kbloom_scan_cells(&kd->filter, cells);
+	err = kbloom_stats_walk_end(kd);
+	if (err)
+		up_read(&kd->lock);
+	return err;
 }
 
 /* The keys added per generation: counts, no walk. */
