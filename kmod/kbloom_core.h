@@ -44,7 +44,7 @@
 #include <uapi/linux/kbloom.h>
 /* struct kbloom_key is the in-kernel API's (other modules pass it in). */
 #include <linux/kbloom_api.h>
-#include "kbloom_compat.h"
+#include "kbloom_core_compat.h"
 #else
 #include "../userspace/kbloom_kernel_shim.h"
 #include "../include/uapi/linux/kbloom.h"

@@ -17,7 +17,7 @@
 #include <linux/bitops.h>
 #include <linux/types.h>
 #include <linux/xxhash.h>
-#include "kbloom_compat.h"
+#include "kbloom_core_compat.h"
 #else
 #include "../userspace/kbloom_kernel_shim.h"
 #endif

@@ -26,7 +26,7 @@
  * The CRC is the standard CRC32C (Castagnoli, reflected polynomial
  * 0x82F63B78, initial value ~0, final inversion; "123456789" gives
  * 0xe3069283), ~kbloom_crc32c(~0, data, len): kbloom_crc32c()
- * (kbloom_compat.h) does neither inversion itself, so the running value
+ * (kbloom_core_compat.h) does neither inversion itself, so the running value
  * kept in the cursor is the raw, uninverted one.
  */
 #include "kbloom_core.h"

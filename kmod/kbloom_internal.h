@@ -22,6 +22,7 @@
 #include <linux/workqueue.h>
 
 #include "kbloom_chain.h"
+#include "kbloom_compat.h"
 #include "kbloom_core.h"
 
 enum kbloom_batch_op {

@@ -27,7 +27,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xxhash.h>
-#include "kbloom_compat.h"
+#include "kbloom_core_compat.h"
 #else
 #include <kunit/test.h>
 #endif

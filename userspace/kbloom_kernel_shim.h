@@ -408,7 +408,7 @@ static inline u64 xxh64(const void *input, size_t len, u64 seed)
 }
 
 /*
- * The kernel's crc32c() (kbloom_compat.h): reflected Castagnoli polynomial
+ * The kernel's crc32c() (kbloom_core_compat.h): reflected Castagnoli
  * 0x82F63B78, the caller supplies the running value and does any
  * inversion itself.
  */
