@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kbloom's filter core in userspace: the very sources the module is built
- * from (kmod/core.mk), compiled with the project's -O2.  Timed loops only
+ * from (kmod/core/core.mk), compiled with the project's -O2.  Timed loops only
  * call the core; checking the answers happens in separate untimed passes.
  */
 #include <stdio.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Scalable filters (kmod/kbloom_chain.h) in the host benchmark, through
+ * Scalable filters (kmod/core/kbloom_chain.h) in the host benchmark, through
  * the project's own core.
  *
  * 1. Memory per key at 10 and 100 times the first capacity, for expansion

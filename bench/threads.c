@@ -2,10 +2,11 @@
 /*
  * Concurrent adds on the host: 1, 2 and 4 threads adding distinct random
  * 8-byte keys into ONE filter, through the module's own core compiled for
- * userspace (kmod/core.mk, userspace/kbloom_kernel_shim.h), with kbloom_add() one key
- * per call and kbloom_add_batch() 4,096 keys per call, for both filter
- * types.  Every figure is the total over the threads in M keys/s, the
- * median of interleaved repeats; beside it, the scaling against 1 thread.
+ * userspace (kmod/core/core.mk, kmod/core/kbloom_kernel_shim.h), with
+ * kbloom_add() one key per call and kbloom_add_batch() 4,096 keys per
+ * call, for both filter types.  Every figure is the total over the
+ * threads in M keys/s, the median of interleaved repeats; beside it, the
+ * scaling against 1 thread.
  *
  * After every timed fill it checks what concurrency could break:
  *   - no key is lost: kbloom_lookup_batch() finds every key added;

@@ -5,8 +5,8 @@
  * kernel.  A handle can also map it read-only (kbl_map()) and then answer
  * checks from the mapped cells without a system call: the filter is still
  * not re-implemented here, those checks run the module's own core source
- * (kmod/kbloom_core.c, built for userspace) on the mapped cells, so they
- * answer exactly what KBLOOM_IOC_CHECK answers.
+ * (kmod/core/kbloom_core.c, built for userspace) on the mapped cells, so
+ * they answer exactly what KBLOOM_IOC_CHECK answers.
  *
  * Linking: that core is inside libkbloom.a and libkbloom.so (its symbols
  * hidden in the .so) and hashes with libxxhash's XXH64, so a static link

@@ -21,9 +21,9 @@
 #include <linux/uidgid.h>
 #include <linux/workqueue.h>
 
-#include "kbloom_chain.h"
+#include "core/kbloom_chain.h"
 #include "kbloom_compat.h"
-#include "kbloom_core.h"
+#include "core/kbloom_core.h"
 
 enum kbloom_batch_op {
 	KBLOOM_BATCH_ADD,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Filter geometry computed by the module's own code: kmod/kbloom_core.c is
+ * Filter geometry computed by the module's own code: kmod/core/kbloom_core.c is
  * compiled into kbloomctl, so `size`, `create` and `demo` print exactly the
  * numbers the module will use, never a second implementation of them.
  */

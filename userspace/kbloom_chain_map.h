@@ -9,7 +9,7 @@
 #ifndef KBLOOM_CHAIN_MAP_H
 #define KBLOOM_CHAIN_MAP_H
 
-#include "../kmod/kbloom_chain.h"
+#include "../kmod/core/kbloom_chain.h"
 
 /*
  * A chain over a scalable filter's mapping (include/uapi/linux/kbloom.h,

@@ -228,7 +228,7 @@ int sorted_names(const char *path,
 		 char ***names, size_t *count);
 void free_names(char **names, size_t count);
 
-/* geometry.c: geometry through the module's own code (kmod/). */
+/* geometry.c: geometry through the module's own code (kmod/core/). */
 struct sizing {
 	uint64_t capacity;	/* a window's: keys of g - 1 generations */
 	uint64_t nblocks;	/* 64-byte blocks */
@@ -254,7 +254,7 @@ int sizing_from_rate(struct sizing *s, uint32_t type, uint32_t generations,
  */
 int sizing_from_spec(struct sizing *s, const struct kbl_spec *spec);
 /*
- * A scalable filter (kmod/kbloom_chain.h) grown to hold times * capacity
+ * A scalable filter (kmod/core/kbloom_chain.h) grown to hold times * capacity
  * keys, its sub-filters filled in order: how many, their memory, and the
  * chain's rate then by the exact model (rounded up).  0, -EINVAL for
  * parameters out of range, -E2BIG where the chain cannot grow that far.

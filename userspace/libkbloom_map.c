@@ -2,10 +2,11 @@
 /*
  * A filter mapped read-only (mmap() of /dev/kbloom/<name>): checks answered
  * from the mapped cells with no system call.  They run the module's own
- * core (kmod/kbloom_core.c, built for userspace through userspace/kbloom_kernel_shim.h),
- * through kbloom_lookup() and kbloom_lookup_batch(), which count nothing
- * and write nothing: the answer is the one KBLOOM_IOC_CHECK gives because
- * it is the same code on the same words.
+ * core (kmod/core/kbloom_core.c, built for userspace through
+ * kmod/core/kbloom_kernel_shim.h), through kbloom_lookup() and
+ * kbloom_lookup_batch(), which count nothing and write nothing: the
+ * answer is the one KBLOOM_IOC_CHECK gives because it is the same code on
+ * the same words.
  *
  * Consistency is the header's sequence count (include/uapi/linux/kbloom.h,
  * "Mapping"): read it with acquire before a check, re-read it after an

@@ -8,13 +8,13 @@
  * whole one (the module cannot tell the end of its input from a pause),
  * so a wrong length there loses ENODATA or invents it.  The lengths are
  * checked against images the core's own encoders write
- * (kmod/kbloom_image.c, kmod/kbloom_chain_image.c), so the library and
- * the module cannot drift apart; malformed headers are built by hand.
- * What needs the module (a real save and load) is tested in the VM.
+ * (kmod/core/kbloom_image.c, kmod/core/kbloom_chain_image.c), so the
+ * library and the module cannot drift apart; malformed headers are built
+ * by hand.  What needs the module (a real save and load) is tested in the VM.
  */
 #include "../tests/vm/vmtest.h"
 
-#include "../kmod/kbloom_chain.h"
+#include "../kmod/core/kbloom_chain.h"
 #include "libkbloom_image.h"
 #include "kbloom.h"
 

@@ -15,7 +15,7 @@
 
 #include <sys/mman.h>
 
-#include "../kmod/kbloom_chain.h"
+#include "../kmod/core/kbloom_chain.h"
 #include "libkbloom_map.h"
 
 #define SUITE	"libkbloom-map"

@@ -8,7 +8,7 @@
 #define KBLOOM_HOST_HARNESS_H
 
 #include <stdio.h>
-#include "../../kmod/kbloom_core.h"
+#include "../../kmod/core/kbloom_core.h"
 #include "../../kunit/kbloom_test_types.h"
 
 void pass(const char *suite, const char *name);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Scalable filters (kmod/kbloom_chain.c) with the keys the unit suite
+ * Scalable filters (kmod/core/kbloom_chain.c) with the keys the unit suite
  * cannot afford: chains grown to 1, 10, 100 and 1,000 times their first
  * capacity, with expansion 1, 2 and 4, for targets of 1 % and 0.1 %, of
  * every type a chain takes.  Each never forgets a key, and its measured
@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include "harness.h"
 #include "model.h"
-#include "../../kmod/kbloom_chain.h"
-#include "../../kmod/kbloom_formula.h"
+#include "../../kmod/core/kbloom_chain.h"
+#include "../../kmod/core/kbloom_formula.h"
 
 #define SUITE "chain"
 

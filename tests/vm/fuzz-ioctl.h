@@ -49,7 +49,7 @@
 #define GOOD_SEED	0x600d0000ULL
 #define GOOD_MAX_KEYS	20000
 #define PAGE		4096
-/* kmod/kbloom_core.h: the most bits per key a creator may ask for. */
+/* kmod/core/kbloom_core.h: the most bits per key a creator may ask for. */
 #define MAX_BITS_PER_KEY	64
 #define MAX_MAPS	8	/* live mappings a worker keeps */
 

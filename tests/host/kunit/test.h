@@ -17,7 +17,7 @@
 
 #include <setjmp.h>
 #include <stdio.h>
-#include "../../../userspace/kbloom_kernel_shim.h"
+#include "../../../kmod/core/kbloom_kernel_shim.h"
 
 #define KUNIT_PARAM_DESC_SIZE	128
 

@@ -1,16 +1,16 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later */
 /*
  * The differences between kernels that the filter core meets, decided as
  * kbloom_compat.h decides the driver's (which includes this): by what the
  * kernel's headers offer, never by a version number.  The core's kernel
  * builds (the module, KUnit) read this; its userspace builds read
- * userspace/kbloom_kernel_shim.h in its place.
+ * kmod/core/kbloom_kernel_shim.h in its place.
  */
 #ifndef KBLOOM_CORE_COMPAT_H
 #define KBLOOM_CORE_COMPAT_H
 
 #ifndef __KERNEL__
-/* Userspace builds of the core use userspace/kbloom_kernel_shim.h. */
+/* Userspace builds of the core use kmod/core/kbloom_kernel_shim.h. */
 #error "kbloom_core_compat.h is for kernel builds only"
 #endif
 

@@ -19,7 +19,7 @@
 #include <linux/xxhash.h>
 #include "kbloom_core_compat.h"
 #else
-#include "../userspace/kbloom_kernel_shim.h"
+#include "kbloom_kernel_shim.h"
 #endif
 
 /* The specification's five primes. */

@@ -3,7 +3,7 @@
  * The filter core: a blocked Bloom filter with one 64-byte, cache-line
  * aligned block per key.  Plain C with no device code, so the same source
  * builds into the module, the KUnit suite, the host tests and the benchmark
- * (userspace gets kernel types from userspace/kbloom_kernel_shim.h).
+ * (userspace gets kernel types from kmod/core/kbloom_kernel_shim.h).
  *
  * A block holds 512 one-bit cells (KBLOOM_TYPE_BITS) or 128 four-bit
  * counters (KBLOOM_TYPE_COUNTING); everything else, hashing and probing
@@ -46,8 +46,8 @@
 #include <linux/kbloom_api.h>
 #include "kbloom_core_compat.h"
 #else
-#include "../userspace/kbloom_kernel_shim.h"
-#include "../include/uapi/linux/kbloom.h"
+#include "kbloom_kernel_shim.h"
+#include "../../include/uapi/linux/kbloom.h"
 
 struct kbloom_key {
 	const void *data;
