@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/kbloom-control and the name registry: creating a filter checks the
- * request, the caps and the name, then publishes the filter's node; destroy
+ * /dev/kbloom-control: creating a filter checks the request, the caps and
+ * the name (kbloom_registry.c), then publishes the filter's node; destroy
  * unpublishes it while open files keep the object alive.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -12,110 +12,11 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/random.h>
-#include <linux/rcupdate.h>
-#include <linux/string.h>
 #include <linux/uaccess.h>
-#include <linux/xarray.h>
 
 #include "kbloom_internal.h"
-
-/* Serialises create and destroy; adds and checks never take it. */
-static DEFINE_MUTEX(kbloom_registry_lock);
-static LIST_HEAD(kbloom_registry);
-/* Filters with a name, and bytes of bits held (destroyed but open too). */
-atomic_t kbloom_nr_filters = ATOMIC_INIT(0);
-atomic64_t kbloom_total_bytes = ATOMIC64_INIT(0);
-
-/*
- * Published filters by id, for other modules and BPF programs
- * (kbloom_kapi.c), which look up from any context, where the registry's
- * mutex cannot be taken: they read it under RCU.  Ids go round cyclically,
- * like minors, so that a stale id finds nothing rather than a filter
- * created a moment later.  Writers hold kbloom_registry_lock too.
- */
-static DEFINE_XARRAY_ALLOC1(kbloom_ids);
-static u32 kbloom_next_id;
-
-static bool kbloom_name_char_valid(char c)
-{
-	/* ASCII only: the kernel's isalnum() accepts Latin-1 letters. */
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-}
-
-/* 1..31 allowed characters, NUL-padded; "." and ".." are not files. */
-bool kbloom_name_valid(const char *name)
-{
-	size_t len = strnlen(name, KBLOOM_NAME_MAX);
-	size_t i;
-
-	if (!len || len == KBLOOM_NAME_MAX)
-		return false;
-	for (i = 0; i < len; i++)
-		if (!kbloom_name_char_valid(name[i]))
-			return false;
-	for (; i < KBLOOM_NAME_MAX; i++)
-		if (name[i])
-			return false;
-	return strcmp(name, ".") && strcmp(name, "..");
-}
-
-static struct kbloom_dev *kbloom_find(const char *name)
-{
-	struct kbloom_dev *kd;
-
-	lockdep_assert_held(&kbloom_registry_lock);
-	list_for_each_entry(kd, &kbloom_registry, registry_node)
-		if (!strcmp(kd->name, name))
-			return kd;
-	return NULL;
-}
-
-/*
- * Under RCU the filter may be on its way out: its last put has run or is
- * running, and its struct is freed only after a grace period
- * (kbloom_dev.c), so the reference count can still be looked at.
- */
-static struct kbloom_dev *kbloom_dev_tryget(struct kbloom_dev *kd)
-{
-	if (!kd || !kobject_get_unless_zero(&kd->dev.kobj))
-		return NULL;
-	return kd;
-}
-
-struct kbloom_dev *kbloom_dev_get_id(u32 id)
-{
-	struct kbloom_dev *kd;
-
-	rcu_read_lock();
-	kd = kbloom_dev_tryget(xa_load(&kbloom_ids, id));
-	rcu_read_unlock();
-	return kd;
-}
-
-/*
- * A walk of the published filters: at most max_filters (1024 by default)
- * name compares, fine for a lookup made once per user; a BPF program that
- * looks up per packet should do it by id.
- */
-struct kbloom_dev *kbloom_dev_get_name(const char *name)
-{
-	struct kbloom_dev *kd, *found = NULL;
-	unsigned long id;
-
-	rcu_read_lock();
-	xa_for_each(&kbloom_ids, id, kd) {
-		if (!strncmp(kd->name, name, KBLOOM_NAME_MAX)) {
-			found = kbloom_dev_tryget(kd);
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
-}
 
 /*
  * A window's capacity is the keys of its g - 1 guaranteed generations;
@@ -258,62 +159,6 @@ static int kbloom_create_check(const struct kbloom_create *req)
 	return 0;
 }
 
-/*
- * Bytes that open files hold for images being restored (each a whole
- * image, up to its filter's size: kbloom_image_io.c).  They count against
- * max_total_bytes with the filters', or N files restoring at once would
- * hold N filters' worth outside the cap.
- */
-static atomic64_t kbloom_buffer_bytes = ATOMIC64_INIT(0);
-
-/* Room for bytes more under max_total_bytes, which may have been lowered. */
-static bool kbloom_total_allows(u64 bytes)
-{
-	u64 cap = READ_ONCE(kbloom_max_total_bytes);
-	u64 held = atomic64_read(&kbloom_total_bytes) +
-		   atomic64_read(&kbloom_buffer_bytes);
-
-	return held <= cap && bytes <= cap - held;
-}
-
-/*
- * Charged first and checked after, so that two files racing for the last
- * room cannot both get it; one that finds itself over gives it back.
- * Filters (both sums are at most 2^37 * 1024 filters each) and buffers
- * cannot overflow the sum.
- */
-int kbloom_buffer_charge(u64 bytes)
-{
-	u64 cap = READ_ONCE(kbloom_max_total_bytes);
-	u64 held = atomic64_add_return(bytes, &kbloom_buffer_bytes) +
-		   atomic64_read(&kbloom_total_bytes);
-
-	if (held > cap) {
-		atomic64_sub(bytes, &kbloom_buffer_bytes);
-		return -E2BIG;
-	}
-	return 0;
-}
-
-void kbloom_buffer_uncharge(u64 bytes)
-{
-	atomic64_sub(bytes, &kbloom_buffer_bytes);
-}
-
-/* As a buffer's, for the sub-filter a scalable filter grows by. */
-int kbloom_total_charge(u64 bytes)
-{
-	u64 cap = READ_ONCE(kbloom_max_total_bytes);
-	u64 held = atomic64_add_return(bytes, &kbloom_total_bytes) +
-		   atomic64_read(&kbloom_buffer_bytes);
-
-	if (held > cap) {
-		atomic64_sub(bytes, &kbloom_total_bytes);
-		return -E2BIG;
-	}
-	return 0;
-}
-
 int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid)
 {
 	struct kbloom_geometry geo;
@@ -334,8 +179,9 @@ int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid)
 		return -E2BIG;
 	mode = req->node_mode ? req->node_mode : 0600;
 
-	mutex_lock(&kbloom_registry_lock);
-	if (kbloom_name_reserved(req->name) || kbloom_find(req->name)) {
+	kbloom_registry_lock();
+	if (kbloom_name_reserved(req->name) ||
+	    kbloom_registry_find(req->name)) {
 		err = -EEXIST;
 		goto unlock;
 	}
@@ -352,26 +198,23 @@ int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid)
 		err = PTR_ERR(kd);
 		goto unlock;
 	}
-	/* Before the node appears, so that sysfs "id" is right from the start. */
-	err = xa_alloc_cyclic(&kbloom_ids, &kd->id, kd, XA_LIMIT(1, INT_MAX),
-			      &kbloom_next_id, GFP_KERNEL);
-	if (err < 0) {
+	err = kbloom_registry_add_id(kd);
+	if (err) {
 		put_device(&kd->dev);
 		goto unlock;
 	}
 	err = kbloom_dev_add(kd);
 	if (err) {
-		xa_erase(&kbloom_ids, kd->id);
+		kbloom_registry_del_id(kd);
 		/* A lookup may have got it meanwhile: it must answer -ENODEV. */
 		WRITE_ONCE(kd->dead, true);
 		put_device(&kd->dev);
 		goto unlock;
 	}
-	list_add_tail(&kd->registry_node, &kbloom_registry);
-	atomic_inc(&kbloom_nr_filters);
+	kbloom_registry_add(kd);
 	kbloom_window_start(kd);
 unlock:
-	mutex_unlock(&kbloom_registry_lock);
+	kbloom_registry_unlock();
 	return err;
 }
 
@@ -380,26 +223,17 @@ unlock:
  * and destroy takes, is never held while one filter is waited for: its
  * in-flight ioctls (kd->lock), a rotation, sysfs reads (removing the node
  * waits for them).  First, under the lock, the filter leaves the lookups
- * (the id, the count) but keeps its place in the registry, marked dying,
+ * (the id, the count: kbloom_registry_hide()) but keeps its place in the
+ * registry, marked dying,
  * so that its name stays taken (EEXIST) until its node is gone: a create
  * of the same name cannot collide with the old node.  Then, without the
  * lock, it is removed.  Last, under the lock again, it leaves the
  * registry, and the registry's reference is dropped.
  */
-static void kbloom_unpublish_begin(struct kbloom_dev *kd)
-{
-	lockdep_assert_held(&kbloom_registry_lock);
-	kd->dying = true;
-	xa_erase(&kbloom_ids, kd->id);
-	atomic_dec(&kbloom_nr_filters);
-}
-
-static void kbloom_unpublish_end(struct kbloom_dev *kd)
+static void kbloom_unpublish(struct kbloom_dev *kd)
 {
 	kbloom_dev_remove(kd);
-	mutex_lock(&kbloom_registry_lock);
-	list_del(&kd->registry_node);
-	mutex_unlock(&kbloom_registry_lock);
+	kbloom_registry_del(kd);
 	put_device(&kd->dev);
 }
 
@@ -431,17 +265,17 @@ int kbloom_destroy(const char *name)
 	struct kbloom_dev *kd;
 	int err = 0;
 
-	mutex_lock(&kbloom_registry_lock);
-	kd = kbloom_find(name);
+	kbloom_registry_lock();
+	kd = kbloom_registry_find(name);
 	if (!kd || kd->dying)
 		err = -ENOENT;
 	else if (!kbloom_may_destroy(kd))
 		err = -EACCES;
 	else
-		kbloom_unpublish_begin(kd);
-	mutex_unlock(&kbloom_registry_lock);
+		kbloom_registry_hide(kd);
+	kbloom_registry_unlock();
 	if (!err)
-		kbloom_unpublish_end(kd);
+		kbloom_unpublish(kd);
 	return err;
 }
 
@@ -451,16 +285,14 @@ void kbloom_destroy_all(void)
 	struct kbloom_dev *kd;
 
 	for (;;) {
-		mutex_lock(&kbloom_registry_lock);
-		kd = list_first_entry_or_null(&kbloom_registry,
-					      struct kbloom_dev,
-					      registry_node);
+		kbloom_registry_lock();
+		kd = kbloom_registry_first();
 		if (kd)
-			kbloom_unpublish_begin(kd);
-		mutex_unlock(&kbloom_registry_lock);
+			kbloom_registry_hide(kd);
+		kbloom_registry_unlock();
 		if (!kd)
 			return;
-		kbloom_unpublish_end(kd);
+		kbloom_unpublish(kd);
 	}
 }
 

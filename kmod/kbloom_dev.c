@@ -129,7 +129,7 @@ static void kbloom_dev_put_irq(struct irq_work *work)
  * last; the last is handed to an irq_work, which NMI may queue, and from
  * there to a work item, before anything is freed.  Only the holder of the
  * last reference hands it on; a lookup that takes the count from 1 back
- * to 2 meanwhile (kbloom_control.c) makes its own put the last, and the
+ * to 2 meanwhile (kbloom_registry.c) makes its own put the last, and the
  * irq_work and the work item have run or are running by then, so neither
  * is ever queued twice at once.  preemptible() is false in softirq, hard
  * interrupt and NMI context, under a spinlock and with bottom halves off;

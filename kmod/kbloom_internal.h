@@ -210,8 +210,8 @@ struct kbloom_dev {
 	kgid_t gid;
 	umode_t mode;
 
-	struct list_head registry_node;	/* under kbloom_registry_lock */
-	/* Being destroyed: its name stays taken; under kbloom_registry_lock. */
+	struct list_head registry_node;	/* under kbloom_registry_lock() */
+	/* Being destroyed: its name stays taken; under kbloom_registry_lock(). */
 	bool dying;
 	struct cdev cdev;
 	struct device dev;
@@ -270,17 +270,9 @@ extern unsigned long long kbloom_max_filter_bytes;
 extern unsigned long long kbloom_max_total_bytes;
 extern unsigned int kbloom_max_filters;
 
-/* kbloom_control.c: the control node and the name registry. */
+/* kbloom_registry.c: the names, the lookups and the caps. */
 extern atomic64_t kbloom_total_bytes;
 extern atomic_t kbloom_nr_filters;
-int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid);
-/* An image buffer's bytes against max_total_bytes: 0 or -E2BIG. */
-int kbloom_buffer_charge(u64 bytes);
-void kbloom_buffer_uncharge(u64 bytes);
-/* A growing filter's bytes more against max_total_bytes: 0 or -E2BIG. */
-int kbloom_total_charge(u64 bytes);
-int kbloom_destroy(const char *name);
-void kbloom_destroy_all(void);
 bool kbloom_name_valid(const char *name);
 /*
  * A counted reference to a live, published filter, or NULL; from any
@@ -289,6 +281,29 @@ bool kbloom_name_valid(const char *name);
  */
 struct kbloom_dev *kbloom_dev_get_id(u32 id);
 struct kbloom_dev *kbloom_dev_get_name(const char *name);
+/* The lock every create and destroy takes, and what is done under it. */
+void kbloom_registry_lock(void);
+void kbloom_registry_unlock(void);
+struct kbloom_dev *kbloom_registry_find(const char *name);
+int kbloom_registry_add_id(struct kbloom_dev *kd);
+void kbloom_registry_del_id(struct kbloom_dev *kd);
+void kbloom_registry_add(struct kbloom_dev *kd);
+void kbloom_registry_hide(struct kbloom_dev *kd);
+struct kbloom_dev *kbloom_registry_first(void);
+/* Takes the lock itself. */
+void kbloom_registry_del(struct kbloom_dev *kd);
+/* Room for bytes more under max_total_bytes, which may have been lowered. */
+bool kbloom_total_allows(u64 bytes);
+/* An image buffer's bytes against max_total_bytes: 0 or -E2BIG. */
+int kbloom_buffer_charge(u64 bytes);
+void kbloom_buffer_uncharge(u64 bytes);
+/* A growing filter's bytes more against max_total_bytes: 0 or -E2BIG. */
+int kbloom_total_charge(u64 bytes);
+
+/* kbloom_control.c: the control node, creating and destroying filters. */
+int kbloom_create(const struct kbloom_create *req, kuid_t uid, kgid_t gid);
+int kbloom_destroy(const char *name);
+void kbloom_destroy_all(void);
 int kbloom_control_register(void);
 void kbloom_control_deregister(void);
 
