@@ -33,7 +33,7 @@ enum kbloom_batch_op {
 
 #define KBLOOM_BATCH_OPS	(KBLOOM_BATCH_DELETE + 1)
 
-/* REPORT sums of one uid (kbloom_dev.c); 8 uids fit a sysfs line each. */
+/* REPORT sums of one uid (kbloom_fops.c); 8 uids fit a sysfs line each. */
 #define KBLOOM_REPORTERS	8
 
 struct kbloom_reporter {
@@ -307,8 +307,7 @@ void kbloom_destroy_all(void);
 int kbloom_control_register(void);
 void kbloom_control_deregister(void);
 
-/* kbloom_dev.c: the per-filter character devices. */
-extern const struct file_operations kbloom_dev_fops;
+/* kbloom_dev.c: the filter object behind each node. */
 int kbloom_dev_setup(void);
 /* Also waits for the frees that a last put left to a work item. */
 void kbloom_dev_teardown(void);
@@ -341,7 +340,11 @@ void kbloom_dev_put(struct kbloom_dev *kd);
 int kbloom_dev_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
 			 bool cells);
 void kbloom_dev_reset_reports(struct kbloom_dev *kd);
-extern const struct attribute_group *kbloom_report_groups[];
+/* Takes kd->lock shared and fails with -ENODEV once the filter is dead. */
+int kbloom_dev_lock_live(struct kbloom_dev *kd);
+
+/* kbloom_fops.c: open, release and the ioctls of a filter's node. */
+extern const struct file_operations kbloom_dev_fops;
 
 /* kbloom_batch.c: ADD, CHECK and DELETE. */
 
@@ -528,6 +531,7 @@ long kbloom_scalable_get_subfilter(struct kbloom_dev *kd, void __user *uarg);
 
 /* kbloom_sysfs.c: attributes of each filter and of the class. */
 extern const struct attribute_group *kbloom_dev_groups[];
+extern const struct attribute_group *kbloom_report_groups[];
 extern const struct attribute_group *kbloom_class_groups[];
 bool kbloom_name_reserved(const char *name);
 

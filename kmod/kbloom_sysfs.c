@@ -341,6 +341,53 @@ const struct attribute_group *kbloom_dev_groups[] = {
 	NULL
 };
 
+/*
+ * sysfs "reporters": "uid fp tp tn" per reporting uid (in the initial
+ * user namespace), in order of first report, then "other fp tp tn" when
+ * uids beyond the first KBLOOM_REPORTERS reported.  At most 9 lines of
+ * under 80 bytes: well inside the page.  A table, not one value: it is
+ * the administrator's account of who moved observed_fp_ppb, and it names
+ * other users, so it is root's alone, whatever the filter's mode.
+ */
+static ssize_t reporters_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct kbloom_dev *kd = to_kbloom_dev(dev);
+	struct kbloom_reporter r[KBLOOM_REPORTERS + 1];
+	const struct kbloom_reporter *other = &r[KBLOOM_REPORTERS];
+	unsigned int n, i;
+	int len = 0;
+
+	spin_lock(&kd->report_lock);
+	memcpy(r, kd->reporters, sizeof(r));
+	n = kd->nr_reporters;
+	spin_unlock(&kd->report_lock);
+	for (i = 0; i < n; i++)
+		len += sysfs_emit_at(buf, len, "%u %llu %llu %llu\n",
+				     from_kuid_munged(&init_user_ns, r[i].uid),
+				     r[i].fp, r[i].tp, r[i].tn);
+	if (other->fp || other->tp || other->tn)
+		len += sysfs_emit_at(buf, len, "other %llu %llu %llu\n",
+				     other->fp, other->tp, other->tn);
+	return len;
+}
+static DEVICE_ATTR_ADMIN_RO(reporters);
+
+static struct attribute *kbloom_report_attrs[] = {
+	&dev_attr_reporters.attr,
+	NULL,
+};
+
+static const struct attribute_group kbloom_report_group = {
+	.attrs = kbloom_report_attrs,
+};
+
+/* The device's own groups, beside its type's statistics above. */
+const struct attribute_group *kbloom_report_groups[] = {
+	&kbloom_report_group,
+	NULL,
+};
+
 static ssize_t total_filters_show(kbloom_class_attr_const struct class *class,
 				  kbloom_class_attr_const struct class_attribute *attr,
 				  char *buf)
