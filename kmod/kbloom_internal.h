@@ -210,8 +210,8 @@ struct kbloom_dev {
 	kgid_t gid;
 	umode_t mode;
 
-	struct list_head registry_node;	/* under kbloom_registry_lock() */
-	/* Being destroyed: its name stays taken; under kbloom_registry_lock(). */
+	struct list_head registry_node;	/* under the registry's lock */
+	/* Being destroyed: its name stays taken; under the registry's lock. */
 	bool dying;
 	struct cdev cdev;
 	struct device dev;
@@ -476,22 +476,15 @@ int kbloom_kapi_add(struct kbloom_filter *f, const void *key, u32 len);
 void kbloom_bpf_register(void);
 
 /*
- * kbloom_scalable.c: scalable filters on the device side.  init builds
- * the chain of a create the control node accepted (req->expansion set)
- * and describes it in kd->filter; free, at the last put, frees it.
- * stop_walks, at destroy under kd->lock exclusive, ends walks of every
- * sub-filter.  The batch ops run keys [0, n) under kd->lock shared:
- * add grows the filter when it must (process context) and returns the
- * keys done before an error, with *err set; check and delete do them
- * all.  kapi_check and kapi_add are the in-kernel API's and the kfuncs'
- * (any context the core allows; never allocates: -EAGAIN and a queued
- * growth).  clear is KBLOOM_IOC_CLEAR's, under nothing; merge runs under
- * both filters' locks (this one exclusive).  scan walks the sub-filters'
- * cells for the statistics cache (under its lock) into one total, and
- * key gives that walk's key.  get_subfilter is KBLOOM_IOC_GET_SUBFILTER.
+ * kbloom_scalable.c: a scalable filter's state.  init builds the chain of
+ * a create the control node accepted (req->expansion set) and describes
+ * it in kd->filter; free, at the last put, frees it.  stop_walks, at
+ * destroy under kd->lock exclusive, ends walks of every sub-filter.
+ * truncate (kd->lock exclusive) cuts the chain to its first subs
+ * sub-filters and returns the rest, for retire once the lock is dropped.
+ * scan walks the sub-filters' cells for the statistics cache (under its
+ * lock) into one total, and key gives that walk's key.
  */
-int kbloom_scalable_setup(void);
-void kbloom_scalable_teardown(void);
 int kbloom_scalable_init(struct kbloom_dev *kd, const struct kbloom_create *req,
 			 const struct kbloom_geometry *geo);
 void kbloom_scalable_free(struct kbloom_dev *kd);
@@ -502,6 +495,33 @@ void kbloom_scalable_free(struct kbloom_dev *kd);
 u64 kbloom_scalable_held(const struct kbloom_create *req,
 			 const struct kbloom_geometry *geo);
 void kbloom_scalable_stop_walks(struct kbloom_dev *kd);
+struct kbloom_chain_sub *kbloom_scalable_truncate(struct kbloom_dev *kd,
+						  u32 subs);
+void kbloom_scalable_retire(struct kbloom_dev *kd,
+			    struct kbloom_chain_sub *list);
+u64 kbloom_scalable_subfilters(const struct kbloom_dev *kd);
+u64 kbloom_scalable_grow_failures(const struct kbloom_dev *kd);
+/* All the filter's blocks, a scalable one's sub-filters' too; no lock. */
+u64 kbloom_scalable_nblocks(const struct kbloom_dev *kd);
+void kbloom_scalable_key(struct kbloom_dev *kd, struct kbloom_stats_key *key);
+void kbloom_scalable_scan(struct kbloom_dev *kd, struct kbloom_cell_stats *cs);
+void kbloom_scalable_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
+			       bool cells);
+
+/*
+ * kbloom_scalable_ops.c: what runs on a scalable filter.  The batch ops
+ * run keys [0, n) under kd->lock shared: add grows the filter when it
+ * must (process context) and returns the keys done before an error, with
+ * *err set; check and delete do them all.  kapi_check and kapi_add are
+ * the in-kernel API's and the kfuncs' (any context the core allows;
+ * never allocates: -EAGAIN and a queued growth, which grow_work, set up by
+ * init, carries out).  clear is KBLOOM_IOC_CLEAR's, under nothing; merge
+ * runs under both filters' locks (this one exclusive).  get_subfilter is
+ * KBLOOM_IOC_GET_SUBFILTER.
+ */
+int kbloom_scalable_setup(void);
+void kbloom_scalable_teardown(void);
+void kbloom_scalable_grow_work(struct work_struct *work);
 u32 kbloom_scalable_add(struct kbloom_dev *kd, const struct kbloom_key *keys,
 			u32 n, unsigned long *answers, u32 *hits, int *err);
 u32 kbloom_scalable_check(struct kbloom_dev *kd, const struct kbloom_key *keys,
@@ -516,17 +536,7 @@ int kbloom_scalable_kapi_add(struct kbloom_dev *kd, const void *key, u32 len);
 int kbloom_scalable_clear(struct kbloom_dev *kd);
 int kbloom_scalable_load(struct kbloom_dev *kd, const void *img, u32 subs,
 			 struct kbloom_chain_sub **retired);
-void kbloom_scalable_retire(struct kbloom_dev *kd,
-			    struct kbloom_chain_sub *list);
 int kbloom_scalable_merge(struct kbloom_dev *kd, struct kbloom_dev *other);
-u64 kbloom_scalable_subfilters(const struct kbloom_dev *kd);
-u64 kbloom_scalable_grow_failures(const struct kbloom_dev *kd);
-/* All the filter's blocks, a scalable one's sub-filters' too; no lock. */
-u64 kbloom_scalable_nblocks(const struct kbloom_dev *kd);
-void kbloom_scalable_key(struct kbloom_dev *kd, struct kbloom_stats_key *key);
-void kbloom_scalable_scan(struct kbloom_dev *kd, struct kbloom_cell_stats *cs);
-void kbloom_scalable_fill_info(struct kbloom_dev *kd, struct kbloom_info *info,
-			       bool cells);
 long kbloom_scalable_get_subfilter(struct kbloom_dev *kd, void __user *uarg);
 
 /* kbloom_sysfs.c: attributes of each filter and of the class. */
