@@ -3,6 +3,24 @@
  * What the device side of kbloom shares between its files: the filter
  * object behind each /dev/kbloom/<name>, the per-open-file state and the
  * module-wide limits.
+ *
+ * The driver stands on the filter core (core/, which knows nothing of
+ * it) in five layers.  A file calls only into the layers below its own
+ * and into the files of its layer listed before it; a lower file reaches
+ * a higher one only through a callback named for it (the growth worker a
+ * scalable filter's init sets up, the file operations and sysfs groups
+ * the filter object's device is given).  scripts/kmod-layers checks it.
+ *   registry:    kbloom_registry.c (names, lookups by id, the caps)
+ *   parts:       kbloom_mmap.c kbloom_window.c kbloom_scalable.c
+ *                kbloom_stats_cache.c (what a filter object is made of:
+ *                its mapping, rotations, chain and statistics walks)
+ *   object:      kbloom_dev.c (a filter's device, parts and lifetime)
+ *   operations:  kbloom_scalable_ops.c kbloom_batch.c kbloom_image_io.c
+ *                (what runs on a filter: batches, images, growth)
+ *   entry:       kbloom_sysfs.c kbloom_control.c kbloom_fops.c
+ *                kbloom_kapi.c kbloom_bpf.c kbloom_main.c (sysfs, the
+ *                control node, a filter's node, the in-kernel API, the
+ *                kfuncs, module init)
  */
 #ifndef KBLOOM_INTERNAL_H
 #define KBLOOM_INTERNAL_H
