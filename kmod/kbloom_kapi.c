@@ -54,7 +54,7 @@ struct kbloom_dev *kbloom_kapi_get_name(const char *name, size_t size)
  * that would allow adds in no further context, as local_bh_disable() must
  * not be called from a hard interrupt or with interrupts off there either
  * (kernel/softirq.c warns), and the walks of CLEAR, MERGE, INTERSECT and
- * window rotations (combine() in kbloom_core.c) would hold each stripe
+ * window rotations (combine() in kbloom_rewrite.c) would hold each stripe
  * with preemption off, where a spinlock_t lets a task of higher priority
  * in.
  */

@@ -11,7 +11,7 @@
  * a cell goes from zero to non-zero or back, which is all the scan
  * depends on (kbloom_scan_cells() counts non-zero cells per block):
  *   add_new      an add that took a bit, or a counter, from 0 counts here
- *                (kbloom_core.c's cell_inc() returns true exactly then);
+ *                (kbloom_probe.h's cell_inc() returns true exactly then);
  *                an add that did not changed no cell from zero, and a
  *                counter it moved from 2 to 3 changes nothing the scan
  *                sees;
@@ -44,7 +44,7 @@
  * Why a stale scan is never reused: the counts are per CPU and each CPU's
  * count only grows between resets, which happen only inside a sequence
  * bump.  An add or delete stores its cells under its block's stripe,
- * then, after a write barrier (count_cells_changed() in kbloom_core.c),
+ * then, after a write barrier (count_cells_changed() in kbloom_probe.h),
  * bumps its CPU's count; the key is sampled before the walk with a read
  * barrier between, pairing with it, so a key that includes an
  * operation's count comes with a walk that sees its cells.  A cell change the walk

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Filter geometry computed by the module's own code: kmod/core/kbloom_core.c is
- * compiled into kbloomctl, so `size`, `create` and `demo` print exactly the
+ * Filter geometry computed by the module's own code: the core (kmod/core/)
+ * is compiled into kbloomctl, so `size`, `create` and `demo` print exactly the
  * numbers the module will use, never a second implementation of them.
  */
 #include "kbloom_chain.h"

@@ -489,6 +489,9 @@ bool kbloom_window_add_ref(struct kbloom_filter *f, const void *key, u32 len,
 void kbloom_window_count(struct kbloom_filter *f,
 			 const struct kbloom_plane_ref *ref, u64 n);
 void kbloom_window_set_adds(struct kbloom_window *w, u32 plane, u64 n);
+/* n keys a merge put in plane, in whatever epoch; due: may make it due. */
+void kbloom_window_count_plane(struct kbloom_filter *f, u32 plane, u64 n,
+			       bool due);
 u32 kbloom_window_plane(const struct kbloom_filter *f, u32 age);
 void kbloom_window_generations(const struct kbloom_filter *f,
 			       struct kbloom_generation *gen);

@@ -3,7 +3,7 @@
  * The false-positive rate of the core's scheme, in integer arithmetic.
  *
  * A key's k probes behave as k independent uniform cells of its block of c
- * cells (c = 512 bits, or 128 counters; kbloom_core.c explains why that
+ * cells (c = 512 bits, or 128 counters; kbloom_probe.h explains why that
  * holds), so a block holding i keys has had k * i uniform draws, and a
  * query whose probes cover S distinct cells is a false positive when all S
  * are among them.  By inclusion-exclusion over the query's cells, with one

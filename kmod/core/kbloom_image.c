@@ -18,7 +18,7 @@
  * interrupted.
  *
  * Only version 3 loads.  Versions 1 and 2 (kbloom 0.1) placed a key's
- * cells by double hashing, not by the slices kbloom_core.c takes now: their
+ * cells by double hashing, not by the slices kbloom_probe.h takes now: their
  * cells would answer other keys, and no key could be found again, so they
  * are refused (EPROTO) rather than loaded; the cells cannot be converted
  * without the keys.
