@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later
 # The filter core's sources, relative to kmod/core/.  One list, used by the
 # module, KUnit, the host tests and the benchmark so they cannot drift.
 KBLOOM_CORE_SRCS := kbloom_core.c kbloom_pipeline.c kbloom_rewrite.c \
