@@ -207,7 +207,7 @@ void kbloom_bpf_register(void)
 	 * bpf_kbloom_check is not found": say why here.
 	 */
 	if (!THIS_MODULE->btf_data_size) {
-		pr_warn("built without BTF: BPF programs cannot call kbloom's kfuncs (build with pahole, a vmlinux and resolve_btfids; see README)\n");
+		pr_warn("built without BTF: BPF programs cannot call kbloom's kfuncs (build with pahole, a vmlinux and resolve_btfids; see Documentation/admin-guide/kbloom.rst)\n");
 		return;
 	}
 	taken = kbloom_bpf_register_hooks(refused);

@@ -119,7 +119,7 @@ for t in $kb_types; do
 		"$kb_tmp/short is a truncated kbloom image (1000 of $size bytes)" \
 		load "$f" "$kb_tmp/short"
 	kb_unchanged "load-truncated-unchanged/$t"
-	# The README's warning beside the cat recipe: the module can say
+	# The docs' warning beside the cat recipe: the module can say
 	# ENODATA only at close(), and busybox cat exits without checking it,
 	# so `cat short > /dev/kbloom/img` exits 0 and nothing says the image
 	# was refused (the filter is unchanged).  kbloomctl load reports it.
